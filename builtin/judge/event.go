@@ -1,0 +1,86 @@
+package judge
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/cuonztech/agent-harness/builtin/classify"
+)
+
+// EventKind is the kind of a ledger event.
+type EventKind string
+
+const (
+	// EventCall: the agent sent a tools/call (an attempt). Sent before the
+	// fault decision and before anything is forwarded.
+	EventCall EventKind = "call"
+	// EventForwarded: the call was sent to the upstream (it may execute from
+	// now on). Absent for calls answered by an injected fault.
+	EventForwarded EventKind = "forwarded"
+	// EventAnswer: the proxy decided the answer the agent gets for a call.
+	EventAnswer EventKind = "answer"
+	// EventEnd: the session ended; calls still without an answer are unknown.
+	EventEnd EventKind = "end"
+	// EventPluginFailure: a plugin failed (trap, deadline, garbage output) or
+	// was disabled. The run can no longer PASS (SPEC §9).
+	EventPluginFailure EventKind = "plugin-failure"
+)
+
+// Outcome is the outcome of one attempt as seen at the upstream (SPEC §2.2).
+type Outcome string
+
+const (
+	// Executed: reached the upstream, which answered a result without isError
+	// (also F1, where the agent only saw a timeout).
+	Executed Outcome = "executed"
+	// InjectedNotExecuted: the proxy answered with an injected fault and did
+	// not forward the call.
+	InjectedNotExecuted Outcome = "injected-not-executed"
+	// UpstreamRejected: the upstream answered with isError: true.
+	UpstreamRejected Outcome = "upstream-rejected"
+	// Unknown: no usable answer (60 s timeout, upstream crash or gone, a
+	// JSON-RPC error from upstream, still in flight at session end).
+	Unknown Outcome = "unknown"
+	// UnknownTool: the tool was not in the upstream's list; not judged.
+	UnknownTool Outcome = "unknown-tool"
+)
+
+// Event is one entry of the append-only ledger the judge consumes. Events
+// are self-contained so a recorded list can be judged again offline.
+type Event struct {
+	Kind EventKind `json:"kind"`
+	// Time comes from the pipeline's injected clock.
+	Time time.Time `json:"time"`
+	// Call is the proxy's sequence number of the call (EventCall,
+	// EventForwarded, EventAnswer).
+	Call int64 `json:"call,omitempty"`
+
+	// EventCall fields.
+	Tool  string         `json:"tool,omitempty"`
+	Class classify.Class `json:"class,omitempty"`
+	// Arguments is the raw params.arguments JSON as the agent sent it.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// AcceptsKey is true when the tool's input schema has a key field
+	// (for WRITE_WITHOUT_KEY).
+	AcceptsKey bool `json:"acceptsKey,omitempty"`
+
+	// EventAnswer fields.
+	Outcome Outcome `json:"outcome,omitempty"`
+	// Scenario is the scenario applied to this call ("F1".."F5", "chaos",
+	// a plugin fault), empty when none was. A non-empty Scenario means the
+	// scenario fired.
+	Scenario string `json:"scenario,omitempty"`
+	// Fault is the injected fault kind the agent saw ("timeout",
+	// "rate_limit", "truncated_json", "server_error", "chaos", plugin kinds);
+	// empty when the agent got the upstream's own answer.
+	Fault string `json:"fault,omitempty"`
+	// RetryAfterMs is the retry_after announced by an injected 429.
+	RetryAfterMs int64 `json:"retryAfterMs,omitempty"`
+	// ResponseDigest identifies the upstream's result bytes (for
+	// duplicate.upstreamResponsesIdentical); empty when there was none.
+	ResponseDigest string `json:"responseDigest,omitempty"`
+	// Plugin names the plugin of an EventPluginFailure.
+	Plugin string `json:"plugin,omitempty"`
+	// Detail is a short human note (e.g. "upstream timeout after 60s").
+	Detail string `json:"detail,omitempty"`
+}

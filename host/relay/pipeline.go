@@ -1,0 +1,69 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/cuonztech/agent-harness/builtin/classify"
+)
+
+// ToolCall is one tools/call request from the agent as the pipeline sees it.
+type ToolCall struct {
+	// ID is the proxy's own sequence number of the call (1, 2, …).
+	ID int64
+	// Tool is params.name.
+	Tool string
+	// Class is the tool's class; classify.Unknown when the upstream did not
+	// list it.
+	Class classify.Class
+	// AcceptsKey is true when the tool's input schema has a key field.
+	AcceptsKey bool
+	// Arguments is the raw params.arguments JSON (nil when absent).
+	Arguments json.RawMessage
+	// Params is the raw params object of the request, unchanged.
+	Params json.RawMessage
+}
+
+// Response is what the agent gets for a tools/call: exactly one of Result (a
+// raw CallToolResult object) or Error (a JSON-RPC error object).
+type Response struct {
+	Result json.RawMessage
+	Error  *RPCError
+}
+
+// RPCError is a JSON-RPC error object; Data stays raw.
+type RPCError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// Forward sends the call to the upstream and returns its answer. It returns
+// ErrNoAnswer when the upstream did not answer in time and
+// ErrUpstreamUnavailable when the upstream is gone; in both cases the outcome
+// is unknown.
+type Forward func(ctx context.Context) (Response, error)
+
+var (
+	// ErrNoAnswer: the upstream did not answer within the call timeout.
+	ErrNoAnswer = errors.New("no answer from upstream")
+	// ErrUpstreamUnavailable: the upstream process is gone.
+	ErrUpstreamUnavailable = errors.New("upstream unavailable")
+)
+
+// Pipeline sees every tools/call of the agent. It may call forward (at most
+// once), answer by itself, or forward and replace the answer; it observes the
+// outcome. The returned Response is what the agent receives; an error
+// returned here is turned into a tool error for the agent.
+type Pipeline interface {
+	HandleCall(ctx context.Context, call *ToolCall, forward Forward) (Response, error)
+}
+
+// PassThrough is the default pipeline: every call is forwarded unchanged.
+type PassThrough struct{}
+
+// HandleCall forwards the call.
+func (PassThrough) HandleCall(ctx context.Context, _ *ToolCall, forward Forward) (Response, error) {
+	return forward(ctx)
+}
