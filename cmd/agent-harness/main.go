@@ -1,0 +1,47 @@
+// Command agent-harness is an MCP chaos proxy that measures whether an LLM
+// agent executes a write twice when things go wrong.
+//
+// Subcommands: proxy, benchmark, plugin; with no subcommand it serves the
+// demo MCP server on stdio.
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes shared by every subcommand.
+const (
+	exitOK      = 0
+	exitFailure = 1 // runtime failure: upstream did not start, report file unwritable, …
+	exitUsage   = 2 // bad flags or arguments
+)
+
+func main() {
+	// Writes to a closed pipe must not kill the process with SIGPIPE before
+	// the proxy can stop its upstream; they return EPIPE instead.
+	signal.Ignore(syscall.SIGPIPE)
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run dispatches to a subcommand and returns the process exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "proxy":
+			return runProxy(ctx, args[1:], stdin, stdout, stderr)
+		case "benchmark":
+			return runBenchmark(ctx, args[1:], stdin, stdout, stderr)
+		case "plugin":
+			return runPlugin(ctx, args[1:], stdin, stdout, stderr)
+		case "--version", "version":
+			return runVersion(stdout)
+		case "--help", "-h", "help":
+			return runHelp(stdout)
+		}
+	}
+	return runDemo(ctx, args, stdin, stdout, stderr)
+}
