@@ -1,0 +1,95 @@
+package reportfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// maxLinks bounds symlink resolution, like the kernel's ELOOP limit.
+const maxLinks = 40
+
+// ErrNotRegular is returned for a target that exists and is not a regular
+// file (directory, device such as /dev/null, FIFO, socket).
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrPseudoFS is returned for a target on a kernel pseudo file system such
+// as /proc or /sys.
+var ErrPseudoFS = errors.New("on a kernel pseudo file system")
+
+// Check reports whether path can be used as a report file: after following
+// symlinks it must name a regular file, or nothing in an existing
+// directory, on a real file system. It only looks (lstat, readlink,
+// statfs); it never opens the target, so FIFOs and devices cannot block it.
+func Check(path string) error {
+	_, _, err := resolve(path)
+	return err
+}
+
+// resolve follows symlinks to the final target and checks it. It returns
+// the final path and its file info (nil when absent).
+func resolve(path string) (string, fs.FileInfo, error) {
+	if path == "" {
+		return "", nil, errors.New("checking report file: empty path")
+	}
+	p := path
+	for range maxLinks {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return p, nil, checkDir(path, filepath.Dir(p))
+		}
+		if err != nil {
+			return "", nil, fmt.Errorf("checking report file %s: %w", path, err)
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			if !fi.Mode().IsRegular() {
+				return "", nil, fmt.Errorf("checking report file %s: %s is %s, %w", path, p, describe(fi.Mode()), ErrNotRegular)
+			}
+			return p, fi, checkDir(path, filepath.Dir(p))
+		}
+		link, err := os.Readlink(p)
+		if err != nil {
+			return "", nil, fmt.Errorf("checking report file %s: %w", path, err)
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(p), link)
+		}
+		p = link
+	}
+	return "", nil, fmt.Errorf("checking report file %s: too many levels of symbolic links", path)
+}
+
+// checkDir checks that the target's directory exists, is a directory and
+// lies on a real file system.
+func checkDir(path, dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("checking report file %s: directory: %w", path, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("checking report file %s: %s is not a directory", path, dir)
+	}
+	if name, pseudo := pseudoFS(dir); pseudo {
+		return fmt.Errorf("checking report file %s: %s is %w (%s)", path, dir, ErrPseudoFS, name)
+	}
+	return nil
+}
+
+// describe names a non-regular file mode for error messages.
+func describe(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}

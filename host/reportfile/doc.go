@@ -1,0 +1,30 @@
+// Package reportfile writes the --report-file durably and atomically
+// (SPEC §6 writing rules).
+//
+// Every write goes to a fresh temporary file `<file>.<pid>.<random>.tmp` in
+// the target's directory, created with O_CREAT|O_EXCL (so a symlink planted
+// at that name is never followed: O_EXCL fails on any existing name,
+// symlink or not), and is then renamed over the target. A reader therefore
+// sees either the previous report or the new one, never a torn file. When
+// the temporary file cannot be created or renamed (a bind-mounted file, a
+// directory the process may not write), the target is written directly,
+// still refusing anything that is not a regular file. When that fails too,
+// Write returns an error and the caller must stop (exit 1) before the agent
+// gets its next answer.
+//
+// # Notes
+//
+//   - The target must be a regular file or not exist yet. /dev/null,
+//     directories, FIFOs, sockets and devices are refused, and so is any
+//     path on a kernel pseudo file system (/proc, /sys, …), whose "regular
+//     files" are not files. A FIFO or device is never opened, so a check
+//     cannot hang.
+//   - Symlinks are followed once, when the Writer is created: the report is
+//     written to the link's final target, and the link itself stays.
+//   - No fsync by default: the contract is atomic replacement, which
+//     survives the proxy being killed (the page cache belongs to the
+//     kernel). Options.Sync adds an fsync before the rename for power-loss
+//     durability, at a cost of milliseconds per write on ext4.
+//   - Several proxies writing one file overwrite each other: the last
+//     writer wins.
+package reportfile

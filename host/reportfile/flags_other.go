@@ -1,0 +1,6 @@
+//go:build !unix
+
+package reportfile
+
+// directFlags: no O_NOFOLLOW/O_NONBLOCK outside unix.
+const directFlags = 0
