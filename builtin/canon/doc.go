@@ -1,0 +1,45 @@
+// Package canon gives a write call its operation identity (SPEC §2.1):
+// canonical JSON, exact numbers, key-field matching and the operation key.
+//
+// # Canonical JSON
+//
+// Canonical returns one byte string per JSON value, so that two values are the
+// same operation exactly when their canonical forms are equal:
+//
+//   - no insignificant whitespace;
+//   - object members sorted by the bytes of their decoded (unescaped) names;
+//   - a name that occurs twice in one object: the last occurrence wins, as in
+//     JavaScript's JSON.parse, Python's json and Go's encoding/json, so the
+//     canonical form describes what a typical upstream executes;
+//   - strings decoded and re-escaped minimally: only `"`, `\` and control
+//     characters below U+0020 are escaped (\b \f \n \r \t, otherwise \u00xx in
+//     lower-case hex); everything else, including U+2028, U+2029 and DEL, is
+//     written as raw UTF-8. Strings must be valid Unicode: invalid UTF-8 and
+//     unpaired surrogate escapes (\ud800) are rejected, because no canonical
+//     form keeps them distinct without inventing an encoding;
+//   - numbers in the canonical exact form below.
+//
+// # Numbers
+//
+// Two JSON numbers are the same value when their exact decimal values are
+// equal. Numbers are never converted to float64: 9007199254740992 (2^53) and
+// 9007199254740993 differ, and 0.1 is exactly one tenth. 12, 12.0, 1.2e1,
+// 120e-1 and 12.000E+0 are all the value 12; -0, 0.0 and 0e7 are all 0. A
+// number is reduced to sign, digit string D without leading or trailing zeros
+// and a decimal exponent, and then written like ECMAScript's Number::toString
+// (RFC 8785) but exactly: with k the position of the decimal point relative to
+// the start of D,
+//
+//   - D followed by zeros when len(D) <= k <= 21 (1200, 100000000000000000000);
+//   - D with a decimal point when 0 < k < len(D) (1.5, -123.456);
+//   - "0." + zeros + D when -6 < k <= 0 (0.001);
+//   - otherwise d[.ddd]e±n (1e21, 1.5e-7, 1e999999999); the exponent is never
+//     expanded into digits, so huge exponents cost no memory.
+//
+// The number 12 and the string "12" are different values (SPEC §2.1).
+//
+// # Depth and size
+//
+// The parser and the writer use explicit stacks, so 10,000-deep nesting (or
+// deeper) cannot overflow the goroutine stack; memory is linear in the input.
+package canon

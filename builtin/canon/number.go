@@ -1,0 +1,138 @@
+package canon
+
+import (
+	"math/big"
+	"strconv"
+)
+
+// AppendNumber appends the canonical form (see the package documentation)
+// of the JSON number text num to dst. num must be a valid JSON number
+// (IsNumber); the result for other input is unspecified but never panics.
+func AppendNumber(dst, num []byte) []byte {
+	s := num
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	i := 0
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	intPart := s[:i]
+	var frac []byte
+	if i < len(s) && s[i] == '.' {
+		j := i + 1
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		frac = s[i+1 : j]
+		i = j
+	}
+	var expText []byte
+	expNeg := false
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			expNeg = s[i] == '-'
+			i++
+		}
+		expText = s[i:]
+	}
+	ds := digits{intPart, frac}
+	total := len(intPart) + len(frac)
+	a := 0 // first non-zero digit
+	for a < total && ds.at(a) == '0' {
+		a++
+	}
+	if a == total {
+		return append(dst, '0')
+	}
+	b := total - 1 // last non-zero digit
+	for ds.at(b) == '0' {
+		b--
+	}
+	n := b - a + 1
+	if neg {
+		dst = append(dst, '-')
+	}
+	// k: position of the decimal point relative to the first digit of D.
+	for len(expText) > 1 && expText[0] == '0' {
+		expText = expText[1:]
+	}
+	adj := int64(len(intPart) - a)
+	if len(expText) > 15 {
+		// |exponent| >= 10^15: always the exponential form; the sum is
+		// done in big arithmetic (rare, and the text is short anyway).
+		e, _ := new(big.Int).SetString(string(expText), 10)
+		if expNeg {
+			e.Neg(e)
+		}
+		e.Add(e, big.NewInt(adj-1))
+		dst = appendMantissa(dst, ds, a, b)
+		dst = append(dst, 'e')
+		return e.Append(dst, 10)
+	}
+	var exp int64
+	for _, c := range expText {
+		exp = exp*10 + int64(c-'0')
+	}
+	if expNeg {
+		exp = -exp
+	}
+	k := exp + adj
+	switch {
+	case int64(n) <= k && k <= 21:
+		dst = ds.appendRange(dst, a, b+1)
+		for z := k - int64(n); z > 0; z-- {
+			dst = append(dst, '0')
+		}
+	case 0 < k && k < int64(n):
+		dst = ds.appendRange(dst, a, a+int(k))
+		dst = append(dst, '.')
+		dst = ds.appendRange(dst, a+int(k), b+1)
+	case -6 < k && k <= 0:
+		dst = append(dst, '0', '.')
+		for z := -k; z > 0; z-- {
+			dst = append(dst, '0')
+		}
+		dst = ds.appendRange(dst, a, b+1)
+	default:
+		dst = appendMantissa(dst, ds, a, b)
+		dst = append(dst, 'e')
+		dst = strconv.AppendInt(dst, k-1, 10)
+	}
+	return dst
+}
+
+// appendMantissa writes d[.ddd] for the digits a..b.
+func appendMantissa(dst []byte, ds digits, a, b int) []byte {
+	dst = append(dst, ds.at(a))
+	if b > a {
+		dst = append(dst, '.')
+		dst = ds.appendRange(dst, a+1, b+1)
+	}
+	return dst
+}
+
+// digits is the concatenation of the integer and fraction digits of a
+// number, without copying.
+type digits struct{ i, f []byte }
+
+func (d digits) at(k int) byte {
+	if k < len(d.i) {
+		return d.i[k]
+	}
+	return d.f[k-len(d.i)]
+}
+
+func (d digits) appendRange(dst []byte, from, to int) []byte {
+	if from < len(d.i) {
+		e := min(to, len(d.i))
+		dst = append(dst, d.i[from:e]...)
+		from = e
+	}
+	if from < to {
+		dst = append(dst, d.f[from-len(d.i):to-len(d.i)]...)
+	}
+	return dst
+}
