@@ -1,0 +1,21 @@
+// Package pipeline joins the fault engine, the judge and the report file
+// into the relay's per-call hook (relay.Pipeline), and answers the audit
+// tools (SPEC §3, §4.1, §6).
+//
+// For every tools/call the pipeline records the attempt with the judge,
+// asks the fault what to do, and then either injects an answer without
+// forwarding, or forwards (writing the report file first, so a kill while
+// the upstream works still shows the call as in flight) and passes or
+// replaces the upstream's answer. The report file is written again before
+// the answer is returned to the relay, so the file always holds every call
+// the upstream may have executed and every answer the agent has seen.
+//
+// # Notes
+//
+//   - Writes of the report file are serialised and coalesced: a call whose
+//     events are already covered by a newer write does not write again.
+//   - When the report file cannot be written, the pipeline prints one line
+//     on stderr and calls Options.Fatal before the answer reaches the agent.
+//   - Calls of unclassified tools and of tools the upstream did not list
+//     never reach the fault (SPEC §4.2: no scenario fires on them).
+package pipeline

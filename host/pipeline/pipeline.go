@@ -1,0 +1,269 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/cuonztech/agent-harness/builtin/classify"
+	"github.com/cuonztech/agent-harness/builtin/fault"
+	"github.com/cuonztech/agent-harness/builtin/judge"
+	"github.com/cuonztech/agent-harness/host/relay"
+)
+
+// DefaultGrace is how long the session end waits for calls in flight.
+const DefaultGrace = 2 * time.Second
+
+// Report statuses of the report file (SPEC §6).
+const (
+	StatusStarting = "starting"
+	StatusRunning  = "running"
+	StatusFinished = "finished"
+	StatusFailed   = "failed"
+)
+
+// Modes of the report file.
+const (
+	ModeDeterministic = "deterministic"
+	ModeChaos         = "chaos"
+)
+
+// Judge is what the pipeline needs of the judge (*judge.Judge).
+type Judge interface {
+	Apply(ev judge.Event)
+	AppendFile(dst []byte, meta judge.FileMeta) []byte
+	Markdown() string
+	Score() judge.Score
+	Patches() []judge.Patch
+	Verdict() (verdict, reason string)
+}
+
+// ReportWriter replaces the report file's contents (*reportfile.Writer).
+type ReportWriter interface {
+	Write(data []byte) error
+	Path() string
+}
+
+// Options configures a Pipeline. Only Judge is required.
+type Options struct {
+	// Judge receives every event; required.
+	Judge Judge
+	// Fault decides per call; nil relays every call unchanged (no scenario).
+	Fault fault.Fault
+	// Report is the --report-file writer; nil writes no file.
+	Report ReportWriter
+	// Mode is ModeDeterministic (when empty) or ModeChaos.
+	Mode string
+	// Chaos is the seed and error rate shown in the report in chaos mode.
+	Chaos *judge.ChaosInfo
+	// Plugins returns the plugins' status list for the report file; nil
+	// when no plugin is loaded.
+	Plugins func() json.RawMessage
+	// AuditTools enables cuonztech__get_report and cuonztech__get_score.
+	AuditTools bool
+	// Clock is the time source; nil is the system clock.
+	Clock Clock
+	// Grace is how long the session end waits for calls in flight; zero is
+	// DefaultGrace.
+	Grace time.Duration
+	// Stderr receives the one line printed when the report file cannot be
+	// written; nil is os.Stderr.
+	Stderr io.Writer
+	// Fatal is called after that line, before the agent gets another
+	// answer; it should end the process with exit code 1. nil calls
+	// os.Exit(1). When Fatal returns (tests), every later call fails.
+	Fatal func(err error)
+}
+
+// Pipeline implements relay.Pipeline. It is safe for concurrent calls.
+type Pipeline struct {
+	opts  Options
+	judge Judge
+	clock Clock
+
+	mu       sync.Mutex // guards the fields below and orders judge events
+	gen      uint64     // number of state changes (events, status) so far
+	status   string
+	startErr string
+	tools    json.RawMessage
+	inflight int
+	idle     chan struct{} // closed when inflight drops to 0
+	ending   bool          // OnSessionEnd was called
+	ended    bool          // EventEnd applied: later events are dropped
+
+	wmu     sync.Mutex // serialises report file writes
+	written uint64     // gen covered by the last successful write
+	buf     []byte     // reused encoding buffer
+	failed  error      // set once the report file could not be written
+}
+
+// New returns a pipeline. It panics when opts.Judge is nil.
+func New(opts Options) *Pipeline {
+	if opts.Judge == nil {
+		panic("pipeline: Options.Judge is nil")
+	}
+	if opts.Mode == "" {
+		opts.Mode = ModeDeterministic
+	}
+	if opts.Clock == nil {
+		opts.Clock = realClock{}
+	}
+	if opts.Grace == 0 {
+		opts.Grace = DefaultGrace
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = os.Stderr
+	}
+	if opts.Fatal == nil {
+		opts.Fatal = func(error) { os.Exit(1) }
+	}
+	return &Pipeline{opts: opts, judge: opts.Judge, clock: opts.Clock, status: StatusStarting}
+}
+
+// errBroken answers calls after the report file could not be written
+// (only reached when Options.Fatal returns).
+var errBroken = errors.New("agent-harness stopped: the report file could not be written")
+
+// HandleCall records the call, applies the fault's decision and returns
+// the answer for the agent (relay.Pipeline).
+func (p *Pipeline) HandleCall(ctx context.Context, call *relay.ToolCall, forward relay.Forward) (relay.Response, error) {
+	if p.broken() {
+		return relay.Response{}, errBroken
+	}
+	if !p.enter() {
+		return forward(ctx) // after the session end: nothing is judged any more
+	}
+	defer p.leave()
+
+	fc := fault.Call{ID: call.ID, Tool: call.Tool, Class: call.Class, Arguments: call.Arguments, Time: p.clock.Now()}
+	p.apply(judge.Event{
+		Kind: judge.EventCall, Time: fc.Time, Call: call.ID,
+		Tool: call.Tool, Class: call.Class, Arguments: call.Arguments, AcceptsKey: call.AcceptsKey,
+	})
+	act := p.decide(fc)
+	if err := sleep(ctx, p.clock, act.Delay); err != nil {
+		gen := p.apply(judge.Event{Kind: judge.EventAnswer, Time: p.clock.Now(), Call: call.ID,
+			Outcome: judge.Unknown, Detail: "the agent cancelled the call before it was carried out"})
+		if perr := p.persist(gen); perr != nil {
+			return relay.Response{}, perr
+		}
+		return relay.Response{}, err
+	}
+	if act.Kind == fault.Inject {
+		return p.inject(call, act)
+	}
+	return p.forward(ctx, call, fc, act, forward)
+}
+
+// decide asks the fault about calls of read and write tools; calls of
+// unclassified and unlisted tools are never faulted (SPEC §4.2). An action
+// that would answer without a result is treated as a pass.
+func (p *Pipeline) decide(c fault.Call) fault.Action {
+	if p.opts.Fault == nil || (c.Class != classify.Read && c.Class != classify.Write) {
+		return fault.Action{}
+	}
+	a := p.opts.Fault.Decide(c)
+	if a.Kind != fault.Pass && len(a.Result) == 0 {
+		return fault.Action{}
+	}
+	return a
+}
+
+// inject answers with the fault's result; nothing reaches the upstream.
+func (p *Pipeline) inject(call *relay.ToolCall, act fault.Action) (relay.Response, error) {
+	gen := p.apply(judge.Event{
+		Kind: judge.EventAnswer, Time: p.clock.Now(), Call: call.ID,
+		Outcome: judge.InjectedNotExecuted, Scenario: act.Scenario, Fault: act.Fault,
+		RetryAfterMs: act.RetryAfter.Milliseconds(),
+	})
+	if err := p.persist(gen); err != nil {
+		return relay.Response{}, err
+	}
+	return relay.Response{Result: act.Result}, nil
+}
+
+// forward sends the call to the upstream, after the report file shows it
+// in flight, and passes or replaces the answer.
+func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.Call, act fault.Action, forward relay.Forward) (relay.Response, error) {
+	gen := p.apply(judge.Event{Kind: judge.EventForwarded, Time: p.clock.Now(), Call: call.ID})
+	if err := p.persist(gen); err != nil {
+		return relay.Response{}, err
+	}
+	resp, ferr := forward(ctx)
+	outcome, detail := outcomeOf(call.Class, resp, ferr)
+	executed := outcome == judge.Executed
+	if s, ok := p.opts.Fault.(fault.Settler); ok && act.Scenario != "" {
+		s.Settle(fc, act, executed)
+	}
+
+	ev := judge.Event{Kind: judge.EventAnswer, Call: call.ID, Outcome: outcome, Detail: detail, Scenario: act.Scenario}
+	if executed {
+		ev.ResponseDigest = digest(resp.Result)
+	}
+	answer := resp
+	if act.Kind == fault.ForwardReplace {
+		if executed {
+			answer = relay.Response{Result: act.Result}
+			ev.Fault, ev.RetryAfterMs = act.Fault, act.RetryAfter.Milliseconds()
+		} else {
+			// Not applied: the agent gets the real answer and the fault
+			// re-armed through Settle.
+			ev.Scenario = ""
+		}
+	}
+	_ = sleep(ctx, p.clock, act.DelayAfter) // a cancelled agent just gets it sooner
+	ev.Time = p.clock.Now()
+	if err := p.persist(p.apply(ev)); err != nil {
+		return relay.Response{}, err
+	}
+	if ferr != nil && answer.Result == nil {
+		return relay.Response{}, ferr
+	}
+	return answer, nil
+}
+
+// apply hands ev to the judge and returns the state generation that
+// includes it. Events after the session end are dropped.
+func (p *Pipeline) apply(ev judge.Event) uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ended {
+		return p.gen
+	}
+	p.judge.Apply(ev)
+	p.gen++
+	return p.gen
+}
+
+// enter counts a call in flight; false when the session has ended.
+func (p *Pipeline) enter() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ended {
+		return false
+	}
+	if p.status == StatusStarting {
+		p.status = StatusRunning
+		p.gen++
+	}
+	p.inflight++
+	if p.inflight == 1 {
+		p.idle = make(chan struct{})
+	}
+	return true
+}
+
+// leave ends a call counted by enter.
+func (p *Pipeline) leave() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inflight--
+	if p.inflight == 0 {
+		close(p.idle)
+		p.idle = nil
+	}
+}

@@ -1,0 +1,104 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/cuonztech/agent-harness/builtin/judge"
+)
+
+// Start writes the first report file (status "starting", verdict
+// NOT_TESTED), before the upstream is launched.
+func (p *Pipeline) Start() error {
+	return p.persist(p.bump(nil))
+}
+
+// StartupFailed writes the report file of a start that failed (status
+// "failed" with startupError).
+func (p *Pipeline) StartupFailed(cause error) error {
+	return p.persist(p.bump(func() {
+		p.status, p.startErr = StatusFailed, cause.Error()
+	}))
+}
+
+// SetToolClassification records the upstream's classified tool list (the
+// report's toolClassification) and writes the report file.
+func (p *Pipeline) SetToolClassification(list json.RawMessage) error {
+	return p.persist(p.bump(func() {
+		p.tools = list
+		if p.status == StatusStarting {
+			p.status = StatusRunning
+		}
+	}))
+}
+
+// bump runs change under the state lock and counts it as a new state.
+func (p *Pipeline) bump(change func()) uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if change != nil {
+		change()
+	}
+	p.gen++
+	return p.gen
+}
+
+// meta returns the report file's envelope fields for status.
+func (p *Pipeline) meta() judge.FileMeta {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	m := judge.FileMeta{
+		Status:             p.status,
+		StartupError:       p.startErr,
+		Mode:               p.opts.Mode,
+		Chaos:              p.opts.Chaos,
+		ToolClassification: p.tools,
+	}
+	if p.opts.Plugins != nil {
+		m.Plugins = p.opts.Plugins()
+	}
+	return m
+}
+
+// persist writes the report file unless a write already covered state
+// generation gen. On failure it prints one line on stderr and calls Fatal.
+func (p *Pipeline) persist(gen uint64) error {
+	if p.opts.Report == nil {
+		return nil
+	}
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	if p.failed != nil {
+		return errBroken
+	}
+	if p.written >= gen {
+		return nil
+	}
+	p.mu.Lock()
+	cur := p.gen
+	p.mu.Unlock()
+	// The encoding includes every event up to cur (and maybe later ones).
+	p.buf = p.judge.AppendFile(p.buf[:0], p.meta())
+	if err := p.opts.Report.Write(p.buf); err != nil {
+		p.failed = err
+		fmt.Fprintf(p.opts.Stderr, "[agent-harness] cannot write report file %s: %v\n", p.opts.Report.Path(), err)
+		p.opts.Fatal(err)
+		return errBroken
+	}
+	p.written = cur
+	return nil
+}
+
+// broken reports whether the report file could not be written.
+func (p *Pipeline) broken() bool {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	return p.failed != nil
+}
+
+// ReportJSON returns the report file's contents as they would be written
+// now (also without --report-file): the data of cuonztech__get_report
+// format json.
+func (p *Pipeline) ReportJSON() []byte {
+	return p.judge.AppendFile(nil, p.meta())
+}
