@@ -1,0 +1,243 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
+)
+
+// startCall starts one of the agent's tools/call requests on its own
+// goroutine: the pipeline, or LocalTool for an extra tool.
+func (s *session) startCall(line []byte, env wire.Envelope) {
+	nameRaw, _, _ := wire.Lookup(env.Params, "name")
+	name, _ := wire.Unquote(nameRaw)
+	args, _, hasArgs := wire.Lookup(env.Params, "arguments")
+	if !hasArgs {
+		args = nil
+	}
+	key := wire.IDKey(env.ID)
+	cs := &callState{}
+	s.mu.Lock()
+	_, dupCall := s.calls[key]
+	_, dupPending := s.pending[key]
+	if !dupCall && !dupPending {
+		s.calls[key] = cs
+	}
+	s.mu.Unlock()
+	if dupCall || dupPending {
+		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInvalidRequest,
+			Message: "agent-harness: duplicate request id (an earlier request with this id is still open)"}))
+		return
+	}
+	if s.extras.Load().names[name] {
+		go s.runLocal(name, args, env.ID, key)
+		return
+	}
+	info := s.tools.Load().lookup(name)
+	call := &ToolCall{
+		ID:         s.callSeq.Add(1),
+		Tool:       name,
+		Class:      info.Class,
+		AcceptsKey: len(info.KeyFields) > 0,
+		Arguments:  args,
+		Params:     env.Params,
+	}
+	f := &forwarder{s: s, line: line, key: key, agentID: env.ID}
+	go s.runCall(call, cs, f)
+}
+
+func (s *session) endCall(key string) {
+	s.mu.Lock()
+	delete(s.calls, key)
+	s.mu.Unlock()
+}
+
+// runCall runs the pipeline for one call and answers the agent.
+func (s *session) runCall(call *ToolCall, cs *callState, f *forwarder) {
+	defer s.endCall(f.key)
+	resp, err := s.handle(call, f)
+	if err != nil {
+		if cs.cancelled.Load() {
+			return // the agent cancelled the call and expects no answer
+		}
+		_ = s.agentW.write(resultLine(f.agentID, toolErrorResult(s.errorText(err, f.sent.Load()))))
+		return
+	}
+	_ = s.agentW.write(s.responseLine(f, resp))
+}
+
+// handle calls the pipeline; a panic in it becomes an error for this call
+// only.
+func (s *session) handle(call *ToolCall, f *forwarder) (resp Response, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error in the call pipeline: %v", r)
+		}
+	}()
+	resp, err = s.opts.Pipeline.HandleCall(s.callCtx, call, f.forward)
+	if err == nil && resp.Error == nil && (resp.Result == nil || (!f.isUpstreamResult(resp.Result) && !wire.Valid(resp.Result))) {
+		err = errors.New("the call pipeline returned no valid result")
+	}
+	return resp, err
+}
+
+// errorText is the tool-error text the agent gets for a pipeline error.
+func (s *session) errorText(err error, sent bool) string {
+	switch {
+	case errors.Is(err, ErrUpstreamUnavailable) && sent:
+		return textUpstreamDiedInCall
+	case errors.Is(err, ErrUpstreamUnavailable):
+		return textUpstreamUnavailable
+	case errors.Is(err, ErrNoAnswer):
+		return textNoAnswer(s.opts.CallTimeout)
+	default:
+		return "Error: agent-harness could not handle this call: " + err.Error()
+	}
+}
+
+// responseLine is the agent's answer for resp: the upstream's own line,
+// byte for byte, when resp is the upstream's answer; else a new line with
+// the agent's id.
+func (s *session) responseLine(f *forwarder, resp Response) []byte {
+	if resp.Error != nil {
+		if f.got != nil && resp.Error == f.rpcErr {
+			return f.got.line
+		}
+		return errorLine(f.agentID, resp.Error)
+	}
+	if f.isUpstreamResult(resp.Result) {
+		return f.got.line
+	}
+	return resultLine(f.agentID, resp.Result)
+}
+
+// runLocal answers a call to one of the extra tools.
+func (s *session) runLocal(name string, args []byte, agentID []byte, key string) {
+	defer s.endCall(key)
+	var res json.RawMessage
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("internal error: %v", r)
+			}
+		}()
+		if s.opts.LocalTool == nil {
+			err = errors.New("no handler for this tool")
+			return
+		}
+		res, err = s.opts.LocalTool(s.callCtx, name, args)
+	}()
+	if err == nil && !wire.Valid(res) {
+		err = errors.New("the tool returned an invalid result")
+	}
+	if err != nil {
+		res = toolErrorResult(fmt.Sprintf("Error: %s: %v", name, err))
+	}
+	_ = s.agentW.write(resultLine(agentID, res))
+}
+
+// forwarder is the Forward func of one call.
+type forwarder struct {
+	s       *session
+	line    []byte // the agent's request, unchanged
+	key     string
+	agentID []byte
+
+	used atomic.Bool
+	sent atomic.Bool
+	// got is the upstream's answer; rpcErr its decoded error.
+	got    *upMsg
+	rpcErr *RPCError
+}
+
+// isUpstreamResult reports whether r is the very result bytes the upstream
+// sent (not a copy or a replacement).
+func (f *forwarder) isUpstreamResult(r json.RawMessage) bool {
+	if f.got == nil || f.got.env.Result == nil || len(r) != len(f.got.env.Result) || len(r) == 0 {
+		return false
+	}
+	return &r[0] == &f.got.env.Result[0]
+}
+
+// forward sends the agent's request unchanged to the upstream and waits for
+// the answer, at most Options.CallTimeout.
+func (f *forwarder) forward(ctx context.Context) (Response, error) {
+	s := f.s
+	if f.used.Swap(true) {
+		return Response{}, errors.New("forward called twice for one call")
+	}
+	if s.upstreamGone() {
+		return Response{}, ErrUpstreamUnavailable
+	}
+	p := &pending{kind: kindWait, ch: make(chan upMsg, 1), agentID: f.agentID}
+	s.mu.Lock()
+	_, dup := s.pending[f.key]
+	if !dup {
+		s.pending[f.key] = p
+	}
+	s.mu.Unlock()
+	if dup {
+		return Response{}, errors.New("an earlier request with the same id is still open")
+	}
+	if err := s.upW.write(f.line); err != nil {
+		s.unregister(f.key, p)
+		return Response{}, ErrUpstreamUnavailable
+	}
+	f.sent.Store(true)
+	timer := time.NewTimer(s.opts.CallTimeout)
+	defer timer.Stop()
+	select {
+	case m := <-p.ch:
+		return f.decode(m), nil
+	case <-s.upGone:
+		select {
+		case m := <-p.ch:
+			return f.decode(m), nil
+		default:
+		}
+		s.unregister(f.key, p)
+		return Response{}, fmt.Errorf("%w: it exited before answering", ErrUpstreamUnavailable)
+	case <-timer.C:
+		s.abandon(f.key, p)
+		s.cancelUpstream(f.agentID, fmt.Sprintf("agent-harness: no answer within %d ms", s.opts.CallTimeout.Milliseconds()))
+		return Response{}, ErrNoAnswer
+	case <-ctx.Done():
+		s.abandon(f.key, p)
+		s.cancelUpstream(f.agentID, "agent-harness: call abandoned")
+		return Response{}, ctx.Err()
+	}
+}
+
+// decode turns the upstream's answer into a Response whose Result is a
+// sub-slice of the upstream's line.
+func (f *forwarder) decode(m upMsg) Response {
+	f.got = &m
+	switch {
+	case m.env.Result != nil:
+		return Response{Result: m.env.Result}
+	case m.env.Error != nil:
+		var e RPCError
+		if err := json.Unmarshal(m.env.Error, &e); err != nil {
+			e = RPCError{Code: codeInternalError, Message: "agent-harness: the upstream sent an unreadable error object", Data: json.RawMessage(m.env.Error)}
+		}
+		f.rpcErr = &e
+		return Response{Error: &e}
+	default:
+		f.rpcErr = &RPCError{Code: codeInternalError, Message: "agent-harness: the upstream sent a response without result or error"}
+		return Response{Error: f.rpcErr}
+	}
+}
+
+// cancelUpstream tells the upstream that a forwarded request was given up.
+func (s *session) cancelUpstream(id []byte, reason string) {
+	s.toUpstream(notificationLine(methodCancelled, map[string]any{
+		"requestId": json.RawMessage(id),
+		"reason":    reason,
+	}))
+}

@@ -1,0 +1,32 @@
+// Package relay is the proxy's JSON-RPC message-level relay between the
+// agent (an MCP client on stdio) and the upstream MCP server (a child
+// process on stdio).
+//
+// It forwards every message as the bytes it received, except where the
+// proxy deliberately changes something:
+//   - tools/list results get the extra (audit) tools appended to the tools
+//     array of the last page; every upstream tool object stays byte for byte;
+//   - the initialize result gets "tools":{} in its capabilities when the
+//     upstream has none and the proxy offers extra tools;
+//   - tools/call goes through the Pipeline; when the pipeline returns the
+//     upstream's own answer, the agent gets the upstream's line unchanged.
+//
+// Request ids: the agent's ids are never rewritten, so cancellation,
+// progress and the upstream's logs see the agent's own ids. The proxy's own
+// requests to the upstream (the startup listing, re-listing after
+// notifications/tools/list_changed) use string ids "agent-harness/N"; an
+// agent that itself used such a string id while it is open gets a
+// "duplicate request id" error instead of a mix-up. MCP forbids reusing an
+// id within a session; a request id still open (also one whose call timed
+// out and whose late answer would be dropped) is refused the same way.
+//
+// Start-up order: the upstream is started at once; the agent's initialize is
+// forwarded unchanged; after the upstream's result the proxy lists all tools
+// (following nextCursor) before the agent has sent notifications/initialized
+// (the agent cannot send it before it has its initialize answer). The
+// go-sdk and the TypeScript SDK servers accept requests after initialize;
+// the proxy never sends notifications/initialized itself, the agent's own is
+// forwarded. Upstream→agent messages that arrive between the upstream's
+// initialize result and the proxy's answer are held back and delivered
+// after it, in order.
+package relay

@@ -1,0 +1,161 @@
+// Package proc starts the upstream MCP server as a child process in its own
+// process group and stops the whole group: close stdin, wait, SIGTERM, wait,
+// SIGKILL — so wrappers such as `sh -c` or `npx` leave no orphans.
+package proc
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Spec says how to start the upstream.
+type Spec struct {
+	Command string
+	Args    []string
+	Dir     string   // working directory; "" = the proxy's
+	Env     []string // full environment of the child (KEY=VALUE)
+}
+
+// Process is a running upstream with pipes to its stdin, stdout and stderr.
+type Process struct {
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stdout *os.File
+	stderr *os.File
+	pgid   int
+
+	done    chan struct{}
+	waitErr error
+
+	stopOnce sync.Once
+	stopping chan struct{}
+}
+
+// Start starts the command in a new process group. The child's stdin,
+// stdout and stderr are pipes; read Stdout and Stderr until EOF.
+func Start(s Spec) (*Process, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("create stdin pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, fmt.Errorf("create stdout pipe: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, fmt.Errorf("create stderr pipe: %w", err)
+	}
+	cmd := exec.Command(s.Command, s.Args...)
+	cmd.Dir = s.Dir
+	cmd.Env = s.Env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return nil, err
+	}
+	// The child holds its own copies; ours would keep the pipes open.
+	closeAll(inR, outW, errW)
+	p := &Process{
+		cmd: cmd, stdin: inW, stdout: outR, stderr: errR,
+		pgid:     cmd.Process.Pid,
+		done:     make(chan struct{}),
+		stopping: make(chan struct{}),
+	}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
+}
+
+// Pid is the process id of the upstream (also its process group id).
+func (p *Process) Pid() int { return p.pgid }
+
+// Stdin is the write end of the child's stdin.
+func (p *Process) Stdin() io.Writer { return p.stdin }
+
+// Stdout is the read end of the child's stdout.
+func (p *Process) Stdout() io.Reader { return p.stdout }
+
+// Stderr is the read end of the child's stderr.
+func (p *Process) Stderr() io.Reader { return p.stderr }
+
+// Done is closed when the child process (the group leader) has exited.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// ExitErr is the child's exit error (nil for exit status 0); valid after Done.
+func (p *Process) ExitErr() error { return p.waitErr }
+
+// Stopping is closed when Stop was called.
+func (p *Process) Stopping() <-chan struct{} { return p.stopping }
+
+// ExitDescription describes how the child ended, e.g. "exit status 3" or
+// "signal: killed"; valid after Done.
+func (p *Process) ExitDescription() string {
+	if p.waitErr == nil {
+		return "exit status 0"
+	}
+	var ee *exec.ExitError
+	if errors.As(p.waitErr, &ee) {
+		return ee.String()
+	}
+	return p.waitErr.Error()
+}
+
+// Stop ends the whole process group: it closes the child's stdin, waits up
+// to grace for the child to exit, sends SIGTERM to the group, waits up to
+// grace for the group to be gone, then sends SIGKILL. It returns when the
+// child has been reaped (or after a last grace period). Safe to call more
+// than once.
+func (p *Process) Stop(grace time.Duration) {
+	p.stopOnce.Do(func() {
+		close(p.stopping)
+		p.stdin.Close()
+		select {
+		case <-p.done:
+		case <-time.After(grace):
+		}
+		if groupAlive(p.pgid) {
+			_ = syscall.Kill(-p.pgid, syscall.SIGTERM)
+			deadline := time.Now().Add(grace)
+			for groupAlive(p.pgid) && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		if groupAlive(p.pgid) {
+			_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+		}
+		select {
+		case <-p.done:
+		case <-time.After(grace):
+		}
+		p.stdout.Close()
+		p.stderr.Close()
+	})
+}
+
+// groupAlive reports whether the process group still has a member that is
+// not a zombie. (Where nothing reaps orphans, killed grandchildren stay
+// zombies forever; they are dead and need no more signals.)
+func groupAlive(pgid int) bool {
+	if err := syscall.Kill(-pgid, 0); err != nil {
+		return errors.Is(err, syscall.EPERM)
+	}
+	return hasLiveMember(pgid)
+}

@@ -1,0 +1,103 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"time"
+
+	"github.com/cuonztech/agent-harness/builtin/classify"
+)
+
+// Defaults of Options.
+const (
+	// DefaultCallTimeout is how long a forwarded request waits for the
+	// upstream's answer (SPEC §4.4).
+	DefaultCallTimeout = 60 * time.Second
+	// DefaultStopGrace is each wait of the upstream shutdown sequence:
+	// stdin closed → wait → SIGTERM → wait → SIGKILL.
+	DefaultStopGrace = 2 * time.Second
+)
+
+// Options configure Run. Only Command is required.
+type Options struct {
+	// Command, Args, Dir and Env start the upstream MCP server. Env holds
+	// extra KEY=VALUE entries appended to the proxy's own environment.
+	Command string
+	Args    []string
+	Dir     string
+	Env     []string
+
+	// Stdin and Stdout are the agent's side of the session (newline-delimited
+	// JSON-RPC); Stderr receives the proxy's log lines and the upstream's
+	// stderr, each line prefixed "[agent-harness] ".
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+
+	// Classify classifies one upstream tool (flags → plugins → annotations
+	// → name patterns). Nil: every tool is unclassified.
+	Classify func(classify.Tool) classify.Result
+	// KeyField reports whether a top-level argument name is an idempotency
+	// key field (canon.KeyFields.Match). Nil: no key fields.
+	KeyField func(name string) bool
+
+	// Pipeline sees every tools/call; nil means PassThrough.
+	Pipeline Pipeline
+
+	// ExtraTools are tool definitions (JSON objects with a "name") that the
+	// proxy appends to the last page of every tools/list result; calls to
+	// them are answered by LocalTool and never reach the upstream or the
+	// pipeline. An upstream tool of the same name wins.
+	ExtraTools []json.RawMessage
+	// LocalTool answers a call to one of ExtraTools with a CallToolResult
+	// object; an error becomes a tool error for the agent.
+	LocalTool func(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error)
+
+	// OnTools is called with the classified tool list after the startup
+	// listing and after every re-listing (notifications/tools/list_changed).
+	OnTools func(tools []ToolInfo)
+	// OnSessionEnd is called once when the session ends (agent EOF, signal,
+	// broken pipe), before the upstream is stopped; in-flight calls still
+	// complete while it runs. Its context is not cancelled by the signal.
+	OnSessionEnd func(ctx context.Context)
+
+	// CallTimeout bounds the wait for each upstream answer (default 60 s).
+	CallTimeout time.Duration
+	// StopGrace is each wait of the shutdown sequence (default 2 s).
+	StopGrace time.Duration
+}
+
+// ToolInfo is how the proxy classified one upstream tool.
+type ToolInfo struct {
+	Name   string         `json:"name"`
+	Class  classify.Class `json:"class"`
+	Reason string         `json:"reason"`
+	// KeyFields are the top-level input-schema properties recognised as
+	// idempotency key fields, in schema order (empty, not nil, when none).
+	KeyFields []string `json:"keyFields"`
+}
+
+func (o Options) withDefaults() Options {
+	if o.Pipeline == nil {
+		o.Pipeline = PassThrough{}
+	}
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultCallTimeout
+	}
+	if o.StopGrace <= 0 {
+		o.StopGrace = DefaultStopGrace
+	}
+	if o.Classify == nil {
+		o.Classify = func(classify.Tool) classify.Result {
+			return classify.Result{Class: classify.Unclassified, Reason: "no classifier configured"}
+		}
+	}
+	if o.KeyField == nil {
+		o.KeyField = func(string) bool { return false }
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	return o
+}

@@ -1,0 +1,76 @@
+package relay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/cuonztech/agent-harness/host/relay/internal/proc"
+)
+
+var (
+	// ErrStartFailed: the upstream could not be started, or exited (or did
+	// not answer initialize) before the session started. Exit code 1.
+	ErrStartFailed = errors.New("upstream start failed")
+	// ErrAgentGone: writing to the agent failed (it stopped reading, e.g. a
+	// broken pipe).
+	ErrAgentGone = errors.New("the agent stopped reading")
+)
+
+// Run starts the upstream at once and relays one MCP session between the
+// agent (Options.Stdin/Stdout) and the upstream until the agent closes its
+// input, ctx is cancelled (a signal), or the agent stops reading. Then it
+// calls Options.OnSessionEnd and stops the upstream's whole process group.
+//
+// Run writes its own diagnostics to Options.Stderr; the returned error only
+// tells the caller how the session ended: nil (agent EOF or ctx cancelled),
+// ErrStartFailed, ErrAgentGone, or an invalid Options error.
+func Run(ctx context.Context, opts Options) error {
+	opts = opts.withDefaults()
+	if opts.Command == "" {
+		return errors.New("relay: no upstream command")
+	}
+	s, err := newSession(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("relay: %w", err)
+	}
+	p, err := proc.Start(proc.Spec{
+		Command: opts.Command,
+		Args:    opts.Args,
+		Dir:     opts.Dir,
+		Env:     append(os.Environ(), opts.Env...),
+	})
+	if err != nil {
+		s.log.Printf("cannot start the upstream MCP server %s: %v", strconv.Quote(opts.Command), err)
+		return fmt.Errorf("%w: %w", ErrStartFailed, err)
+	}
+	s.proc = p
+	s.upW = &lineWriter{w: p.Stdin(), onFail: func(error) { s.markUpstreamGone() }}
+	go s.readUpstream()
+	go s.copyStderr()
+	go s.watchExit()
+
+	agentDone := make(chan error, 1)
+	go func() { agentDone <- s.readAgent() }()
+
+	var result error
+	select {
+	case err := <-agentDone:
+		if err != nil {
+			s.log.Printf("reading from the agent failed: %v; stopping", err)
+		}
+	case <-ctx.Done():
+	case <-s.agentGone:
+		s.log.Printf("the agent stopped reading (broken pipe); stopping")
+		result = ErrAgentGone
+	case <-s.startFailed:
+		result = ErrStartFailed
+	}
+	if result != ErrStartFailed && opts.OnSessionEnd != nil {
+		opts.OnSessionEnd(context.WithoutCancel(ctx))
+	}
+	p.Stop(opts.StopGrace)
+	return result
+}

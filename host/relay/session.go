@@ -1,0 +1,251 @@
+package relay
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cuonztech/agent-harness/host/relay/internal/proc"
+	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
+)
+
+// pendingKind says what happens with the upstream's response to a request.
+type pendingKind int
+
+const (
+	// kindPlain: the agent's request; the response is forwarded unchanged.
+	kindPlain pendingKind = iota
+	// kindList: the agent's tools/list; the response is learned from and
+	// gets the extra tools on its last page.
+	kindList
+	// kindWait: a goroutine waits on ch (a tools/call, the initialize, the
+	// proxy's own requests).
+	kindWait
+	// kindAbandoned: the waiter gave up (timeout); a late response is
+	// dropped, the agent already has its answer.
+	kindAbandoned
+)
+
+// pending is a request sent to the upstream whose response is awaited.
+type pending struct {
+	kind    pendingKind
+	agentID []byte
+	ch      chan upMsg
+	// hold: when the response arrives, hold back further upstream→agent
+	// messages until the agent has its initialize answer.
+	hold bool
+}
+
+// upMsg is one message from the upstream with its envelope.
+type upMsg struct {
+	line []byte
+	env  wire.Envelope
+}
+
+// callState tracks one of the agent's tools/call requests in progress.
+type callState struct {
+	cancelled atomic.Bool
+}
+
+// extraSet is the set of extra (audit) tools currently offered.
+type extraSet struct {
+	raws  []json.RawMessage
+	names map[string]bool
+}
+
+// session is one relay run: one upstream process, one agent.
+type session struct {
+	opts    Options
+	log     *logger
+	tail    tail
+	proc    *proc.Process
+	callCtx context.Context
+
+	agentW *lineWriter
+	upW    *lineWriter
+
+	mu      sync.Mutex
+	pending map[string]*pending
+	calls   map[string]*callState
+
+	holdMu  sync.Mutex
+	holding bool
+	held    [][]byte
+
+	tools       atomic.Pointer[toolSet]
+	extras      atomic.Pointer[extraSet]
+	allExtras   []extraTool
+	upHasTools  atomic.Bool
+	initialized atomic.Bool
+	relistMu    sync.Mutex
+	warnedJSON  atomic.Bool
+
+	ownSeq  atomic.Int64
+	callSeq atomic.Int64
+
+	upGone        chan struct{}
+	upGoneOnce    sync.Once
+	upReaderDone  chan struct{}
+	stderrDone    chan struct{}
+	agentGone     chan struct{}
+	agentGoneOnce sync.Once
+	startFailed   chan struct{}
+	startFailOnce sync.Once
+}
+
+// extraTool is one of Options.ExtraTools with its name.
+type extraTool struct {
+	name string
+	raw  json.RawMessage
+}
+
+func newSession(ctx context.Context, opts Options) (*session, error) {
+	s := &session{
+		opts:         opts,
+		log:          &logger{w: opts.Stderr},
+		callCtx:      context.WithoutCancel(ctx),
+		pending:      make(map[string]*pending),
+		calls:        make(map[string]*callState),
+		upGone:       make(chan struct{}),
+		upReaderDone: make(chan struct{}),
+		stderrDone:   make(chan struct{}),
+		agentGone:    make(chan struct{}),
+		startFailed:  make(chan struct{}),
+	}
+	for i, raw := range opts.ExtraTools {
+		v, _, ok := wire.Lookup(raw, "name")
+		name, ok2 := wire.Unquote(v)
+		if !ok || !ok2 || name == "" || !wire.Valid(raw) {
+			return nil, errors.New("extra tool " + strconv.Itoa(i) + " is not a JSON object with a string name")
+		}
+		s.allExtras = append(s.allExtras, extraTool{name: name, raw: raw})
+	}
+	s.agentW = &lineWriter{w: opts.Stdout, onFail: func(error) { s.agentGoneOnce.Do(func() { close(s.agentGone) }) }}
+	s.setTools(nil)
+	return s, nil
+}
+
+// setTools installs a new upstream tool list and recomputes which extra
+// tools are offered (an upstream tool of the same name wins).
+func (s *session) setTools(infos []ToolInfo) {
+	ts := newToolSet(infos)
+	s.tools.Store(ts)
+	es := &extraSet{names: make(map[string]bool)}
+	for _, e := range s.allExtras {
+		if _, clash := ts.byName[e.name]; clash {
+			if infos != nil {
+				s.log.Printf("WARNING: the upstream has its own tool %q; the proxy's tool of that name is not offered.", e.name)
+			}
+			continue
+		}
+		es.raws = append(es.raws, e.raw)
+		es.names[e.name] = true
+	}
+	s.extras.Store(es)
+}
+
+func (s *session) upstreamGone() bool {
+	select {
+	case <-s.upGone:
+		return true
+	default:
+		return false
+	}
+}
+
+// toAgent forwards one upstream message to the agent, or holds it back while
+// the agent's initialize is being answered.
+func (s *session) toAgent(line []byte) {
+	s.holdMu.Lock()
+	if s.holding {
+		s.held = append(s.held, line)
+		s.holdMu.Unlock()
+		return
+	}
+	s.holdMu.Unlock()
+	_ = s.agentW.write(line)
+}
+
+func (s *session) startHolding() {
+	s.holdMu.Lock()
+	s.holding = true
+	s.holdMu.Unlock()
+}
+
+// releaseHold writes first (the initialize answer), then every held message,
+// in order, and stops holding.
+func (s *session) releaseHold(first []byte) {
+	s.holdMu.Lock()
+	defer s.holdMu.Unlock()
+	if first != nil {
+		_ = s.agentW.write(first)
+	}
+	for _, m := range s.held {
+		_ = s.agentW.write(m)
+	}
+	s.held = nil
+	s.holding = false
+}
+
+// register adds a pending entry for key; it fails when the key is in use.
+func (s *session) register(key string, p *pending) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.pending[key]; dup {
+		return false
+	}
+	if _, dup := s.calls[key]; dup {
+		return false
+	}
+	s.pending[key] = p
+	return true
+}
+
+func (s *session) unregister(key string, p *pending) {
+	s.mu.Lock()
+	if s.pending[key] == p {
+		delete(s.pending, key)
+	}
+	s.mu.Unlock()
+}
+
+// abandon marks a waiter's entry so a late response is dropped.
+func (s *session) abandon(key string, p *pending) {
+	s.mu.Lock()
+	if s.pending[key] == p {
+		p.kind = kindAbandoned
+	}
+	s.mu.Unlock()
+}
+
+// readLines calls fn for each line of r (with its newline) until EOF or a
+// read error. Lines have no size limit.
+func readLines(r io.Reader, fn func(line []byte)) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			fn(line)
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+func isBlank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}

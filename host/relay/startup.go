@@ -1,0 +1,239 @@
+package relay
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
+)
+
+// maxListPages bounds the proxy's own tools/list pagination.
+const maxListPages = 10000
+
+// startup handles the agent's initialize: forward it unchanged, take the
+// upstream's result, list and classify all tools, print the table, then
+// answer the agent with the upstream's result. Upstream→agent messages that
+// arrive meanwhile are held back and delivered after the answer, in order.
+func (s *session) startup(line []byte, env wire.Envelope) {
+	if s.upstreamGone() {
+		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeUpstreamGone, Message: textUpstreamUnavailable}))
+		return
+	}
+	key := wire.IDKey(env.ID)
+	p := &pending{kind: kindWait, ch: make(chan upMsg, 1), hold: true, agentID: env.ID}
+	if !s.register(key, p) {
+		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInvalidRequest, Message: "duplicate request id"}))
+		return
+	}
+	if err := s.upW.write(line); err != nil {
+		s.unregister(key, p)
+		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeUpstreamGone, Message: textUpstreamUnavailable}))
+		return
+	}
+	var m upMsg
+	timer := time.NewTimer(s.opts.CallTimeout)
+	defer timer.Stop()
+	select {
+	case m = <-p.ch:
+	case <-s.upGone:
+		select {
+		case m = <-p.ch:
+		default:
+			s.unregister(key, p)
+			s.releaseHold(errorLine(env.ID, &RPCError{Code: codeUpstreamGone, Message: textUpstreamDiedInRequest}))
+			return
+		}
+	case <-timer.C:
+		s.abandon(key, p)
+		s.log.Printf("the upstream MCP server did not answer initialize within %d ms", s.opts.CallTimeout.Milliseconds())
+		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInternalError,
+			Message: fmt.Sprintf("agent-harness: the upstream MCP server did not answer initialize within %d ms", s.opts.CallTimeout.Milliseconds())}))
+		s.startFailOnce.Do(func() { close(s.startFailed) })
+		return
+	}
+	if m.env.Result == nil {
+		// An initialize error reaches the agent unchanged; it may try again.
+		s.releaseHold(m.line)
+		return
+	}
+	capsTools := false
+	if caps, _, ok := wire.Lookup(m.env.Result, "capabilities"); ok {
+		if t, _, ok := wire.Lookup(caps, "tools"); ok && !wire.IsNull(t) {
+			capsTools = true
+		}
+	}
+	s.upHasTools.Store(capsTools)
+	var infos []ToolInfo
+	if capsTools {
+		var err error
+		infos, err = s.listAll()
+		if err != nil {
+			s.log.Printf("WARNING: could not list all of the upstream's tools: %v", err)
+		}
+	}
+	if infos == nil {
+		infos = []ToolInfo{}
+	}
+	s.setTools(infos)
+	s.log.Lines(tableLines(infos)...)
+	if s.opts.OnTools != nil {
+		s.opts.OnTools(infos)
+	}
+	out := m.line
+	if !capsTools && len(s.extras.Load().raws) > 0 {
+		out = addToolsCapability(m.line, m.env)
+	}
+	s.initialized.Store(true)
+	s.releaseHold(out)
+}
+
+// listAll lists every upstream tool, following nextCursor, and classifies
+// each. On an error it returns what it has so far.
+func (s *session) listAll() ([]ToolInfo, error) {
+	infos := []ToolInfo{}
+	seen := make(map[string]bool)
+	cursors := make(map[string]bool)
+	params := []byte(`{}`)
+	for range maxListPages {
+		m, err := s.ownRequest("tools/list", params)
+		if err != nil {
+			return infos, fmt.Errorf("tools/list: %w", err)
+		}
+		if m.env.Result == nil {
+			return infos, fmt.Errorf("tools/list: the upstream answered with an error: %s", m.env.Error)
+		}
+		page := parseToolsPage(m.env.Result)
+		for _, raw := range page.tools {
+			ti, ok := s.classifyTool(raw)
+			if !ok || seen[ti.Name] {
+				continue
+			}
+			seen[ti.Name] = true
+			infos = append(infos, ti)
+		}
+		if page.nextCursor == nil {
+			return infos, nil
+		}
+		if cursors[string(page.nextCursor)] {
+			return infos, errors.New("tools/list: the upstream repeated a cursor")
+		}
+		cursors[string(page.nextCursor)] = true
+		params = append(append([]byte(`{"cursor":`), page.nextCursor...), '}')
+	}
+	return infos, fmt.Errorf("tools/list: more than %d pages", maxListPages)
+}
+
+// relist re-reads the tool list after notifications/tools/list_changed.
+func (s *session) relist() {
+	s.relistMu.Lock()
+	defer s.relistMu.Unlock()
+	infos, err := s.listAll()
+	if err != nil {
+		s.log.Printf("WARNING: could not re-list the upstream's tools after %s: %v", methodToolsListChanged, err)
+		if len(infos) == 0 {
+			return
+		}
+	}
+	s.setTools(infos)
+	s.log.Lines(append([]string{"The upstream's tool list changed."}, tableLines(infos)...)...)
+	if s.opts.OnTools != nil {
+		s.opts.OnTools(infos)
+	}
+}
+
+// answerToolsList passes the upstream's answer to the agent's tools/list:
+// tool objects unchanged; tools the proxy did not know yet are learned; the
+// extra tools are appended to the last page.
+func (s *session) answerToolsList(line []byte, env wire.Envelope) {
+	if env.Result == nil {
+		s.toAgent(line)
+		return
+	}
+	page := parseToolsPage(env.Result)
+	s.learnMissing(page.tools)
+	out := line
+	if page.nextCursor == nil {
+		out = appendTools(line, env.ResultStart, page, s.extras.Load().raws)
+	}
+	s.toAgent(out)
+}
+
+// learnMissing adds tools seen in an agent's listing that the proxy's own
+// listing did not return (an upstream that changed its list silently).
+func (s *session) learnMissing(raws [][]byte) {
+	s.relistMu.Lock()
+	defer s.relistMu.Unlock()
+	cur := s.tools.Load()
+	var added []ToolInfo
+	for _, raw := range raws {
+		v, _, _ := wire.Lookup(raw, "name")
+		name, ok := wire.Unquote(v)
+		if !ok {
+			continue
+		}
+		if _, known := cur.byName[name]; known {
+			continue
+		}
+		if ti, ok := s.classifyTool(raw); ok {
+			added = append(added, ti)
+		}
+	}
+	if len(added) == 0 {
+		return
+	}
+	infos := append(append([]ToolInfo{}, cur.order...), added...)
+	s.setTools(infos)
+	s.log.Lines(append([]string{"The upstream listed tools it had not listed before."}, tableLines(infos)...)...)
+	if s.opts.OnTools != nil {
+		s.opts.OnTools(infos)
+	}
+}
+
+// localToolsList answers tools/list with the extra tools only (an upstream
+// without the tools capability).
+func (s *session) localToolsList(id []byte) []byte {
+	b := []byte(`{"tools":[`)
+	for i, raw := range s.extras.Load().raws {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, raw...)
+	}
+	b = append(b, "]}"...)
+	return resultLine(id, b)
+}
+
+// addToolsCapability adds "tools":{} to the capabilities of an initialize
+// result that has none, leaving every other byte as it was.
+func addToolsCapability(line []byte, env wire.Envelope) []byte {
+	res := env.Result
+	at := -1
+	insert := ""
+	if caps, capsStart, ok := wire.Lookup(res, "capabilities"); ok && len(caps) > 0 && caps[0] == '{' {
+		at = env.ResultStart + capsStart + 1
+		insert = `"tools":{}`
+		if !isEmptyObject(caps) {
+			insert += ","
+		}
+	} else if !ok && len(res) > 0 && res[0] == '{' {
+		at = env.ResultStart + 1
+		insert = `"capabilities":{"tools":{}}`
+		if !isEmptyObject(res) {
+			insert += ","
+		}
+	}
+	if at < 0 {
+		return line
+	}
+	out := make([]byte, 0, len(line)+len(insert))
+	out = append(out, line[:at]...)
+	out = append(out, insert...)
+	return append(out, line[at:]...)
+}
+
+func isEmptyObject(obj []byte) bool {
+	n := 0
+	_, _ = wire.Members(obj, func(wire.Member) bool { n++; return false })
+	return n == 0
+}

@@ -1,0 +1,144 @@
+package relay
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/cuonztech/agent-harness/builtin/classify"
+	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
+)
+
+// toolSet is the learned upstream tool list, replaced as a whole.
+type toolSet struct {
+	order  []ToolInfo
+	byName map[string]ToolInfo
+}
+
+func newToolSet(infos []ToolInfo) *toolSet {
+	ts := &toolSet{order: infos, byName: make(map[string]ToolInfo, len(infos))}
+	for _, ti := range infos {
+		ts.byName[ti.Name] = ti
+	}
+	return ts
+}
+
+// lookup returns the tool's info; a tool the upstream did not list is
+// classify.Unknown.
+func (ts *toolSet) lookup(name string) ToolInfo {
+	if ts != nil {
+		if ti, ok := ts.byName[name]; ok {
+			return ti
+		}
+	}
+	return ToolInfo{Name: name, Class: classify.Unknown, Reason: "not in the upstream's tool list", KeyFields: []string{}}
+}
+
+// classifyTool classifies one raw tool object as the upstream sent it.
+func (s *session) classifyTool(raw []byte) (ToolInfo, bool) {
+	var t classify.Tool
+	if err := json.Unmarshal(raw, &t); err != nil {
+		v, _, ok := wire.Lookup(raw, "name")
+		name, ok2 := wire.Unquote(v)
+		if !ok || !ok2 {
+			return ToolInfo{}, false
+		}
+		return ToolInfo{Name: name, Class: classify.Unclassified,
+			Reason: fmt.Sprintf("tool definition could not be read: %v", err), KeyFields: []string{}}, true
+	}
+	if t.Name == "" {
+		return ToolInfo{}, false
+	}
+	r := s.opts.Classify(t)
+	if r.Class == "" {
+		r.Class = classify.Unclassified
+	}
+	return ToolInfo{Name: t.Name, Class: r.Class, Reason: r.Reason, KeyFields: s.keyFields(t.InputSchema)}, true
+}
+
+// keyFields lists the top-level properties of an input schema that are key
+// fields.
+func (s *session) keyFields(schema []byte) []string {
+	out := []string{}
+	props, _, ok := wire.Lookup(schema, "properties")
+	if !ok {
+		return out
+	}
+	_, _ = wire.Members(props, func(m wire.Member) bool {
+		if name, ok := wire.Unquote(m.Key); ok && s.opts.KeyField(name) {
+			out = append(out, name)
+		}
+		return true
+	})
+	return out
+}
+
+// toolsPage is one parsed tools/list result.
+type toolsPage struct {
+	tools      [][]byte // raw tool objects, sub-slices of the result
+	nextCursor []byte   // raw cursor value; nil on the last page
+	// closing is the offset, within the result, of the tools array's ']'
+	// and empty says the array has no elements; closing < 0 when the
+	// result has no tools array.
+	closing int
+	empty   bool
+}
+
+// parseToolsPage reads a tools/list result without changing it.
+func parseToolsPage(result []byte) toolsPage {
+	p := toolsPage{closing: -1}
+	var toolsRaw []byte
+	toolsStart := 0
+	_, _ = wire.Members(result, func(m wire.Member) bool {
+		switch {
+		case m.KeyIs("tools"):
+			toolsRaw, toolsStart = m.Value, m.ValueStart
+		case m.KeyIs("nextCursor"):
+			p.nextCursor = m.Value
+		}
+		return true
+	})
+	if isLastCursor(p.nextCursor) {
+		p.nextCursor = nil
+	}
+	if len(toolsRaw) == 0 || toolsRaw[0] != '[' {
+		return p
+	}
+	closing, err := wire.Elements(toolsRaw, func(elem []byte, _ int) {
+		p.tools = append(p.tools, elem)
+	})
+	if err != nil {
+		p.tools = nil
+		return p
+	}
+	p.closing = toolsStart + closing
+	p.empty = len(p.tools) == 0
+	return p
+}
+
+// isLastCursor reports whether a nextCursor value ends the listing: absent,
+// null, or an empty string.
+func isLastCursor(raw []byte) bool {
+	return wire.IsNull(raw) || string(raw) == `""`
+}
+
+// appendTools inserts extra tool objects at the end of the tools array of
+// the result that starts at resultStart in line; every other byte stays.
+func appendTools(line []byte, resultStart int, page toolsPage, extras []json.RawMessage) []byte {
+	if len(extras) == 0 || page.closing < 0 {
+		return line
+	}
+	at := resultStart + page.closing
+	n := len(line)
+	for _, e := range extras {
+		n += len(e) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, line[:at]...)
+	for i, e := range extras {
+		if i > 0 || !page.empty {
+			out = append(out, ',')
+		}
+		out = append(out, e...)
+	}
+	return append(out, line[at:]...)
+}

@@ -1,0 +1,203 @@
+package relay
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
+)
+
+const (
+	methodToolsListChanged = "notifications/tools/list_changed"
+	// exitDrain bounds how long, after the upstream process exited, the
+	// relay waits for its remaining output before calling it gone.
+	exitDrain = 500 * time.Millisecond
+	// stderrDrain bounds the wait for the upstream's last stderr lines
+	// before the crash message is printed.
+	stderrDrain = time.Second
+)
+
+// readUpstream dispatches every message the upstream writes to its stdout.
+func (s *session) readUpstream() {
+	defer close(s.upReaderDone)
+	_ = readLines(s.proc.Stdout(), s.fromUpstream)
+	s.markUpstreamGone()
+}
+
+func (s *session) fromUpstream(line []byte) {
+	if isBlank(line) {
+		return
+	}
+	env, err := wire.ParseEnvelope(line)
+	if err != nil {
+		if !errors.Is(err, wire.ErrNotObject) && !s.warnedJSON.Swap(true) {
+			s.log.Printf("WARNING: the upstream wrote invalid JSON to stdout (%v); forwarded unchanged", err)
+		}
+		s.toAgent(line)
+		return
+	}
+	if !env.HasMethod && env.ID != nil {
+		s.upstreamResponse(line, env)
+		return
+	}
+	if env.Method == methodToolsListChanged && s.initialized.Load() && s.upHasTools.Load() {
+		go s.relist()
+	}
+	s.toAgent(line)
+}
+
+// upstreamResponse routes a response by its id.
+func (s *session) upstreamResponse(line []byte, env wire.Envelope) {
+	key := wire.IDKey(env.ID)
+	s.mu.Lock()
+	p := s.pending[key]
+	var kind pendingKind
+	if p != nil {
+		delete(s.pending, key)
+		kind = p.kind
+	}
+	s.mu.Unlock()
+	switch {
+	case p == nil || kind == kindPlain:
+		s.toAgent(line)
+	case kind == kindList:
+		s.answerToolsList(line, env)
+	case kind == kindWait:
+		if p.hold {
+			s.startHolding()
+		}
+		p.ch <- upMsg{line: line, env: env}
+	case kind == kindAbandoned:
+		// The waiter timed out and the agent has its answer already.
+	}
+}
+
+// markUpstreamGone switches to UPSTREAM_UNAVAILABLE: waiters see upGone, and
+// the agent's other requests still waiting for an answer get an error.
+func (s *session) markUpstreamGone() {
+	s.upGoneOnce.Do(func() {
+		close(s.upGone)
+		var answers [][]byte
+		s.mu.Lock()
+		for key, p := range s.pending {
+			if p.kind == kindPlain || p.kind == kindList {
+				answers = append(answers, errorLine(p.agentID, &RPCError{Code: codeUpstreamGone, Message: textUpstreamDiedInRequest}))
+				delete(s.pending, key)
+			}
+		}
+		s.mu.Unlock()
+		for _, a := range answers {
+			s.toAgent(a)
+		}
+	})
+}
+
+// watchExit notices the upstream's exit. An exit the proxy did not cause is
+// a crash: it is reported with the tail of the upstream's stderr, and before
+// the session started it is a start failure.
+func (s *session) watchExit() {
+	<-s.proc.Done()
+	select {
+	case <-s.upReaderDone:
+	case <-time.After(exitDrain):
+	}
+	s.markUpstreamGone()
+	select {
+	case <-s.proc.Stopping():
+		return
+	default:
+	}
+	select {
+	case <-s.stderrDone:
+	case <-time.After(stderrDrain):
+	}
+	how := s.proc.ExitDescription()
+	var lines []string
+	if s.initialized.Load() {
+		lines = append(lines, fmt.Sprintf("the upstream MCP server exited unexpectedly (%s); later tool calls get UPSTREAM_UNAVAILABLE", how))
+	} else {
+		lines = append(lines, fmt.Sprintf("the upstream MCP server exited before the session started (%s)", how))
+	}
+	if t := s.tail.snapshot(); len(t) > 0 {
+		lines = append(lines, "last lines of the upstream's stderr:")
+		for _, l := range t {
+			lines = append(lines, "  | "+l)
+		}
+	} else {
+		lines = append(lines, "the upstream wrote nothing to stderr")
+	}
+	s.log.Lines(lines...)
+	if !s.initialized.Load() {
+		s.startFailOnce.Do(func() { close(s.startFailed) })
+	}
+}
+
+// copyStderr copies the upstream's stderr to ours, each line prefixed
+// "[agent-harness] upstream: ", and keeps its tail for crash reports.
+func (s *session) copyStderr() {
+	defer close(s.stderrDone)
+	br := bufio.NewReaderSize(s.proc.Stderr(), 16<<10)
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			line := string(bytes.TrimRight(chunk, "\r\n"))
+			s.log.Printf("upstream: %s", line)
+			s.tail.add(line)
+		}
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return
+		}
+	}
+}
+
+// ownRequest sends a request of the proxy's own to the upstream and waits
+// for its answer. Its id is a string "agent-harness/N", so it cannot be
+// mistaken for one of the agent's numeric ids (see doc.go).
+func (s *session) ownRequest(method string, params []byte) (upMsg, error) {
+	if s.upstreamGone() {
+		return upMsg{}, ErrUpstreamUnavailable
+	}
+	p := &pending{kind: kindWait, ch: make(chan upMsg, 1)}
+	var id []byte
+	var key string
+	for {
+		id = []byte(strconv.Quote("agent-harness/" + strconv.FormatInt(s.ownSeq.Add(1), 10)))
+		key = wire.IDKey(id)
+		if s.register(key, p) {
+			break
+		}
+	}
+	msg := make([]byte, 0, 80+len(method)+len(params))
+	msg = append(msg, `{"jsonrpc":"2.0","id":`...)
+	msg = append(msg, id...)
+	msg = append(msg, `,"method":`...)
+	msg = strconv.AppendQuote(msg, method)
+	msg = append(msg, `,"params":`...)
+	msg = append(msg, params...)
+	msg = append(msg, "}\n"...)
+	if err := s.upW.write(msg); err != nil {
+		s.unregister(key, p)
+		return upMsg{}, ErrUpstreamUnavailable
+	}
+	timer := time.NewTimer(s.opts.CallTimeout)
+	defer timer.Stop()
+	select {
+	case m := <-p.ch:
+		return m, nil
+	case <-s.upGone:
+		select {
+		case m := <-p.ch:
+			return m, nil
+		default:
+		}
+		s.unregister(key, p)
+		return upMsg{}, ErrUpstreamUnavailable
+	case <-timer.C:
+		s.abandon(key, p)
+		return upMsg{}, ErrNoAnswer
+	}
+}
