@@ -1,0 +1,690 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// proxyOptions is the validated configuration of `agent-harness proxy`
+// (SPEC §4.3 and the plugin flags of §9). The zero value is not meaningful;
+// parseProxyFlags fills every default.
+type proxyOptions struct {
+	// UpstreamCommand starts the upstream MCP server (required).
+	UpstreamCommand string
+	// UpstreamArgs are the --upstream-args elements followed by the
+	// --upstream-arg values, each in command-line order.
+	UpstreamArgs []string
+	// UpstreamCwd is the upstream's working directory; "" = the proxy's.
+	UpstreamCwd string
+	// UpstreamEnv are KEY=VALUE entries added to the proxy's own
+	// environment for the upstream: the --upstream-env elements, then the
+	// --upstream-env-var values. Each KEY occurs once.
+	UpstreamEnv []string
+
+	// Scenario is "" (plain relay), "F1".."F5" (normalised from any case),
+	// or, when Plugins is not empty, a plugin fault name to check against
+	// the plugin manifests.
+	Scenario string
+	// Mode is "deterministic" (default) or "chaos".
+	Mode string
+	// ErrorRate is the chaos failure probability, 0–1 (default 0.2).
+	ErrorRate float64
+	// Seed seeds the chaos draws when SeedSet; otherwise the proxy draws a
+	// random seed and prints it.
+	Seed    int64
+	SeedSet bool
+	// RetryAfter is the F2 retry_after in seconds, 1–86400 (default 60).
+	RetryAfter int
+
+	// WriteTools are the --write-tools globs; nil = default write patterns.
+	WriteTools []string
+	// ReadTools are the extra --read-tools globs.
+	ReadTools []string
+	// KeyFields are the key-field names (default ["idempotency_key"]).
+	KeyFields []string
+
+	// AuditTools is true unless --audit-tools off.
+	AuditTools bool
+	// ReportFile is the --report-file path; "" = none. Only its syntax is
+	// checked here.
+	ReportFile string
+
+	// Plugins are the --plugin paths in order.
+	Plugins []string
+	// PluginConfig maps a plugin's manifest name to its configuration JSON.
+	PluginConfig map[string]json.RawMessage
+	// PluginTimeout is the per-call deadline of a plugin (default 100ms).
+	PluginTimeout time.Duration
+	// PluginMemoryMiB caps a plugin instance's memory (default 128).
+	PluginMemoryMiB int
+	// PluginCacheDir is the compilation cache; default
+	// os.UserCacheDir()/agent-harness/wazero, "" when there is no user
+	// cache directory (then: no on-disk cache).
+	PluginCacheDir string
+
+	// UpstreamTimeout bounds the wait for an upstream answer (default 60s).
+	UpstreamTimeout time.Duration
+}
+
+// usageError is a command-line error: one line naming the flag, printed on
+// stderr with exit code 2 before anything is started.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return "agent-harness proxy: " + e.msg }
+
+func usagef(format string, args ...any) usageError {
+	return usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+var (
+	// errHelp: --help or -h was given; print proxyUsage() on stdout, exit 0.
+	errHelp = errors.New("agent-harness proxy: help requested")
+	// errVersion: --version was given; print the version, exit 0.
+	errVersion = errors.New("agent-harness proxy: version requested")
+)
+
+// userCacheDir is os.UserCacheDir, replaceable in tests.
+var userCacheDir = os.UserCacheDir
+
+// Flag groups, in usage order.
+const (
+	groupUpstream = "Upstream"
+	groupScenario = "Scenario"
+	groupClassify = "Classification"
+	groupReport   = "Report"
+	groupPlugin   = "Plugins"
+	groupOps      = "Operations"
+)
+
+// proxyFlag defines one flag: its usage line and how a value is checked and
+// stored. set returns the problem without the "flag --name: " prefix.
+type proxyFlag struct {
+	name       string
+	arg        string // value placeholder in the usage; "" = takes no value
+	repeatable bool
+	group      string
+	def        string // default shown in the usage; "" = none shown
+	usage      string
+	set        func(o *proxyOptions, p *parseState, v string) error
+}
+
+// parseState holds what the flag setters need beyond proxyOptions.
+type parseState struct {
+	upstreamArgsList []string // --upstream-args
+	upstreamArg      []string // --upstream-arg
+	envList          []string // --upstream-env
+	envVar           []string // --upstream-env-var
+	envKeys          map[string]bool
+	seen             map[string]bool
+}
+
+var proxyFlags = []proxyFlag{
+	{name: "upstream-command", arg: "CMD", group: groupUpstream,
+		usage: "command that starts the upstream MCP server (required)",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			o.UpstreamCommand = v
+			return nil
+		}},
+	{name: "upstream-arg", arg: "ARG", repeatable: true, group: groupUpstream,
+		usage: "one argument of the upstream command, repeatable, may contain commas",
+		set: func(_ *proxyOptions, p *parseState, v string) error {
+			p.upstreamArg = append(p.upstreamArg, v)
+			return nil
+		}},
+	{name: "upstream-args", arg: "A,B,...", repeatable: true, group: groupUpstream,
+		usage: "comma-separated arguments (no commas inside), before the --upstream-arg values",
+		set: func(_ *proxyOptions, p *parseState, v string) error {
+			items, err := commaList(v, false)
+			p.upstreamArgsList = append(p.upstreamArgsList, items...)
+			return err
+		}},
+	{name: "upstream-cwd", arg: "DIR", group: groupUpstream, def: "the proxy's",
+		usage: "working directory of the upstream",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			o.UpstreamCwd = v
+			return nil
+		}},
+	{name: "upstream-env-var", arg: "KEY=VALUE", repeatable: true, group: groupUpstream,
+		usage: "environment variable for the upstream, repeatable; VALUE may contain , and =",
+		set: func(_ *proxyOptions, p *parseState, v string) error {
+			kv, err := p.envEntry(v)
+			if err == nil {
+				p.envVar = append(p.envVar, kv)
+			}
+			return err
+		}},
+	{name: "upstream-env", arg: "K=V,...", repeatable: true, group: groupUpstream,
+		usage: "comma-separated KEY=VALUE pairs for the upstream",
+		set: func(_ *proxyOptions, p *parseState, v string) error {
+			items, err := commaList(v, false)
+			if err != nil {
+				return err
+			}
+			for _, item := range items {
+				kv, err := p.envEntry(item)
+				if err != nil {
+					return err
+				}
+				p.envList = append(p.envList, kv)
+			}
+			return nil
+		}},
+
+	{name: "scenario", arg: "ID", group: groupScenario, def: "none: plain relay",
+		usage: "F1–F5 (any case), or a fault name declared by a --plugin",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			if len(v) == 2 && (v[0] == 'F' || v[0] == 'f') && '1' <= v[1] && v[1] <= '5' {
+				o.Scenario = "F" + v[1:]
+				return nil
+			}
+			if !isName(v) {
+				return fmt.Errorf("%q is not a scenario name (F1–F5, or a plugin fault name of letters, digits, _ . -)", v)
+			}
+			o.Scenario = v
+			return nil
+		}},
+	{name: "mode", arg: "MODE", group: groupScenario, def: "deterministic",
+		usage: "deterministic or chaos (any case); chaos excludes --scenario",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			switch m := strings.ToLower(v); m {
+			case "deterministic", "chaos":
+				o.Mode = m
+				return nil
+			}
+			return fmt.Errorf("%q is not a mode (deterministic or chaos)", v)
+		}},
+	{name: "error-rate", arg: "P", group: groupScenario, def: "0.2",
+		usage: "chaos only: probability 0–1 that a call fails",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || strings.ContainsAny(v, "xXpP_") {
+				return fmt.Errorf("%q is not a number", v)
+			}
+			if f < 0 || f > 1 {
+				return fmt.Errorf("%s is out of range (0–1)", v)
+			}
+			o.ErrorRate = f
+			return nil
+		}},
+	{name: "seed", arg: "N", group: groupScenario, def: "random, printed",
+		usage: "chaos only: seed of the fault draws, a 64-bit integer",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if errors.Is(err, strconv.ErrRange) {
+				return fmt.Errorf("%s is out of range (a 64-bit signed integer)", v)
+			}
+			if err != nil {
+				return fmt.Errorf("%q is not an integer", v)
+			}
+			o.Seed, o.SeedSet = n, true
+			return nil
+		}},
+	{name: "retry-after", arg: "SECONDS", group: groupScenario, def: "60",
+		usage: "F2 only: seconds announced by the 429 and checked, 1–86400",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			n, err := intInRange(v, 1, 86400, "seconds")
+			o.RetryAfter = n
+			return err
+		}},
+
+	{name: "write-tools", arg: "GLOB,...", repeatable: true, group: groupClassify, def: "write*, create_*, …",
+		usage: "globs (* only, case-sensitive) of write tools; replace the default patterns",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			items, err := commaList(v, true)
+			o.WriteTools = append(o.WriteTools, items...)
+			return err
+		}},
+	{name: "read-tools", arg: "GLOB,...", repeatable: true, group: groupClassify,
+		usage: "extra globs of read tools (a tool matching both lists is a write)",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			items, err := commaList(v, true)
+			o.ReadTools = append(o.ReadTools, items...)
+			return err
+		}},
+	{name: "key-fields", arg: "NAME,...", repeatable: true, group: groupClassify, def: "idempotency_key",
+		usage: "argument names of idempotency keys (any case, - same as _)",
+		set: func(o *proxyOptions, p *parseState, v string) error {
+			items, err := commaList(v, true)
+			if !p.seen["key-fields"] {
+				o.KeyFields = nil // the first use replaces the default
+			}
+			o.KeyFields = append(o.KeyFields, items...)
+			return err
+		}},
+
+	{name: "audit-tools", arg: "on|off", group: groupReport, def: "on",
+		usage: "offer the audit tools cuonztech__get_report/get_score (any case)",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			switch strings.ToLower(v) {
+			case "on":
+				o.AuditTools = true
+			case "off":
+				o.AuditTools = false
+			default:
+				return fmt.Errorf("%q is not on or off", v)
+			}
+			return nil
+		}},
+	{name: "report-file", arg: "FILE", group: groupReport, def: "none",
+		usage: "keep verdict, report, score and patches as JSON in FILE",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			o.ReportFile = v
+			return nil
+		}},
+
+	{name: "plugin", arg: "PATH", repeatable: true, group: groupPlugin,
+		usage: "load a WebAssembly plugin, repeatable",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			for _, p := range o.Plugins {
+				if p == v {
+					return fmt.Errorf("%q given twice", v)
+				}
+			}
+			o.Plugins = append(o.Plugins, v)
+			return nil
+		}},
+	{name: "plugin-config", arg: "NAME=JSON", repeatable: true, group: groupPlugin,
+		usage: "JSON configuration of the plugin named NAME in its manifest, repeatable",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			name, cfg, ok := strings.Cut(v, "=")
+			if !ok || !isName(name) {
+				return fmt.Errorf("%q is not NAME=JSON", v)
+			}
+			if !json.Valid([]byte(cfg)) {
+				return fmt.Errorf("configuration of %q is not valid JSON", name)
+			}
+			if _, dup := o.PluginConfig[name]; dup {
+				return fmt.Errorf("%q given twice", name)
+			}
+			o.PluginConfig[name] = json.RawMessage(cfg)
+			return nil
+		}},
+	{name: "plugin-timeout", arg: "DURATION", group: groupPlugin, def: "100ms",
+		usage: "deadline of one plugin call, 1ms–60s",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			d, err := durationInRange(v, time.Millisecond, time.Minute, "1ms–60s")
+			o.PluginTimeout = d
+			return err
+		}},
+	{name: "plugin-memory", arg: "MIB", group: groupPlugin, def: "128",
+		usage: "memory cap of a plugin instance in MiB, 1–4096",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			n, err := intInRange(v, 1, 4096, "MiB")
+			o.PluginMemoryMiB = n
+			return err
+		}},
+	{name: "plugin-cache-dir", arg: "DIR", group: groupPlugin, def: "<user cache dir>/agent-harness/wazero",
+		usage: "where compiled plugins are cached",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			o.PluginCacheDir = v
+			return nil
+		}},
+
+	{name: "upstream-timeout", arg: "DURATION", group: groupOps, def: "60s",
+		usage: "wait this long for an upstream answer, then the outcome is unknown; 1ms–10m",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			d, err := durationInRange(v, time.Millisecond, 10*time.Minute, "1ms–10m")
+			o.UpstreamTimeout = d
+			return err
+		}},
+	{name: "help", group: groupOps, usage: "print this help and exit"},
+	{name: "version", group: groupOps, usage: "print the version and exit"},
+}
+
+func lookupProxyFlag(name string) *proxyFlag {
+	for i := range proxyFlags {
+		if proxyFlags[i].name == name {
+			return &proxyFlags[i]
+		}
+	}
+	return nil
+}
+
+// parseProxyFlags parses and validates the arguments after `proxy`.
+//
+// It returns errHelp or errVersion when asked for (they win over every other
+// problem), or a usageError whose message is one line naming the flag. Checks
+// run in three passes, each reporting its first problem: syntax (unknown
+// flag, missing value, a value starting with --, a single-value flag given
+// twice, positional arguments), then each value in command-line order, then
+// the combinations (a flag of another mode, the required --upstream-command).
+//
+// A value starting with -- is never taken as a value: `--report-file
+// --scenario F1` is "flag --report-file needs a value"; write
+// `--report-file=--x`. Values starting with a single - are taken
+// (`--upstream-arg -y`). A single-value flag given twice is an error even
+// with the same value, so a command line never means two things. List flags
+// (comma lists and repeatable flags) may be given several times and append.
+func parseProxyFlags(args []string) (proxyOptions, error) {
+	if err := prescanProxyArgs(args); err != nil {
+		return proxyOptions{}, err
+	}
+	o := proxyOptions{
+		Mode:            "deterministic",
+		ErrorRate:       0.2,
+		RetryAfter:      60,
+		KeyFields:       []string{"idempotency_key"},
+		AuditTools:      true,
+		PluginConfig:    map[string]json.RawMessage{},
+		PluginTimeout:   100 * time.Millisecond,
+		PluginMemoryMiB: 128,
+		UpstreamTimeout: 60 * time.Second,
+	}
+	if dir, err := userCacheDir(); err == nil && dir != "" {
+		o.PluginCacheDir = filepath.Join(dir, "agent-harness", "wazero")
+	}
+	p := &parseState{envKeys: map[string]bool{}, seen: map[string]bool{}}
+
+	fs := pflag.NewFlagSet("agent-harness proxy", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.SortFlags = false
+	var first error
+	for i := range proxyFlags {
+		f := &proxyFlags[i]
+		if f.set == nil {
+			continue // --help, --version: handled by the prescan
+		}
+		fs.Var(&flagValue{f: f, o: &o, p: p, first: &first}, f.name, f.usage)
+	}
+	if err := fs.Parse(args); err != nil {
+		if first != nil {
+			return proxyOptions{}, first
+		}
+		// The prescan leaves pflag nothing else to complain about; keep
+		// the one-line contract anyway.
+		return proxyOptions{}, usageError{msg: oneLine(err.Error())}
+	}
+
+	o.UpstreamArgs = append(p.upstreamArgsList, p.upstreamArg...)
+	o.UpstreamEnv = append(p.envList, p.envVar...)
+	if err := checkProxyCombinations(&o, p.seen); err != nil {
+		return proxyOptions{}, err
+	}
+	return o, nil
+}
+
+// flagValue adapts a proxyFlag to pflag.Value. The first error is kept in
+// *first, already in its final one-line form.
+type flagValue struct {
+	f     *proxyFlag
+	o     *proxyOptions
+	p     *parseState
+	first *error
+}
+
+func (v *flagValue) String() string { return v.f.def }
+func (v *flagValue) Type() string   { return "string" }
+
+func (v *flagValue) Set(s string) error {
+	err := v.check(s)
+	v.p.seen[v.f.name] = true
+	if err != nil {
+		err = usagef("flag --%s: %s", v.f.name, oneLine(err.Error()))
+		if *v.first == nil {
+			*v.first = err
+		}
+	}
+	return err
+}
+
+func (v *flagValue) check(s string) error {
+	switch {
+	case s == "":
+		return errors.New("empty value")
+	case strings.IndexByte(s, 0) >= 0:
+		return errors.New("the value contains a NUL byte")
+	}
+	return v.f.set(v.o, v.p, s)
+}
+
+// prescanProxyArgs checks the syntax of the command line before pflag sees
+// it, since pflag would take `--scenario` as the value in `--report-file
+// --scenario F1`.
+func prescanProxyArgs(args []string) error {
+	var first error
+	fail := func(err error) {
+		if first == nil {
+			first = err
+		}
+	}
+	count := map[string]int{}
+	help, version := false, false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			for _, rest := range args[i+1:] {
+				fail(usagef("unexpected argument %s (the proxy takes no arguments; use --upstream-arg)", quoteArg(rest)))
+			}
+			i = len(args)
+		case a == "-h":
+			help = true
+		case strings.HasPrefix(a, "--"):
+			name, _, hasValue := strings.Cut(a[2:], "=")
+			f := lookupProxyFlag(name)
+			switch {
+			case f == nil:
+				fail(usagef("unknown flag %s", quoteArg("--"+name)))
+				continue
+			case f.set == nil && hasValue:
+				fail(usagef("flag --%s takes no value", name))
+			case f.name == "help":
+				help = true
+			case f.name == "version":
+				version = true
+			case !hasValue && (i+1 == len(args) || strings.HasPrefix(args[i+1], "--")):
+				// Never take a --… token as a value: it is the next flag.
+				fail(usagef("flag --%s needs a value", name))
+			case !hasValue:
+				i++ // the value
+			}
+			count[name]++
+			if count[name] == 2 && !f.repeatable && f.set != nil {
+				fail(usagef("flag --%s given twice", name))
+			}
+		case strings.HasPrefix(a, "-") && a != "-":
+			fail(usagef("unknown flag %s (flags start with --)", quoteArg(a)))
+		default:
+			fail(usagef("unexpected argument %s (the proxy takes no arguments; use --upstream-arg)", quoteArg(a)))
+		}
+	}
+	switch {
+	case help:
+		return errHelp
+	case version:
+		return errVersion
+	}
+	return first
+}
+
+// checkProxyCombinations checks what no single flag can: flags that belong
+// to another mode, scenario names, and the required flag.
+func checkProxyCombinations(o *proxyOptions, seen map[string]bool) error {
+	chaos := o.Mode == "chaos"
+	switch {
+	case chaos && o.Scenario != "":
+		return usagef("flag --scenario: not with --mode chaos (chaos replaces the scenarios)")
+	case strings.EqualFold(o.Scenario, "chaos"):
+		return usagef("flag --scenario: chaos is a mode: use --mode chaos")
+	case o.Scenario != "" && !isBuiltinScenario(o.Scenario) && len(o.Plugins) == 0:
+		return usagef("flag --scenario: %q is not a scenario (F1–F5; other names need a --plugin that declares them)", o.Scenario)
+	case seen["error-rate"] && !chaos:
+		return usagef("flag --error-rate: only with --mode chaos")
+	case seen["seed"] && !chaos:
+		return usagef("flag --seed: only with --mode chaos")
+	case seen["retry-after"] && o.Scenario != "F2":
+		return usagef("flag --retry-after: only with --scenario F2")
+	}
+	if len(o.Plugins) == 0 {
+		for _, name := range []string{"plugin-config", "plugin-timeout", "plugin-memory", "plugin-cache-dir"} {
+			if seen[name] {
+				return usagef("flag --%s: only with --plugin", name)
+			}
+		}
+	}
+	if !seen["upstream-command"] {
+		return usagef("flag --upstream-command is required")
+	}
+	return nil
+}
+
+func isBuiltinScenario(s string) bool {
+	return len(s) == 2 && s[0] == 'F' && '1' <= s[1] && s[1] <= '5'
+}
+
+// isName reports whether s is a plugin or scenario name: [A-Za-z0-9_.-]+.
+func isName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// commaList splits a comma-separated value; an empty element is an error.
+// trim removes spaces around elements (globs and names, not arguments or
+// environment values).
+func commaList(v string, trim bool) ([]string, error) {
+	items := strings.Split(v, ",")
+	for i, item := range items {
+		if trim {
+			item = strings.TrimSpace(item)
+			items[i] = item
+		}
+		if item == "" {
+			return nil, fmt.Errorf("empty element in %q", v)
+		}
+	}
+	return items, nil
+}
+
+// envEntry checks one KEY=VALUE; a KEY may be set once across
+// --upstream-env and --upstream-env-var.
+func (p *parseState) envEntry(kv string) (string, error) {
+	key, _, ok := strings.Cut(kv, "=")
+	switch {
+	case !ok:
+		return "", fmt.Errorf("%q is not KEY=VALUE", kv)
+	case key == "":
+		return "", fmt.Errorf("%q has an empty KEY", kv)
+	case p.envKeys[key]:
+		return "", fmt.Errorf("KEY %q given twice", key)
+	}
+	p.envKeys[key] = true
+	return kv, nil
+}
+
+func intInRange(v string, lo, hi int, unit string) (int, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("%s is out of range (%d–%d %s)", v, lo, hi, unit)
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a whole number of %s", v, unit)
+	case n < int64(lo) || n > int64(hi):
+		return 0, fmt.Errorf("%s is out of range (%d–%d %s)", v, lo, hi, unit)
+	}
+	return int(n), nil
+}
+
+func durationInRange(v string, lo, hi time.Duration, rng string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (e.g. 100ms, 2s)", v)
+	}
+	if d < lo || d > hi {
+		return 0, fmt.Errorf("%s is out of range (%s)", v, rng)
+	}
+	return d, nil
+}
+
+// quoteArg shows a command-line word as is when it is plain, Go-quoted when
+// it has spaces, control characters or invalid UTF-8, so the message stays
+// one unambiguous line.
+func quoteArg(s string) string {
+	if q := strconv.Quote(s); q[1:len(q)-1] != s || strings.ContainsAny(s, " \t") || s == "" {
+		return q
+	}
+	return s
+}
+
+// oneLine replaces line breaks so an error message is one line.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
+}
+
+// proxyUsage is the text of `agent-harness proxy --help`.
+func proxyUsage() string {
+	var b strings.Builder
+	b.WriteString(`Usage: agent-harness proxy --upstream-command CMD [flags]
+
+Starts CMD as the upstream MCP server and serves MCP on stdin/stdout in front
+of it, injecting the chosen scenario into the agent's write calls and judging
+whether a write was executed twice. Logs and the tool classification go to
+stderr; stdout carries only MCP.
+
+`)
+	width := 0
+	for _, f := range proxyFlags {
+		width = max(width, len(flagSynopsis(f)))
+	}
+	group := ""
+	for _, f := range proxyFlags {
+		if f.group != group {
+			group = f.group
+			fmt.Fprintf(&b, "%s:\n", group)
+		}
+		line := f.usage
+		if f.def != "" {
+			line += " (default " + f.def + ")"
+		}
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, flagSynopsis(f), line)
+		if next := nextGroup(f); next != group {
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString(`Both --flag value and --flag=value work. A value starting with -- is never
+taken as a value: write --flag=--value. Flags taking one value may be given
+once; list and repeatable flags add up. Exit codes: 0 when the client closed the session (the
+verdict is in the report, not in the exit code), 1 when the setup failed,
+2 for a usage error.
+`)
+	return b.String()
+}
+
+func flagSynopsis(f proxyFlag) string {
+	s := "--" + f.name
+	if f.name == "help" {
+		s = "-h, --help"
+	}
+	if f.arg != "" {
+		s += " " + f.arg
+	}
+	return s
+}
+
+// nextGroup returns the group of the flag after f, "" after the last.
+func nextGroup(f proxyFlag) string {
+	for i := range proxyFlags {
+		if proxyFlags[i].name == f.name && i+1 < len(proxyFlags) {
+			return proxyFlags[i+1].group
+		}
+	}
+	return ""
+}

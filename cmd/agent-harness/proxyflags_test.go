@@ -1,0 +1,389 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// base is the one required flag, prepended to every case that does not test
+// its absence.
+var base = []string{"--upstream-command", "node"}
+
+func withBase(args ...string) []string { return append(append([]string{}, base...), args...) }
+
+// valueFlags are the flags that take a value, with a valid value each.
+var valueFlags = map[string]string{
+	"upstream-command": "node", "upstream-arg": "x", "upstream-args": "a,b", "upstream-cwd": "/tmp",
+	"upstream-env-var": "A=1", "upstream-env": "A=1", "scenario": "F1", "mode": "chaos",
+	"error-rate": "0.5", "seed": "1", "retry-after": "5", "write-tools": "a_*", "read-tools": "b_*",
+	"key-fields": "k", "audit-tools": "off", "report-file": "r.json", "plugin": "p.wasm",
+	"plugin-config": "p={}", "plugin-timeout": "1s", "plugin-memory": "64", "plugin-cache-dir": "/tmp/c",
+	"upstream-timeout": "5s",
+}
+
+// singleValueFlags may be given once.
+var singleValueFlags = []string{
+	"upstream-command", "upstream-cwd", "scenario", "mode", "error-rate", "seed", "retry-after",
+	"audit-tools", "report-file", "plugin-timeout", "plugin-memory", "plugin-cache-dir", "upstream-timeout",
+}
+
+func TestProxyFlagTablesCoverEveryFlag(t *testing.T) {
+	for _, f := range proxyFlags {
+		if _, ok := valueFlags[f.name]; !ok && f.set != nil {
+			t.Errorf("flag --%s has no valid value in valueFlags", f.name)
+		}
+	}
+	for _, name := range singleValueFlags {
+		if f := lookupProxyFlag(name); f == nil || f.repeatable {
+			t.Errorf("--%s listed as single-value but is not", name)
+		}
+	}
+}
+
+// both returns the two spellings of a flag with a value.
+func both(name, value string) map[string][]string {
+	return map[string][]string{
+		"space": {"--" + name, value},
+		"equal": {"--" + name + "=" + value},
+	}
+}
+
+type flagErrorCase struct {
+	name string
+	args []string // after base unless noBase
+	want string   // the message after "agent-harness proxy: "
+}
+
+// valueErrorCases are the wrong values of SPEC §4.3, each tested in both
+// syntaxes.
+var valueErrorCases = []struct {
+	name, flag, value, want string
+	extra                   []string
+}{
+	{"retry-after zero", "retry-after", "0", "flag --retry-after: 0 is out of range (1–86400 seconds)", []string{"--scenario", "F2"}},
+	{"retry-after above max", "retry-after", "86401", "flag --retry-after: 86401 is out of range (1–86400 seconds)", []string{"--scenario", "F2"}},
+	{"retry-after negative", "retry-after", "-1", "flag --retry-after: -1 is out of range (1–86400 seconds)", []string{"--scenario", "F2"}},
+	{"retry-after overflow", "retry-after", "99999999999999999999", "flag --retry-after: 99999999999999999999 is out of range (1–86400 seconds)", []string{"--scenario", "F2"}},
+	{"retry-after fraction", "retry-after", "1.5", `flag --retry-after: "1.5" is not a whole number of seconds`, []string{"--scenario", "F2"}},
+	{"retry-after with unit", "retry-after", "60s", `flag --retry-after: "60s" is not a whole number of seconds`, []string{"--scenario", "F2"}},
+	{"error-rate negative", "error-rate", "-0.1", "flag --error-rate: -0.1 is out of range (0–1)", []string{"--mode", "chaos"}},
+	{"error-rate above one", "error-rate", "1.01", "flag --error-rate: 1.01 is out of range (0–1)", []string{"--mode", "chaos"}},
+	{"error-rate NaN", "error-rate", "NaN", `flag --error-rate: "NaN" is not a number`, []string{"--mode", "chaos"}},
+	{"error-rate Inf", "error-rate", "Inf", `flag --error-rate: "Inf" is not a number`, []string{"--mode", "chaos"}},
+	{"error-rate hex", "error-rate", "0x1p-2", `flag --error-rate: "0x1p-2" is not a number`, []string{"--mode", "chaos"}},
+	{"error-rate percent", "error-rate", "20%", `flag --error-rate: "20%" is not a number`, []string{"--mode", "chaos"}},
+	{"seed not an integer", "seed", "abc", `flag --seed: "abc" is not an integer`, []string{"--mode", "chaos"}},
+	{"seed fraction", "seed", "1.5", `flag --seed: "1.5" is not an integer`, []string{"--mode", "chaos"}},
+	{"seed overflow", "seed", "9223372036854775808", "flag --seed: 9223372036854775808 is out of range (a 64-bit signed integer)", []string{"--mode", "chaos"}},
+	{"scenario F6", "scenario", "F6", `flag --scenario: "F6" is not a scenario (F1–F5; other names need a --plugin that declares them)`, nil},
+	{"scenario F0", "scenario", "F0", `flag --scenario: "F0" is not a scenario (F1–F5; other names need a --plugin that declares them)`, nil},
+	{"scenario plugin name without plugin", "scenario", "slow_write", `flag --scenario: "slow_write" is not a scenario (F1–F5; other names need a --plugin that declares them)`, nil},
+	{"scenario with space", "scenario", "F 1", `flag --scenario: "F 1" is not a scenario name (F1–F5, or a plugin fault name of letters, digits, _ . -)`, nil},
+	{"scenario bad name with plugin", "scenario", "a/b", `flag --scenario: "a/b" is not a scenario name (F1–F5, or a plugin fault name of letters, digits, _ . -)`, []string{"--plugin", "p.wasm"}},
+	{"scenario chaos", "scenario", "chaos", "flag --scenario: chaos is a mode: use --mode chaos", []string{"--plugin", "p.wasm"}},
+	{"mode unknown", "mode", "fast", `flag --mode: "fast" is not a mode (deterministic or chaos)`, nil},
+	{"audit-tools yes", "audit-tools", "yes", `flag --audit-tools: "yes" is not on or off`, nil},
+	{"upstream-args empty element", "upstream-args", "a,,b", `flag --upstream-args: empty element in "a,,b"`, nil},
+	{"upstream-args trailing comma", "upstream-args", "a,", `flag --upstream-args: empty element in "a,"`, nil},
+	{"upstream-env not KEY=VALUE", "upstream-env", "A=1,B", `flag --upstream-env: "B" is not KEY=VALUE`, nil},
+	{"upstream-env empty KEY", "upstream-env", "=1", `flag --upstream-env: "=1" has an empty KEY`, nil},
+	{"upstream-env empty element", "upstream-env", "A=1,,B=2", `flag --upstream-env: empty element in "A=1,,B=2"`, nil},
+	{"upstream-env KEY twice", "upstream-env", "A=1,A=2", `flag --upstream-env: KEY "A" given twice`, nil},
+	{"upstream-env-var not KEY=VALUE", "upstream-env-var", "NOKEY", `flag --upstream-env-var: "NOKEY" is not KEY=VALUE`, nil},
+	{"upstream-env-var empty KEY", "upstream-env-var", "=x", `flag --upstream-env-var: "=x" has an empty KEY`, nil},
+	{"upstream-env-var KEY also in upstream-env", "upstream-env-var", "A=2", `flag --upstream-env-var: KEY "A" given twice`, []string{"--upstream-env", "A=1"}},
+	{"write-tools empty element", "write-tools", "a_*,,b_*", `flag --write-tools: empty element in "a_*,,b_*"`, nil},
+	{"write-tools blank element", "write-tools", "a_*, ", `flag --write-tools: empty element in "a_*, "`, nil},
+	{"read-tools empty element", "read-tools", ",get_*", `flag --read-tools: empty element in ",get_*"`, nil},
+	{"key-fields empty element", "key-fields", "k,", `flag --key-fields: empty element in "k,"`, nil},
+	{"plugin-config without =", "plugin-config", "dates", `flag --plugin-config: "dates" is not NAME=JSON`, []string{"--plugin", "p.wasm"}},
+	{"plugin-config bad name", "plugin-config", "a b={}", `flag --plugin-config: "a b={}" is not NAME=JSON`, []string{"--plugin", "p.wasm"}},
+	{"plugin-config empty name", "plugin-config", "={}", `flag --plugin-config: "={}" is not NAME=JSON`, []string{"--plugin", "p.wasm"}},
+	{"plugin-config invalid JSON", "plugin-config", "dates={", `flag --plugin-config: configuration of "dates" is not valid JSON`, []string{"--plugin", "p.wasm"}},
+	{"plugin-config empty JSON", "plugin-config", "dates=", `flag --plugin-config: configuration of "dates" is not valid JSON`, []string{"--plugin", "p.wasm"}},
+	{"plugin-config name twice", "plugin-config", "dates={}", `flag --plugin-config: "dates" given twice`, []string{"--plugin", "p.wasm", "--plugin-config", "dates=1"}},
+	{"plugin twice", "plugin", "p.wasm", `flag --plugin: "p.wasm" given twice`, []string{"--plugin", "p.wasm"}},
+	{"plugin-timeout zero", "plugin-timeout", "0s", "flag --plugin-timeout: 0s is out of range (1ms–60s)", []string{"--plugin", "p.wasm"}},
+	{"plugin-timeout above max", "plugin-timeout", "61s", "flag --plugin-timeout: 61s is out of range (1ms–60s)", []string{"--plugin", "p.wasm"}},
+	{"plugin-timeout without unit", "plugin-timeout", "100", `flag --plugin-timeout: "100" is not a duration (e.g. 100ms, 2s)`, []string{"--plugin", "p.wasm"}},
+	{"plugin-memory zero", "plugin-memory", "0", "flag --plugin-memory: 0 is out of range (1–4096 MiB)", []string{"--plugin", "p.wasm"}},
+	{"plugin-memory above max", "plugin-memory", "4097", "flag --plugin-memory: 4097 is out of range (1–4096 MiB)", []string{"--plugin", "p.wasm"}},
+	{"plugin-memory with unit", "plugin-memory", "128MiB", `flag --plugin-memory: "128MiB" is not a whole number of MiB`, []string{"--plugin", "p.wasm"}},
+	{"upstream-timeout zero", "upstream-timeout", "0", "flag --upstream-timeout: 0 is out of range (1ms–10m)", nil},
+	{"upstream-timeout above max", "upstream-timeout", "11m", "flag --upstream-timeout: 11m is out of range (1ms–10m)", nil},
+	{"upstream-timeout negative", "upstream-timeout", "-1s", "flag --upstream-timeout: -1s is out of range (1ms–10m)", nil},
+	{"NUL byte in a value", "report-file", "a\x00b", "flag --report-file: the value contains a NUL byte", nil},
+	{"newline stays on one line", "mode", "a\nb", `flag --mode: "a\nb" is not a mode (deterministic or chaos)`, nil},
+}
+
+// combinationErrorCases are the flags that do not belong to the mode, and
+// the required flag (SPEC §4.3), each in both syntaxes where it has a value.
+var combinationErrorCases = []struct {
+	name, flag, value, want string
+	extra                   []string
+}{
+	{"error-rate without chaos", "error-rate", "0.5", "flag --error-rate: only with --mode chaos", nil},
+	{"error-rate with deterministic mode", "error-rate", "0.5", "flag --error-rate: only with --mode chaos", []string{"--mode", "deterministic"}},
+	{"seed without chaos", "seed", "7", "flag --seed: only with --mode chaos", nil},
+	{"retry-after without scenario", "retry-after", "5", "flag --retry-after: only with --scenario F2", nil},
+	{"retry-after with F1", "retry-after", "5", "flag --retry-after: only with --scenario F2", []string{"--scenario", "F1"}},
+	{"retry-after with chaos", "retry-after", "5", "flag --retry-after: only with --scenario F2", []string{"--mode", "chaos"}},
+	{"chaos with scenario", "mode", "chaos", "flag --scenario: not with --mode chaos (chaos replaces the scenarios)", []string{"--scenario", "F1"}},
+	{"plugin-config without plugin", "plugin-config", "dates={}", "flag --plugin-config: only with --plugin", nil},
+	{"plugin-timeout without plugin", "plugin-timeout", "1s", "flag --plugin-timeout: only with --plugin", nil},
+	{"plugin-memory without plugin", "plugin-memory", "64", "flag --plugin-memory: only with --plugin", nil},
+	{"plugin-cache-dir without plugin", "plugin-cache-dir", "/tmp/c", "flag --plugin-cache-dir: only with --plugin", nil},
+}
+
+func wantUsageError(t *testing.T, args []string, want string) {
+	t.Helper()
+	_, err := parseProxyFlags(args)
+	var ue usageError
+	if !errors.As(err, &ue) {
+		t.Fatalf("parseProxyFlags(%q) error = %v (%T), want usageError %q", args, err, err, want)
+	}
+	if got := err.Error(); got != "agent-harness proxy: "+want {
+		t.Errorf("parseProxyFlags(%q)\n got: %s\nwant: agent-harness proxy: %s", args, got, want)
+	}
+	if strings.ContainsAny(err.Error(), "\r\n") {
+		t.Errorf("error is not one line: %q", err.Error())
+	}
+}
+
+func TestParseProxyFlagsValueErrors(t *testing.T) {
+	for _, tt := range append(valueErrorCases, combinationErrorCases...) {
+		for syntax, flag := range both(tt.flag, tt.value) {
+			t.Run(tt.name+"/"+syntax, func(t *testing.T) {
+				wantUsageError(t, withBase(append(append([]string{}, tt.extra...), flag...)...), tt.want)
+			})
+		}
+	}
+}
+
+func TestParseProxyFlagsSyntaxErrors(t *testing.T) {
+	tests := []flagErrorCase{
+		{"unknown flag", withBase("--bogus"), "unknown flag --bogus"},
+		{"unknown flag with value", withBase("--bogus=1"), "unknown flag --bogus"},
+		{"unknown flag is case-sensitive", withBase("--Scenario", "F1"), "unknown flag --Scenario"},
+		{"unknown flag before a good one", withBase("--bogus", "--scenario", "F1"), "unknown flag --bogus"},
+		{"three dashes", withBase("---scenario", "F1"), "unknown flag ---scenario"},
+		{"bare double dash with equals", withBase("--=x"), "unknown flag --"},
+		{"single-dash flag", withBase("-x"), "unknown flag -x (flags start with --)"},
+		{"Go-style single-dash flag", withBase("-scenario", "F1"), "unknown flag -scenario (flags start with --)"},
+		{"unknown flag with odd characters is quoted", withBase("--a b\n"), `unknown flag "--a b\n"`},
+		{"positional argument", withBase("server.js"), `unexpected argument server.js (the proxy takes no arguments; use --upstream-arg)`},
+		{"positional after terminator", withBase("--", "server.js"), `unexpected argument server.js (the proxy takes no arguments; use --upstream-arg)`},
+		{"empty positional argument", withBase(""), `unexpected argument "" (the proxy takes no arguments; use --upstream-arg)`},
+		{"value starting with -- is not taken", withBase("--report-file", "--scenario", "F1"), "flag --report-file needs a value"},
+		{"value -- is not taken", withBase("--upstream-arg", "--"), "flag --upstream-arg needs a value"},
+		{"version takes no value", withBase("--version=1"), "flag --version takes no value"},
+		{"help takes no value", withBase("--help=yes"), "flag --help takes no value"},
+		{"upstream-command required", []string{"--scenario", "F1"}, "flag --upstream-command is required"},
+		{"upstream-command required with nothing", nil, "flag --upstream-command is required"},
+		{"syntax errors come before value errors", withBase("--retry-after", "0", "--bogus"), "unknown flag --bogus"},
+		{"value errors come in command-line order", withBase("--mode", "fast", "--audit-tools", "yes"), `flag --mode: "fast" is not a mode (deterministic or chaos)`},
+	}
+	for name := range valueFlags {
+		args := withBase()
+		if name == "upstream-command" {
+			args = nil
+		}
+		tests = append(tests,
+			flagErrorCase{"missing value at the end/" + name, append(append([]string{}, args...), "--"+name), "flag --" + name + " needs a value"},
+			flagErrorCase{"missing value before a flag/" + name, append(append([]string{}, args...), "--"+name, "--mode", "chaos"), "flag --" + name + " needs a value"},
+			flagErrorCase{"empty value/equal/" + name, append(append([]string{}, args...), "--"+name+"="), "flag --" + name + ": empty value"},
+			flagErrorCase{"empty value/space/" + name, append(append([]string{}, args...), "--"+name, ""), "flag --" + name + ": empty value"},
+		)
+	}
+	for _, name := range singleValueFlags {
+		v := valueFlags[name]
+		tests = append(tests,
+			flagErrorCase{"given twice/space/" + name, withBase("--"+name, v, "--"+name, v), "flag --" + name + " given twice"},
+			flagErrorCase{"given twice/equal/" + name, withBase("--"+name+"="+v, "--"+name+"="+v), "flag --" + name + " given twice"},
+		)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantUsageError(t, tt.args, tt.want)
+		})
+	}
+}
+
+func TestParseProxyFlagsHelpAndVersion(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want error
+	}{
+		{"long help", []string{"--help"}, errHelp},
+		{"short help", []string{"-h"}, errHelp},
+		{"help wins over missing required flag", []string{"--scenario", "F9", "--help"}, errHelp},
+		{"help wins over an unknown flag", []string{"--bogus", "--help"}, errHelp},
+		{"help after a flag missing its value", []string{"--report-file", "--help"}, errHelp},
+		{"version", []string{"--version"}, errVersion},
+		{"help wins over version", []string{"--version", "--help"}, errHelp},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := parseProxyFlags(tt.args); err != tt.want {
+				t.Errorf("parseProxyFlags(%q) = %v, want %v", tt.args, err, tt.want)
+			}
+		})
+	}
+	// -h and --help as values are not requests for help.
+	for _, args := range [][]string{
+		withBase("--upstream-arg", "-h"),
+		withBase("--upstream-arg=--help"),
+		withBase("--", "--help"),
+	} {
+		if _, err := parseProxyFlags(args); err == errHelp {
+			t.Errorf("parseProxyFlags(%q) asked for help", args)
+		}
+	}
+}
+
+func TestProxyUsageListsEveryFlag(t *testing.T) {
+	u := proxyUsage()
+	for _, f := range proxyFlags {
+		if !strings.Contains(u, "--"+f.name) {
+			t.Errorf("usage does not list --%s", f.name)
+		}
+		if f.def != "" && !strings.Contains(u, "(default "+f.def+")") {
+			t.Errorf("usage does not show the default of --%s", f.name)
+		}
+	}
+}
+
+func TestParseProxyFlagsDefaults(t *testing.T) {
+	defer func(f func() (string, error)) { userCacheDir = f }(userCacheDir)
+	userCacheDir = func() (string, error) { return "/home/u/.cache", nil }
+	got, err := parseProxyFlags([]string{"--upstream-command", "node"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := proxyOptions{
+		UpstreamCommand: "node",
+		Mode:            "deterministic",
+		ErrorRate:       0.2,
+		RetryAfter:      60,
+		KeyFields:       []string{"idempotency_key"},
+		AuditTools:      true,
+		PluginConfig:    map[string]json.RawMessage{},
+		PluginTimeout:   100 * time.Millisecond,
+		PluginMemoryMiB: 128,
+		PluginCacheDir:  "/home/u/.cache/agent-harness/wazero",
+		UpstreamTimeout: 60 * time.Second,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("defaults:\n got %+v\nwant %+v", got, want)
+	}
+
+	userCacheDir = func() (string, error) { return "", errors.New("no home") }
+	got, err = parseProxyFlags([]string{"--upstream-command", "node"})
+	if err != nil || got.PluginCacheDir != "" {
+		t.Errorf("without a user cache dir: PluginCacheDir = %q, err %v; want \"\"", got.PluginCacheDir, err)
+	}
+}
+
+func TestParseProxyFlagsValues(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		check func(o proxyOptions) any // returns the observed value
+		want  any
+	}{
+		{"upstream-args before upstream-arg", withBase("--upstream-arg", "x,y", "--upstream-args", "a,b", "--upstream-arg=--stdio", "--upstream-args=c"),
+			func(o proxyOptions) any { return o.UpstreamArgs }, []string{"a", "b", "c", "x,y", "--stdio"}},
+		{"upstream-arg keeps spaces and single-dash values", withBase("--upstream-arg", " -y ", "--upstream-arg", "-"),
+			func(o proxyOptions) any { return o.UpstreamArgs }, []string{" -y ", "-"}},
+		{"no upstream args", withBase(), func(o proxyOptions) any { return len(o.UpstreamArgs) }, 0},
+		{"upstream-env before upstream-env-var", withBase("--upstream-env-var", "C=x,y=z", "--upstream-env", "A=1,B=", "--upstream-env-var=D=--e"),
+			func(o proxyOptions) any { return o.UpstreamEnv }, []string{"A=1", "B=", "C=x,y=z", "D=--e"}},
+		{"upstream-cwd", withBase("--upstream-cwd", "/srv"), func(o proxyOptions) any { return o.UpstreamCwd }, "/srv"},
+		{"scenario F1", withBase("--scenario", "F1"), func(o proxyOptions) any { return o.Scenario }, "F1"},
+		{"scenario lower case normalised", withBase("--scenario=f5"), func(o proxyOptions) any { return o.Scenario }, "F5"},
+		{"scenario plugin name with plugin", withBase("--plugin", "p.wasm", "--scenario", "slow_write.v2-x"),
+			func(o proxyOptions) any { return o.Scenario }, "slow_write.v2-x"},
+		{"scenario F2 with retry-after", withBase("--scenario", "F2", "--retry-after", "86400"),
+			func(o proxyOptions) any { return o.RetryAfter }, 86400},
+		{"scenario f2 with retry-after", withBase("--retry-after=1", "--scenario=f2"),
+			func(o proxyOptions) any { return o.RetryAfter }, 1},
+		{"mode chaos any case", withBase("--mode", "CHAOS"), func(o proxyOptions) any { return o.Mode }, "chaos"},
+		{"mode deterministic with scenario", withBase("--mode", "deterministic", "--scenario", "F3"),
+			func(o proxyOptions) any { return o.Mode + " " + o.Scenario }, "deterministic F3"},
+		{"chaos error-rate and seed", withBase("--mode", "chaos", "--error-rate", "1", "--seed", "-9223372036854775808"),
+			func(o proxyOptions) any { return fmt.Sprint(o.ErrorRate, o.Seed, o.SeedSet) }, "1 -9223372036854775808 true"},
+		{"chaos error-rate zero", withBase("--mode", "chaos", "--error-rate=0", "--seed=0"),
+			func(o proxyOptions) any { return fmt.Sprint(o.ErrorRate, o.Seed, o.SeedSet) }, "0 0 true"},
+		{"chaos without seed", withBase("--mode", "chaos"),
+			func(o proxyOptions) any { return fmt.Sprint(o.ErrorRate, o.SeedSet) }, "0.2 false"},
+		{"write and read tools trimmed and repeatable", withBase("--write-tools", "book_*, pay_*", "--read-tools", "*", "--write-tools", "x"),
+			func(o proxyOptions) any { return fmt.Sprint(o.WriteTools, o.ReadTools) }, "[book_* pay_* x] [*]"},
+		{"key-fields replace the default", withBase("--key-fields", "request_id", "--key-fields", "Idem-Key"),
+			func(o proxyOptions) any { return o.KeyFields }, []string{"request_id", "Idem-Key"}},
+		{"audit-tools OFF", withBase("--audit-tools", "OFF"), func(o proxyOptions) any { return o.AuditTools }, false},
+		{"audit-tools On", withBase("--audit-tools=On"), func(o proxyOptions) any { return o.AuditTools }, true},
+		{"report-file value starting with -- via equals", withBase("--report-file=--x"), func(o proxyOptions) any { return o.ReportFile }, "--x"},
+		{"plugins in order with config", withBase("--plugin", "a.wasm", "--plugin=b.wasm", "--plugin-config", `dates={"formats":["a,b"]}`, "--plugin-config=x=1"),
+			func(o proxyOptions) any {
+				return fmt.Sprintf("%v %s %s", o.Plugins, o.PluginConfig["dates"], o.PluginConfig["x"])
+			},
+			`[a.wasm b.wasm] {"formats":["a,b"]} 1`},
+		{"plugin limits", withBase("--plugin", "a.wasm", "--plugin-timeout", "60s", "--plugin-memory", "4096", "--plugin-cache-dir", "/c"),
+			func(o proxyOptions) any {
+				return fmt.Sprintf("%v %v %v", o.PluginTimeout, o.PluginMemoryMiB, o.PluginCacheDir)
+			}, "1m0s 4096 /c"},
+		{"plugin-timeout lower bound", withBase("--plugin", "a.wasm", "--plugin-timeout=1ms"),
+			func(o proxyOptions) any { return o.PluginTimeout }, time.Millisecond},
+		{"upstream-timeout", withBase("--upstream-timeout", "10m"), func(o proxyOptions) any { return o.UpstreamTimeout }, 10 * time.Minute},
+		{"upstream-command may start with a single dash", []string{"--upstream-command", "-weird"}, func(o proxyOptions) any { return o.UpstreamCommand }, "-weird"},
+		{"terminator with nothing after", withBase("--"), func(o proxyOptions) any { return o.UpstreamCommand }, "node"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := parseProxyFlags(tt.args)
+			if err != nil {
+				t.Fatalf("parseProxyFlags(%q): %v", tt.args, err)
+			}
+			if got := tt.check(o); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %#v, want %#v", got, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzParseProxyFlags(f *testing.F) {
+	for _, s := range []string{
+		"--upstream-command\nnode\n--scenario\nF1",
+		"--upstream-command=node\n--mode=chaos\n--error-rate=0.5\n--seed=-3",
+		"--report-file\n--scenario\nF1",
+		"--upstream-command\nnode\n--plugin\na.wasm\n--plugin-config\nx={}\n--scenario\nslow",
+		"-h", "--", "--=", "---", "-", "--upstream-env\nA=1,A=2",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		args := strings.Split(s, "\n")
+		o, err := parseProxyFlags(args)
+		switch {
+		case err == nil:
+			if o.UpstreamCommand == "" {
+				t.Fatalf("accepted %q without an upstream command", args)
+			}
+		case err == errHelp, err == errVersion:
+		default:
+			var ue usageError
+			if !errors.As(err, &ue) {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			if !strings.HasPrefix(err.Error(), "agent-harness proxy: ") || strings.ContainsAny(err.Error(), "\r\n") {
+				t.Fatalf("error is not one prefixed line: %q", err.Error())
+			}
+		}
+	})
+}
