@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/cuonztech/agent-harness/builtin/fault"
 	"github.com/cuonztech/agent-harness/host/relay"
@@ -89,4 +91,13 @@ func textResult(text string) relay.Response {
 		Text string `json:"text"`
 	}{{"text", text}}})
 	return relay.Response{Result: b}
+}
+
+// LocalTool answers a call of an audit tool for relay.Options.LocalTool.
+func (p *Pipeline) LocalTool(_ context.Context, name string, arguments json.RawMessage) (json.RawMessage, error) {
+	resp, ok := p.CallAuditTool(name, arguments)
+	if !ok {
+		return nil, fmt.Errorf("calling %s: not an audit tool", name)
+	}
+	return resp.Result, nil
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -80,5 +81,16 @@ func TestCallAuditTool(t *testing.T) {
 				t.Errorf("audit call recorded: events %q, writes %d→%d", events(h.judge), writes, h.report.count())
 			}
 		})
+	}
+}
+
+func TestLocalTool(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	got, err := h.p.LocalTool(context.Background(), ScoreTool, nil)
+	if err != nil || !strings.Contains(string(got), `"verdict`) {
+		t.Errorf("LocalTool(score) = %s, %v", got, err)
+	}
+	if _, err := h.p.LocalTool(context.Background(), "create_booking", nil); err == nil {
+		t.Error("LocalTool answered a non-audit tool")
 	}
 }

@@ -443,3 +443,12 @@ func TestConcurrentCallsReportCoversEachAnswer(t *testing.T) {
 }
 
 func itoa(i int64) string { b, _ := json.Marshal(i); return string(b) }
+
+func TestOnTools(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	h.p.OnTools([]relay.ToolInfo{{Name: "create_booking", Class: classify.Write, Reason: "default write pattern", KeyFields: []string{"idempotency_key"}}})
+	want := `[{"name":"create_booking","class":"write","reason":"default write pattern","keyFields":["idempotency_key"]}]`
+	if got := h.report.last(); got.Status != StatusRunning || string(got.Tools) != want {
+		t.Errorf("report %+v, want running with %s", got, want)
+	}
+}

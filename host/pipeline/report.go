@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cuonztech/agent-harness/builtin/judge"
+	"github.com/cuonztech/agent-harness/host/relay"
 )
 
 // Start writes the first report file (status "starting", verdict
@@ -101,4 +102,14 @@ func (p *Pipeline) broken() bool {
 // format json.
 func (p *Pipeline) ReportJSON() []byte {
 	return p.judge.AppendFile(nil, p.meta())
+}
+
+// OnTools records the relay's classified tool list (relay.Options.OnTools).
+// A report file that cannot be written ends the process through Fatal.
+func (p *Pipeline) OnTools(tools []relay.ToolInfo) {
+	list, err := json.Marshal(tools)
+	if err != nil {
+		return // a []ToolInfo always encodes
+	}
+	_ = p.SetToolClassification(list)
 }
