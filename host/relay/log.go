@@ -33,3 +33,10 @@ func (l *logger) Lines(lines ...string) {
 	defer l.mu.Unlock()
 	_, _ = io.WriteString(l.w, b.String())
 }
+
+// Raw writes text that already has its prefixes and newlines.
+func (l *logger) Raw(text string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, _ = io.WriteString(l.w, text)
+}

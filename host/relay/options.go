@@ -41,6 +41,9 @@ type Options struct {
 	// KeyField reports whether a top-level argument name is an idempotency
 	// key field (canon.KeyFields.Match). Nil: no key fields.
 	KeyField func(name string) bool
+	// KeyFieldNames are the configured key-field names, shown in the
+	// startup table when no tool has a key field.
+	KeyFieldNames []string
 
 	// Pipeline sees every tools/call; nil means PassThrough.
 	Pipeline Pipeline
@@ -68,15 +71,9 @@ type Options struct {
 	StopGrace time.Duration
 }
 
-// ToolInfo is how the proxy classified one upstream tool.
-type ToolInfo struct {
-	Name   string         `json:"name"`
-	Class  classify.Class `json:"class"`
-	Reason string         `json:"reason"`
-	// KeyFields are the top-level input-schema properties recognised as
-	// idempotency key fields, in schema order (empty, not nil, when none).
-	KeyFields []string `json:"keyFields"`
-}
+// ToolInfo is how the proxy classified one upstream tool: the entry of the
+// startup table and of the report's toolClassification.
+type ToolInfo = classify.Entry
 
 func (o Options) withDefaults() Options {
 	if o.Pipeline == nil {

@@ -137,7 +137,7 @@ func (s *session) setTools(infos []ToolInfo) {
 	s.tools.Store(ts)
 	es := &extraSet{names: make(map[string]bool)}
 	for _, e := range s.allExtras {
-		if _, clash := ts.byName[e.name]; clash {
+		if ts.has(e.name) {
 			if infos != nil {
 				s.log.Printf("WARNING: the upstream has its own tool %q; the proxy's tool of that name is not offered.", e.name)
 			}

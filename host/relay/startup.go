@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cuonztech/agent-harness/builtin/classify"
 	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
 )
 
@@ -76,7 +77,7 @@ func (s *session) startup(line []byte, env wire.Envelope) {
 		infos = []ToolInfo{}
 	}
 	s.setTools(infos)
-	s.log.Lines(tableLines(infos)...)
+	s.log.Raw(classify.Table(infos, s.opts.KeyFieldNames))
 	if s.opts.OnTools != nil {
 		s.opts.OnTools(infos)
 	}
@@ -92,7 +93,6 @@ func (s *session) startup(line []byte, env wire.Envelope) {
 // each. On an error it returns what it has so far.
 func (s *session) listAll() ([]ToolInfo, error) {
 	infos := []ToolInfo{}
-	seen := make(map[string]bool)
 	cursors := make(map[string]bool)
 	params := []byte(`{}`)
 	for range maxListPages {
@@ -105,12 +105,9 @@ func (s *session) listAll() ([]ToolInfo, error) {
 		}
 		page := parseToolsPage(m.env.Result)
 		for _, raw := range page.tools {
-			ti, ok := s.classifyTool(raw)
-			if !ok || seen[ti.Name] {
-				continue
+			if ti, ok := s.classifyTool(raw); ok {
+				infos = append(infos, ti)
 			}
-			seen[ti.Name] = true
-			infos = append(infos, ti)
 		}
 		if page.nextCursor == nil {
 			return infos, nil
@@ -136,7 +133,8 @@ func (s *session) relist() {
 		}
 	}
 	s.setTools(infos)
-	s.log.Lines(append([]string{"The upstream's tool list changed."}, tableLines(infos)...)...)
+	s.log.Lines("The upstream's tool list changed.")
+	s.log.Raw(classify.Table(infos, s.opts.KeyFieldNames))
 	if s.opts.OnTools != nil {
 		s.opts.OnTools(infos)
 	}
@@ -172,7 +170,7 @@ func (s *session) learnMissing(raws [][]byte) {
 		if !ok {
 			continue
 		}
-		if _, known := cur.byName[name]; known {
+		if cur.has(name) {
 			continue
 		}
 		if ti, ok := s.classifyTool(raw); ok {
@@ -184,7 +182,8 @@ func (s *session) learnMissing(raws [][]byte) {
 	}
 	infos := append(append([]ToolInfo{}, cur.order...), added...)
 	s.setTools(infos)
-	s.log.Lines(append([]string{"The upstream listed tools it had not listed before."}, tableLines(infos)...)...)
+	s.log.Lines("The upstream listed tools it had not listed before.")
+	s.log.Raw(classify.Table(infos, s.opts.KeyFieldNames))
 	if s.opts.OnTools != nil {
 		s.opts.OnTools(infos)
 	}

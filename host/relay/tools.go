@@ -10,27 +10,23 @@ import (
 
 // toolSet is the learned upstream tool list, replaced as a whole.
 type toolSet struct {
-	order  []ToolInfo
-	byName map[string]ToolInfo
+	order   []ToolInfo
+	listing *classify.Listing
 }
 
 func newToolSet(infos []ToolInfo) *toolSet {
-	ts := &toolSet{order: infos, byName: make(map[string]ToolInfo, len(infos))}
-	for _, ti := range infos {
-		ts.byName[ti.Name] = ti
-	}
-	return ts
+	return &toolSet{order: infos, listing: classify.NewListing(infos)}
 }
 
-// lookup returns the tool's info; a tool the upstream did not list is
+// lookup returns the tool's entry; a tool the upstream did not list is
 // classify.Unknown.
 func (ts *toolSet) lookup(name string) ToolInfo {
-	if ts != nil {
-		if ti, ok := ts.byName[name]; ok {
-			return ti
-		}
-	}
-	return ToolInfo{Name: name, Class: classify.Unknown, Reason: "not in the upstream's tool list", KeyFields: []string{}}
+	return ts.listing.Lookup(name)
+}
+
+// has reports whether the upstream listed the tool.
+func (ts *toolSet) has(name string) bool {
+	return ts.listing.Lookup(name).Class != classify.Unknown
 }
 
 // classifyTool classifies one raw tool object as the upstream sent it.
@@ -58,18 +54,11 @@ func (s *session) classifyTool(raw []byte) (ToolInfo, bool) {
 // keyFields lists the top-level properties of an input schema that are key
 // fields.
 func (s *session) keyFields(schema []byte) []string {
-	out := []string{}
-	props, _, ok := wire.Lookup(schema, "properties")
-	if !ok {
-		return out
+	kf := classify.KeyFieldsOf(schema, s.opts.KeyField)
+	if kf == nil {
+		kf = []string{}
 	}
-	_, _ = wire.Members(props, func(m wire.Member) bool {
-		if name, ok := wire.Unquote(m.Key); ok && s.opts.KeyField(name) {
-			out = append(out, name)
-		}
-		return true
-	})
-	return out
+	return kf
 }
 
 // toolsPage is one parsed tools/list result.
