@@ -74,8 +74,9 @@ type Options struct {
 	// written; nil is os.Stderr.
 	Stderr io.Writer
 	// Fatal is called after that line, before the agent gets another
-	// answer; it should end the process with exit code 1. nil calls
-	// os.Exit(1). When Fatal returns (tests), every later call fails.
+	// answer, and again by every later call; it should end the process
+	// with exit code 1 and not return. nil calls os.Exit(1). When Fatal
+	// returns (tests), the call fails without an answer for the agent.
 	Fatal func(err error)
 }
 
@@ -131,7 +132,9 @@ var errBroken = errors.New("agent-harness stopped: the report file could not be 
 // HandleCall records the call, applies the fault's decision and returns
 // the answer for the agent (relay.Pipeline).
 func (p *Pipeline) HandleCall(ctx context.Context, call *relay.ToolCall, forward relay.Forward) (relay.Response, error) {
-	if p.broken() {
+	if err := p.brokenErr(); err != nil {
+		// Fatal again: the process must end before any further answer.
+		p.opts.Fatal(err)
 		return relay.Response{}, errBroken
 	}
 	if !p.enter() {

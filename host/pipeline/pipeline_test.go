@@ -275,7 +275,7 @@ func TestReportWriteFailure(t *testing.T) {
 			if err == nil || got.Result != nil {
 				t.Fatalf("agent got %s, %v; want no answer", got.Result, err)
 			}
-			if len(h.fatal) != 1 || !errors.Is(h.fatal[0], errDiskFull) {
+			if len(h.fatal) < 1 || !errors.Is(h.fatal[0], errDiskFull) {
 				t.Errorf("Fatal calls %v, want one with the write error", h.fatal)
 			}
 			wantLine := "[agent-harness] cannot write report file out/report.json: " + errDiskFull.Error() + "\n"
@@ -290,6 +290,12 @@ func TestReportWriteFailure(t *testing.T) {
 			}
 			if strings.Count(h.stderr.String(), "\n") != 1 {
 				t.Errorf("stderr has more than one line: %q", h.stderr.String())
+			}
+			if len(h.fatal) != 2 {
+				t.Errorf("Fatal called %d times, want once per call", len(h.fatal))
+			}
+			if err := h.p.OnSessionEnd(); !errors.Is(err, errDiskFull) {
+				t.Errorf("OnSessionEnd = %v, want the write error at once", err)
 			}
 		})
 	}

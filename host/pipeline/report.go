@@ -90,11 +90,12 @@ func (p *Pipeline) persist(gen uint64) error {
 	return nil
 }
 
-// broken reports whether the report file could not be written.
-func (p *Pipeline) broken() bool {
+// brokenErr returns the error that stopped the report file, nil while it
+// works.
+func (p *Pipeline) brokenErr() error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	return p.failed != nil
+	return p.failed
 }
 
 // ReportJSON returns the report file's contents as they would be written

@@ -6,8 +6,12 @@ import "github.com/cuonztech/agent-harness/builtin/judge"
 // grace for calls in flight, then tells the judge the session ended (calls
 // still unanswered count as unknown), and writes the final report file
 // (status "finished"). Later calls are relayed without being judged.
-// Calling it again does nothing.
+// Calling it again does nothing. After the report file failed it returns
+// that error at once.
 func (p *Pipeline) OnSessionEnd() error {
+	if err := p.brokenErr(); err != nil {
+		return err
+	}
 	p.mu.Lock()
 	if p.ending {
 		p.mu.Unlock()
