@@ -136,17 +136,20 @@ func FuzzGlob(f *testing.F) {
 }
 
 func BenchmarkGlobThousandStars(b *testing.B) {
-	name := strings.Repeat("a", 10_000)
-	benches := []struct{ name, pattern string }{
-		{"a-star x1000 no match", strings.Repeat("a*", 1000) + "b"},
-		{"bare star x1000", strings.Repeat("*", 1000)},
-		{"default write pattern", "create_*"},
+	as := strings.Repeat("a", 10_000)
+	benches := []struct{ name, pattern, input string }{
+		// The suffix b is there, so all 1,000 middle segments are searched.
+		{"a-star x1000 vs 10k a then b", strings.Repeat("a*", 1000) + "b", as + "b"},
+		// Every middle segment ab is searched across the whole run of a.
+		{"star-ab x1000 vs 10k a then b", strings.Repeat("*ab", 1000) + "*", as + "b"},
+		{"bare star x1000 vs 10k a", strings.Repeat("*", 1000), as},
+		{"create_* vs create_booking", "create_*", "create_booking"},
 	}
 	for _, bb := range benches {
 		g := CompileGlob(bb.pattern)
 		b.Run(bb.name, func(b *testing.B) {
 			for b.Loop() {
-				g.Match(name)
+				g.Match(bb.input)
 			}
 		})
 	}
