@@ -177,6 +177,9 @@ func (d *Doc) parse(raw []byte) error {
 	d.nodes = d.nodes[:0]
 	d.arena = d.arena[:0]
 	d.stack = d.stack[:0]
+	if want := len(raw)/8 + 1; cap(d.nodes) < want {
+		d.nodes = make([]node, 0, want)
+	}
 	i := skipWS(raw, 0)
 	if i == len(raw) {
 		return syntaxErr(i, "empty input")
@@ -217,9 +220,9 @@ func (d *Doc) parse(raw []byte) error {
 				}
 				i = j
 			case c == '-' || (c >= '0' && c <= '9'):
-				j, err := scanNumber(raw, i)
-				if err != nil {
-					return err
+				j, msg := scanNumber(raw, i)
+				if msg != "" {
+					return syntaxErr(i, "%s", msg)
 				}
 				d.nodes = append(d.nodes, node{kind: Number, start: uint32(i), end: uint32(j)})
 				i = j
@@ -440,8 +443,8 @@ func hex4(raw []byte, i int) (rune, bool) {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // scanNumber validates the JSON number starting at raw[i] and returns the
-// offset after it.
-func scanNumber(raw []byte, i int) (int, error) {
+// offset after it, or what is wrong.
+func scanNumber(raw []byte, i int) (int, string) {
 	j := i
 	if raw[j] == '-' {
 		j++
@@ -454,12 +457,12 @@ func scanNumber(raw []byte, i int) (int, error) {
 			j++
 		}
 	default:
-		return 0, syntaxErr(i, "invalid number")
+		return 0, "invalid number"
 	}
 	if j < len(raw) && raw[j] == '.' {
 		j++
 		if j >= len(raw) || !isDigit(raw[j]) {
-			return 0, syntaxErr(i, "invalid number: digit expected after '.'")
+			return 0, "invalid number: digit expected after '.'"
 		}
 		for j < len(raw) && isDigit(raw[j]) {
 			j++
@@ -471,13 +474,13 @@ func scanNumber(raw []byte, i int) (int, error) {
 			j++
 		}
 		if j >= len(raw) || !isDigit(raw[j]) {
-			return 0, syntaxErr(i, "invalid number: digit expected in exponent")
+			return 0, "invalid number: digit expected in exponent"
 		}
 		for j < len(raw) && isDigit(raw[j]) {
 			j++
 		}
 	}
-	return j, nil
+	return j, ""
 }
 
 // IsNumber reports whether s is exactly one JSON number (no whitespace).
@@ -485,6 +488,6 @@ func IsNumber(s []byte) bool {
 	if len(s) == 0 {
 		return false
 	}
-	j, err := scanNumber(s, 0)
-	return err == nil && j == len(s)
+	j, msg := scanNumber(s, 0)
+	return msg == "" && j == len(s)
 }

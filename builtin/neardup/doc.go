@@ -1,0 +1,66 @@
+// Package neardup detects near-duplicate write calls (SPEC §2.6): a later
+// call whose arguments differ from an uncertain earlier attempt only by
+// notation, which makes the run NOT_TESTED with
+// POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS. It is possible, not proven.
+//
+// # The similarity relation
+//
+// Two JSON values are similar when they are identical (canonically: key order
+// and number notation do not matter, see package canon) or, recursively:
+//
+//   - number vs string: a string whose content (normalised as below) is a
+//     JSON number matches a number of the same exact value ("12" ≈ 12,
+//     "1e3" ≈ 1000, "12.50" ≈ 12.5);
+//   - two strings that are both plain decimals without leading zeros
+//     (-?(0|[1-9][0-9]*)(\.[0-9]+)?) match when their exact values are equal
+//     ("129.00" ≈ "129"); "0012" ≉ "12", "+1250" ≉ "1250", "1e3" ≉ "1000";
+//   - two strings match when they are equal after: removing invisible
+//     characters (Unicode category Cf — zero-width space, soft hyphen, bidi
+//     controls, BOM — and the variation selectors U+FE00–U+FE0F,
+//     U+E0100–U+E01EF, U+180B–U+180D, U+180F), NFKC normalisation, full case
+//     folding, NFKC again, and removing all white space. This covers letter
+//     case, added/removed/changed white space ("DE89 3704 0044" ≈
+//     "DE8937040044"), NFC/NFD/NFKC forms and invisible characters;
+//   - null matches a string that normalises to "" (null ≈ "");
+//   - arrays of the same length match when their elements can be paired
+//     one-to-one with similar elements, in any order;
+//   - objects with the same member names match when every member value is
+//     similar; objects whose member names differ (fields added or omitted, at
+//     any level, including objects inside arrays) match when they share at
+//     least one member name and at least half of the shared members have
+//     similar values. Member names compare exactly.
+//
+// Not detected (by design, SPEC §2.6): punctuation changes, date formats,
+// changed values, arrays with added or removed elements (different lengths),
+// renamed fields, fields moved into a sub-object unless the half rule still
+// holds, booleans written as strings.
+//
+// The relation is symmetric: Similar(a, b) == Similar(b, a) (the two inputs
+// are put in a fixed order, by their bytes, before comparing). Identical
+// inputs, even invalid JSON, are always similar; otherwise invalid JSON is
+// never similar to anything.
+//
+// # Cost, depth and known failures
+//
+// Parsing and hashing are iterative and linear. The comparison recurses at
+// most MaxDepth (256) levels; below that depth, values are similar only when
+// they are canonically identical (compared by a 64-bit hash of their
+// canonical form). Array elements are paired in stages, each at most O(n·m)
+// and most O(n log n): (1) identical elements at the same position, (2)
+// identical elements anywhere (sorted by canonical hash), (3) elements whose
+// normalised hashes are equal (sorted; each candidate pair checked), (4)
+// similar elements at the same position, (5) greedy first fit over what is
+// left. Each pair of elements is compared at most once per pair of parent
+// arrays, so nested arrays stay polynomial; the whole comparison also has a
+// budget of Budget steps. Known failures:
+//
+//   - greedy pairing is not maximum matching: when elements were reordered
+//     AND modified so that one element is similar to several others, a valid
+//     pairing can be missed (a false "not similar");
+//   - an array of objects that were reordered and had fields added or
+//     omitted defeats the hashing stages and falls back to the greedy stage;
+//   - when the budget runs out the answer is undecided: Similar returns
+//     false, and Checker answers Possible (when in doubt, NOT_TESTED);
+//   - a 64-bit hash collision between different values would make them count
+//     as identical (probability about 2^-64 per pair).
+package neardup

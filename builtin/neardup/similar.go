@@ -1,0 +1,521 @@
+package neardup
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"hash/maphash"
+	"slices"
+
+	"github.com/cuonztech/agent-harness/builtin/canon"
+)
+
+// MaxDepth is the nesting depth down to which values are compared under the
+// similarity relation; deeper values must be canonically identical.
+const MaxDepth = 256
+
+// Budget is the number of comparison steps one Similar call may take before
+// its answer is undecided.
+const Budget = 1 << 20
+
+// maxExplained bounds the string pairs whose transformation kinds are
+// worked out exactly (each costs four extra normalisations).
+const maxExplained = 32
+
+var seed = maphash.MakeSeed()
+
+// Similar reports whether later differs from earlier only by the SPEC §2.6
+// transformations (see the package documentation). Both are raw JSON; key
+// fields are not stripped (Checker strips them).
+func Similar(earlier, later []byte) bool {
+	return compare(earlier, later, nil).similar
+}
+
+// result is the outcome of compare.
+type result struct {
+	similar   bool
+	undecided bool // the budget ran out; similar is false
+	invalid   bool // one side is not valid JSON (and they differ)
+	kinds     kind
+}
+
+// compare compares a and b; skip, when not nil, says which top-level member
+// names to ignore (key fields).
+func compare(a, b []byte, skip func(name []byte) bool) result {
+	if bytes.Equal(a, b) {
+		return result{similar: true}
+	}
+	if bytes.Compare(a, b) > 0 {
+		a, b = b, a // a fixed orientation makes the relation symmetric
+	}
+	da, err := canon.Parse(a)
+	if err != nil {
+		return result{invalid: true}
+	}
+	db, err := canon.Parse(b)
+	if err != nil {
+		return result{invalid: true}
+	}
+	c := &comparer{a: newSide(da), b: newSide(db), budget: Budget, skip: skip}
+	ok, k := c.sim(0, 0, 0)
+	if c.budget < 0 {
+		return result{undecided: true}
+	}
+	return result{similar: ok, kinds: k}
+}
+
+// side is one parsed input with its per-node hashes.
+type side struct {
+	d       *canon.Doc
+	exact   []uint64 // hash of the canonical form of each node's subtree
+	loose   []uint64 // hash of the normalised form, 0 = not computed yet
+	members []int32  // sorted member names of all objects
+	mOff    []int32  // per object node: offset in members; count in mLen
+	mLen    []int32
+	normIdx []int32   // per node: 1 + index in normVals, 0 = not computed
+	normVal []normStr // normalised strings
+}
+
+func newSide(d *canon.Doc) *side {
+	n := d.Len()
+	s := &side{d: d, exact: make([]uint64, n), mOff: make([]int32, n), mLen: make([]int32, n)}
+	var h maphash.Hash
+	h.SetSeed(seed)
+	var num []byte
+	var u [8]byte
+	// Children follow their parent, so a reverse pass sees them first.
+	for i := n - 1; i >= 0; i-- {
+		h.Reset()
+		k := d.Kind(i)
+		h.WriteByte(byte(k))
+		switch k {
+		case canon.Number:
+			num = canon.AppendNumber(num[:0], d.NumberText(i))
+			h.Write(num)
+		case canon.String:
+			h.Write(d.Str(i))
+		case canon.Array:
+			for c := i + 1; c < d.End(i); c = d.End(c) {
+				binary.LittleEndian.PutUint64(u[:], s.exact[c])
+				h.Write(u[:])
+			}
+		case canon.Object:
+			off := len(s.members)
+			s.members = d.Members(i, s.members)
+			s.mOff[i], s.mLen[i] = int32(off), int32(len(s.members)-off)
+			for _, m := range s.members[off:] {
+				binary.LittleEndian.PutUint64(u[:], s.exact[m])
+				h.Write(u[:])
+				binary.LittleEndian.PutUint64(u[:], s.exact[m+1])
+				h.Write(u[:])
+			}
+		}
+		s.exact[i] = h.Sum64()
+	}
+	return s
+}
+
+func (s *side) memberList(n int) []int32 {
+	return s.members[s.mOff[n] : s.mOff[n]+s.mLen[n]]
+}
+
+func (s *side) norm(n int) *normStr {
+	if s.normIdx == nil {
+		s.normIdx = make([]int32, s.d.Len())
+	}
+	if i := s.normIdx[n]; i != 0 {
+		return &s.normVal[i-1]
+	}
+	s.normVal = append(s.normVal, newNormStr(s.d.Str(n)))
+	s.normIdx[n] = int32(len(s.normVal))
+	return &s.normVal[len(s.normVal)-1]
+}
+
+// looseHash hashes the normalised form of node n: similar scalars and
+// objects with the same member names and similar values (mostly) collide;
+// arrays hash their elements order-independently. It is only a bucketing
+// aid: every candidate pair is checked with sim.
+func (s *side) looseHash(n, depth int) uint64 {
+	if depth > MaxDepth {
+		return s.exact[n]
+	}
+	if s.loose == nil {
+		s.loose = make([]uint64, s.d.Len())
+	}
+	if v := s.loose[n]; v != 0 {
+		return v
+	}
+	var h maphash.Hash
+	h.SetSeed(seed)
+	var u [8]byte
+	switch s.d.Kind(n) {
+	case canon.Null:
+		h.WriteByte('S')
+	case canon.Number:
+		h.WriteByte('N')
+		h.Write(canon.AppendNumber(nil, s.d.NumberText(n)))
+	case canon.String:
+		if ns := s.norm(n); ns.num != nil {
+			h.WriteByte('N')
+			h.Write(ns.num)
+		} else {
+			h.WriteByte('S')
+			h.WriteString(ns.s)
+		}
+	case canon.Array:
+		var sum uint64
+		cnt := 0
+		for c := n + 1; c < s.d.End(n); c = s.d.End(c) {
+			sum += mix(s.looseHash(c, depth+1))
+			cnt++
+		}
+		h.WriteByte('A')
+		binary.LittleEndian.PutUint64(u[:], sum+uint64(cnt))
+		h.Write(u[:])
+	case canon.Object:
+		h.WriteByte('O')
+		for _, m := range s.memberList(n) {
+			h.Write(s.d.Str(int(m)))
+			h.WriteByte(0)
+			binary.LittleEndian.PutUint64(u[:], s.looseHash(int(m)+1, depth+1))
+			h.Write(u[:])
+		}
+	default:
+		return s.exact[n]
+	}
+	v := h.Sum64() | 1 // never 0, the "not computed" mark
+	s.loose[n] = v
+	return v
+}
+
+func mix(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
+}
+
+// comparer holds the state of one comparison.
+type comparer struct {
+	a, b      *side
+	budget    int
+	explained int
+	skip      func(name []byte) bool
+	pairs     [][2]int32 // scratch stack for objects
+}
+
+// sim reports whether node x of a and node y of b are similar, and the
+// transformation kinds seen when they are.
+func (c *comparer) sim(x, y, depth int) (bool, kind) {
+	kx, ky := c.a.d.Kind(x), c.b.d.Kind(y)
+	// With key fields to skip, top-level objects must be compared member
+	// by member even when their hashes differ only by those fields.
+	skipTop := depth == 0 && c.skip != nil && kx == canon.Object && ky == canon.Object
+	if !skipTop && c.a.exact[x] == c.b.exact[y] {
+		return true, 0
+	}
+	c.budget--
+	if c.budget < 0 || depth > MaxDepth {
+		return false, 0
+	}
+	switch {
+	case kx == canon.Array && ky == canon.Array:
+		return c.arrays(x, y, depth)
+	case kx == canon.Object && ky == canon.Object:
+		return c.objects(x, y, depth)
+	}
+	return c.scalars(x, kx, y, ky)
+}
+
+func (c *comparer) scalars(x int, kx canon.Kind, y int, ky canon.Kind) (bool, kind) {
+	switch {
+	case kx == canon.String && ky == canon.String:
+		nx, ny := c.a.norm(x), c.b.norm(y)
+		if nx.s == ny.s {
+			if c.explained < maxExplained {
+				c.explained++
+				return true, stringKinds(c.a.d.Str(x), c.b.d.Str(y))
+			}
+			return true, 0
+		}
+		if nx.plain && ny.plain && bytes.Equal(nx.num, ny.num) {
+			return true, kindDecimal
+		}
+	case kx == canon.Number && ky == canon.String:
+		ny := c.b.norm(y)
+		return ny.num != nil && bytes.Equal(canon.AppendNumber(nil, c.a.d.NumberText(x)), ny.num), kindNumberString
+	case kx == canon.String && ky == canon.Number:
+		nx := c.a.norm(x)
+		return nx.num != nil && bytes.Equal(canon.AppendNumber(nil, c.b.d.NumberText(y)), nx.num), kindNumberString
+	case kx == canon.Null && ky == canon.String:
+		return c.b.norm(y).s == "", kindNullEmpty
+	case kx == canon.String && ky == canon.Null:
+		return c.a.norm(x).s == "", kindNullEmpty
+	}
+	return false, 0
+}
+
+// objects applies the member rules: same names → all values similar;
+// different names → at least one shared name and at least half of the
+// shared values similar.
+func (c *comparer) objects(x, y, depth int) (bool, kind) {
+	ma, mb := c.a.memberList(x), c.b.memberList(y)
+	if depth == 0 && c.skip != nil {
+		ma, mb = c.filter(c.a, ma), c.filter(c.b, mb)
+	}
+	// The shared members go on the scratch stack; nested calls push
+	// above them and truncate back, so index from base, never hold a slice.
+	base := len(c.pairs)
+	defer func() { c.pairs = c.pairs[:base] }()
+	i, j := 0, 0
+	for i < len(ma) && j < len(mb) {
+		switch bytes.Compare(c.a.d.Str(int(ma[i])), c.b.d.Str(int(mb[j]))) {
+		case 0:
+			c.pairs = append(c.pairs, [2]int32{ma[i] + 1, mb[j] + 1})
+			i++
+			j++
+		case -1:
+			i++
+		default:
+			j++
+		}
+	}
+	shared := len(c.pairs) - base
+	sameNames := shared == len(ma) && shared == len(mb)
+	var k kind
+	if !sameNames {
+		if shared == 0 {
+			return false, 0
+		}
+		k = kindFields
+	}
+	equal, failed := 0, 0
+	for q := range shared {
+		p := c.pairs[base+q]
+		ok, pk := c.sim(int(p[0]), int(p[1]), depth+1)
+		if ok {
+			equal++
+			k |= pk
+			if !sameNames && 2*equal >= shared {
+				return true, k
+			}
+		} else {
+			failed++
+			if sameNames || 2*failed > shared {
+				return false, 0
+			}
+		}
+	}
+	return true, k
+}
+
+func (c *comparer) filter(s *side, ms []int32) []int32 {
+	var out []int32
+	for _, m := range ms {
+		if !c.skip(s.d.Str(int(m))) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// arrays pairs the elements of two arrays of the same length in stages
+// (see the package documentation).
+func (c *comparer) arrays(x, y, depth int) (bool, kind) {
+	ea := c.a.d.Elems(x, nil)
+	eb := c.b.d.Elems(y, nil)
+	if len(ea) != len(eb) {
+		return false, 0
+	}
+	m := arrayMatch{c: c, ea: ea, eb: eb, depth: depth,
+		doneA: make([]bool, len(ea)), doneB: make([]bool, len(eb)), left: len(ea)}
+	// (1) identical at the same position.
+	for i := range ea {
+		if c.a.exact[ea[i]] == c.b.exact[eb[i]] {
+			m.doneA[i], m.doneB[i] = true, true
+			m.left--
+		}
+	}
+	for _, stage := range []func() bool{m.identical, m.normalised, m.positional, m.greedy} {
+		if m.left == 0 {
+			return true, m.k
+		}
+		if !stage() {
+			return false, 0
+		}
+	}
+	return m.left == 0, m.k
+}
+
+// arrayMatch is the state of pairing two arrays' elements. Every pair of
+// elements is compared at most once (tried remembers failures), so the
+// work for a pair of arrays is at most n·m comparisons, and nested arrays
+// stay polynomial.
+type arrayMatch struct {
+	c            *comparer
+	ea, eb       []int32
+	depth        int
+	doneA, doneB []bool
+	left         int
+	k            kind
+	tried        map[[2]int32]bool // failed pairs
+}
+
+func (m *arrayMatch) pair(i, j int, pk kind) {
+	m.doneA[i], m.doneB[j] = true, true
+	m.left--
+	m.k |= pk
+	if i != j {
+		m.k |= kindOrder
+	}
+}
+
+// try compares element i of a with element j of b once; it returns false
+// also when the budget ran out (check m.c.budget).
+func (m *arrayMatch) try(i, j int) bool {
+	key := [2]int32{int32(i), int32(j)}
+	if m.tried[key] {
+		return false
+	}
+	ok, pk := m.c.sim(int(m.ea[i]), int(m.eb[j]), m.depth+1)
+	if ok {
+		m.pair(i, j, pk)
+		return true
+	}
+	if m.tried == nil {
+		m.tried = make(map[[2]int32]bool)
+	}
+	m.tried[key] = true
+	return false
+}
+
+type hashed struct {
+	h uint64
+	i int32
+}
+
+// sorted returns the undone elements with their hashes, sorted by hash then
+// index.
+func sorted(s *side, es []int32, done []bool, left int, h func(int) uint64) []hashed {
+	out := make([]hashed, 0, left)
+	for i, e := range es {
+		if !done[i] {
+			out = append(out, hashed{h(int(e)), int32(i)})
+		}
+	}
+	slices.SortFunc(out, func(p, q hashed) int {
+		if p.h != q.h {
+			return cmp.Compare(p.h, q.h)
+		}
+		return cmp.Compare(p.i, q.i)
+	})
+	return out
+}
+
+// groups calls f for each run of equal hashes present in both ha and hb;
+// f returns false to stop.
+func groups(ha, hb []hashed, f func(ga, gb []hashed) bool) bool {
+	for p, q := 0, 0; p < len(ha) && q < len(hb); {
+		switch {
+		case ha[p].h < hb[q].h:
+			p++
+		case ha[p].h > hb[q].h:
+			q++
+		default:
+			h := ha[p].h
+			p2, q2 := p, q
+			for p2 < len(ha) && ha[p2].h == h {
+				p2++
+			}
+			for q2 < len(hb) && hb[q2].h == h {
+				q2++
+			}
+			if !f(ha[p:p2], hb[q:q2]) {
+				return false
+			}
+			p, q = p2, q2
+		}
+	}
+	return true
+}
+
+// identical is stage (2): identical elements anywhere, by canonical hash.
+func (m *arrayMatch) identical() bool {
+	a, b := m.c.a, m.c.b
+	ha := sorted(a, m.ea, m.doneA, m.left, func(e int) uint64 { return a.exact[e] })
+	hb := sorted(b, m.eb, m.doneB, m.left, func(e int) uint64 { return b.exact[e] })
+	groups(ha, hb, func(ga, gb []hashed) bool {
+		for x := range min(len(ga), len(gb)) {
+			m.pair(int(ga[x].i), int(gb[x].i), 0)
+		}
+		return true
+	})
+	return true
+}
+
+// normalised is stage (3): elements with equal normalised hashes are
+// candidates, checked with sim.
+func (m *arrayMatch) normalised() bool {
+	a, b := m.c.a, m.c.b
+	d := m.depth + 1
+	ha := sorted(a, m.ea, m.doneA, m.left, func(e int) uint64 { return a.looseHash(e, d) })
+	hb := sorted(b, m.eb, m.doneB, m.left, func(e int) uint64 { return b.looseHash(e, d) })
+	return groups(ha, hb, func(ga, gb []hashed) bool {
+		for _, pa := range ga {
+			for _, pb := range gb {
+				if m.doneB[pb.i] {
+					continue
+				}
+				if m.try(int(pa.i), int(pb.i)) {
+					break
+				}
+				if m.c.budget < 0 {
+					return false
+				}
+			}
+		}
+		return true
+	})
+}
+
+// positional is stage (4): similar elements at the same position.
+func (m *arrayMatch) positional() bool {
+	for i := range m.ea {
+		if !m.doneA[i] && !m.doneB[i] {
+			m.try(i, i)
+			if m.c.budget < 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// greedy is stage (5): first fit over what is left; every element of a must
+// find a partner.
+func (m *arrayMatch) greedy() bool {
+	for i := range m.ea {
+		if m.doneA[i] {
+			continue
+		}
+		found := false
+		for j := range m.eb {
+			if m.doneB[j] {
+				continue
+			}
+			if m.try(i, j) {
+				found = true
+				break
+			}
+			if m.c.budget < 0 {
+				return false
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
