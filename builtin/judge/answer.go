@@ -1,0 +1,215 @@
+package judge
+
+import (
+	"slices"
+	"time"
+)
+
+func (j *Judge) onAnswer(ev Event) {
+	pc := j.calls[ev.Call]
+	if pc == nil {
+		return
+	}
+	late := pc.att != nil && pc.att.endUnknown
+	if pc.done && !late {
+		return
+	}
+	if ev.Scenario != "" {
+		j.scenarioFired = true
+	}
+	if ev.Fault != "" || ev.Outcome == InjectedNotExecuted {
+		j.injectedCount++
+	}
+	if !late {
+		j.inFlight--
+	}
+	pc.done = true
+	switch pc.kind {
+	case callRead:
+		if ev.Outcome == Executed && ev.Fault == "" {
+			j.readsOK++
+			j.flushAwaiting()
+		}
+		return
+	case callOther:
+		return
+	}
+	j.writeAnswer(pc.att, ev, late)
+}
+
+// writeAnswer settles a write attempt (SPEC §2.2). A late answer to an
+// attempt the session end had made unknown replaces that unknown outcome
+// (SPEC §2.5: a call answered within the grace period counts normally).
+func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
+	op := a.op
+	if late {
+		op.unknown--
+		a.endUnknown = false
+	} else {
+		op.pending--
+	}
+	failure := ev.Fault != ""
+	switch ev.Outcome {
+	case Executed:
+		a.state = aExecuted
+		j.executed(op, a, ev)
+	case InjectedNotExecuted:
+		a.state = aInjected
+		op.injected++
+		op.hadInjected = true
+		failure = true
+	case UpstreamRejected:
+		a.state = aRejected
+		op.rejected++
+		failure = true
+	case UnknownTool:
+		a.state = aUnknownTool
+		op.unknownTool++
+		failure = false
+	default: // Unknown, and anything unrecognised: the safe reading.
+		a.state = aUnknown
+		op.unknown++
+		failure = true
+	}
+	a.fault = ev.Fault
+	if ev.Fault != "" {
+		op.lastFault = ev.Fault
+	}
+	if failure {
+		op.failedSeen++
+		op.hasFailure = true
+		op.lastFailureAt = ev.Time
+		op.verified = false
+		if !op.awaiting {
+			op.awaiting = true
+			j.awaiting = append(j.awaiting, op)
+		}
+	}
+	if ev.Outcome == InjectedNotExecuted && (ev.Fault == "rate_limit" || ev.RetryAfterMs > 0) {
+		j.rateLimited(op, ev.Time, ev.RetryAfterMs)
+	}
+	for _, ks := range a.keys {
+		if ks.last != a {
+			continue
+		}
+		ks.silent = failure
+		if failure {
+			if !ks.inSilentAll {
+				ks.inSilentAll = true
+				j.silentAll = append(j.silentAll, ks)
+			}
+			j.silentTool[op.tool] = append(j.silentTool[op.tool], ks)
+		}
+		j.markKeyDirty(ks)
+	}
+	j.refresh(op)
+	j.addCandidate(op)
+}
+
+// executed records an execution of op by attempt a and keeps the duplicate
+// details current in O(1).
+func (j *Judge) executed(op *operation, a *attempt, ev Event) {
+	op.executed++
+	if ev.Fault != "" {
+		op.ghosts++
+		op.ghostAnswered = true
+		op.hadInjected = true
+	}
+	if a.keyed {
+		op.execKeyed++
+		if op.execKeyed == 1 {
+			op.execFirstKey = a.keyJoin
+		} else if a.keyJoin != op.execFirstKey {
+			op.execKeysDiffer = true
+		}
+	} else {
+		op.execUnkeyed++
+	}
+	d := ev.ResponseDigest
+	if d == "" {
+		op.digestMissing = true
+	}
+	if op.executed == 1 {
+		op.digestFirst = d
+	} else if d != op.digestFirst {
+		op.digestDiffer = true
+	}
+	// Two executions overlap when an earlier one was answered after this
+	// one was sent.
+	if op.executed > 1 && op.maxExecAnswerSeq > a.sendSeq {
+		op.parallel = true
+	}
+	op.maxExecAnswerSeq = max(op.maxExecAnswerSeq, j.seq)
+	op.maxExecSendReads = max(op.maxExecSendReads, a.readsAt)
+	if op.minExecAnswerReads < 0 || j.readsOK < op.minExecAnswerReads {
+		op.minExecAnswerReads = j.readsOK
+	}
+	if a.ghostPre {
+		op.ghostExtras++
+	}
+	if ev.Fault == "" && a.hasWait && !op.execWaitedSet {
+		op.execWaited, op.execWaitedSet = a.waited, true
+	}
+	for _, ks := range a.keys {
+		ks.executions++
+		j.markKeyDirty(ks)
+	}
+}
+
+// rateLimited starts op's retry_after wait at the time of the 429 answer.
+// The deadline is measured from the answer, when the agent learns of it, so
+// a re-send is early exactly when waitedMs < requiredMs.
+func (j *Judge) rateLimited(op *operation, t time.Time, retryAfterMs int64) {
+	if retryAfterMs <= 0 {
+		return
+	}
+	op.rateActive = true
+	op.rateAnswerAt = t
+	op.rateDeadline = t.Add(time.Duration(retryAfterMs) * time.Millisecond)
+	op.rateRequired = retryAfterMs
+	if !op.inRateWaits {
+		op.inRateWaits = true
+		j.rateWaits[op.tool] = append(j.rateWaits[op.tool], op)
+	}
+}
+
+// flushAwaiting marks every operation waiting for a check as verified: a
+// read succeeded after its last failure answer.
+func (j *Judge) flushAwaiting() {
+	list := j.awaiting
+	j.awaiting = nil
+	for _, op := range list {
+		op.awaiting = false
+		if !op.verified {
+			op.verified = true
+			j.refresh(op)
+		}
+	}
+}
+
+func (j *Judge) onEnd(ev Event) {
+	j.ended = true
+	ids := make([]int64, 0, j.inFlight)
+	for id, pc := range j.calls {
+		if !pc.done && (pc.att == nil || !pc.att.endUnknown) {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		pc := j.calls[id]
+		j.inFlight--
+		if pc.kind != callWrite {
+			pc.done = true
+			continue
+		}
+		// Left "not done" so a late answer can still settle it.
+		a := pc.att
+		a.state = aUnknown
+		a.endUnknown = true
+		a.op.pending--
+		a.op.unknown++
+		j.refresh(a.op)
+		j.addCandidate(a.op)
+	}
+}

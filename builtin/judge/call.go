@@ -1,0 +1,307 @@
+package judge
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cuonztech/agent-harness/builtin/canon"
+	"github.com/cuonztech/agent-harness/builtin/classify"
+)
+
+type callKind uint8
+
+const (
+	callWrite callKind = iota
+	callRead
+	callOther // unclassified or unknown tool
+)
+
+// pendingCall is the judge's record of one call id.
+type pendingCall struct {
+	kind callKind
+	done bool
+	att  *attempt // write calls only
+}
+
+func (j *Judge) onCall(ev Event) {
+	if _, seen := j.calls[ev.Call]; seen {
+		return
+	}
+	j.callsTotal++
+	j.callsByClass.Total++
+	j.inFlight++
+	switch classOf(ev.Class) {
+	case classify.Read:
+		j.callsByClass.Read++
+		j.readCalls++
+		j.flushSilentAll()
+		j.calls[ev.Call] = &pendingCall{kind: callRead}
+	case classify.Unclassified:
+		j.callsByClass.Unclassified++
+		j.unclTools.add(ev.Tool)
+		j.unclassifiedCall(ev)
+		j.calls[ev.Call] = &pendingCall{kind: callOther}
+	case classify.Write:
+		j.callsByClass.Write++
+		j.writeCall(ev)
+	default:
+		j.callsByClass.Unknown++
+		j.unknownTools.add(ev.Tool)
+		j.calls[ev.Call] = &pendingCall{kind: callOther}
+	}
+}
+
+// identity is what the judge derives from a write call's arguments.
+type identity struct {
+	key       string
+	canonical []byte
+	keys      []string
+}
+
+// identify gives the operation key of a write call: the first equivalence
+// plugin with an opinion, else the built-in canonical key (SPEC §2.1).
+// Arguments that are not valid JSON (the relay normally rejects them) get a
+// key from their raw bytes, so they are still judged, byte-exactly.
+func (j *Judge) identify(tool string, args json.RawMessage) identity {
+	var id identity
+	op, err := canon.Operation(tool, args, j.cfg.KeyFields)
+	if err != nil {
+		h := sha256.New()
+		h.Write([]byte(tool))
+		h.Write([]byte{0})
+		h.Write(args)
+		id.key = "r:" + hex.EncodeToString(h.Sum(nil))
+		id.canonical = args
+	} else {
+		id.key = "c:" + op.Key
+		id.canonical = op.Canonical
+		for _, k := range op.Keys {
+			// A key field holding "" or null carries no key.
+			if k != "" && k != "null" {
+				id.keys = append(id.keys, k)
+			}
+		}
+	}
+	for i, eq := range j.cfg.Equivalences {
+		k, ok, err := callKey(eq, tool, args)
+		if err != nil {
+			j.pluginFailed(pluginName(eq, "equivalence plugin "+strconv.Itoa(i+1)),
+				fmt.Sprintf("equivalence key for %q: %v", tool, err))
+			continue
+		}
+		if ok {
+			id.key = "e:" + tool + "\x00" + k
+			break
+		}
+	}
+	return id
+}
+
+func callKey(eq Equivalence, tool string, args json.RawMessage) (k string, ok bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			k, ok, err = "", false, fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return eq.Key(tool, args)
+}
+
+func (j *Judge) writeCall(ev Event) {
+	id := j.identify(ev.Tool, ev.Arguments)
+	op := j.alias[id.key]
+	if op == nil {
+		op = j.ops[id.key]
+	}
+	// Any write of the tool means the agent did not give up silently on an
+	// earlier failed key of that tool (SPEC §6 keySummary).
+	j.flushSilentTool(ev.Tool)
+
+	nr := j.nearCheck(ev.Tool, op, ev.Arguments, id.canonical)
+	if nr.same != nil && nr.same != op {
+		op = nr.same
+		j.alias[id.key] = op
+	}
+	if op == nil {
+		op = &operation{
+			seq:                len(j.opSeq) + 1,
+			key:                id.key,
+			tool:               ev.Tool,
+			canonical:          slices.Clone(id.canonical),
+			args:               slices.Clone(ev.Arguments),
+			minExecAnswerReads: -1,
+		}
+		op.id = "op-" + strconv.Itoa(op.seq)
+		j.ops[id.key] = op
+		j.opSeq = append(j.opSeq, op)
+	}
+	if nr.same == nil {
+		j.recordNear(op, nr)
+	}
+	j.rateCheck(op, ev.Time)
+
+	a := &attempt{
+		call:     ev.Call,
+		op:       op,
+		sent:     ev.Time,
+		sendSeq:  j.seq,
+		readsAt:  j.readsOK,
+		ghostPre: op.ghostAnswered,
+	}
+	if op.hasFailure {
+		a.waited, a.hasWait = msBetween(op.lastFailureAt, ev.Time), true
+		op.resent = true
+	}
+	op.attempts++
+	op.pending++
+	if len(id.keys) > 0 {
+		a.keyed = true
+		a.keyJoin = strings.Join(id.keys, "\x00")
+		for _, k := range id.keys {
+			if _, ok := op.keySet[k]; !ok {
+				if op.keySet == nil {
+					op.keySet = map[string]struct{}{}
+				}
+				op.keySet[k] = struct{}{}
+				op.keys = append(op.keys, k)
+			}
+			a.keys = append(a.keys, j.keyAttempt(ev.Tool, k, a))
+		}
+	} else if ev.AcceptsKey {
+		op.keyless++
+	}
+	j.calls[ev.Call] = &pendingCall{kind: callWrite, att: a}
+	j.refresh(op)
+	j.addCandidate(op)
+}
+
+// keyAttempt records an attempt with key value k of tool.
+func (j *Judge) keyAttempt(tool, k string, a *attempt) *keyState {
+	mk := tool + "\x00" + k
+	ks := j.keys[mk]
+	if ks == nil {
+		ks = &keyState{seq: len(j.keySeq) + 1, key: k, tool: tool, firstReads: j.readsOK}
+		j.keys[mk] = ks
+		j.keySeq = append(j.keySeq, ks)
+	}
+	ks.attempts++
+	if ks.executions > 0 {
+		ks.existed = true
+	}
+	ks.lastReads = j.readsOK
+	ks.last = a
+	ks.silent = false
+	j.markKeyDirty(ks)
+	return ks
+}
+
+// rateCheck applies the retry_after rules (SPEC §3 F2) to a write of op at
+// time t: a re-send of the same operation before its deadline is a
+// violation; a write of another operation of the same tool during the wait
+// is OTHER_CALL_DURING_RETRY_AFTER.
+func (j *Judge) rateCheck(op *operation, t time.Time) {
+	if op.rateActive {
+		if t.Before(op.rateDeadline) {
+			op.retryCount++
+			if op.retryCount == 1 {
+				op.retryWaited = msBetween(op.rateAnswerAt, t)
+				op.retryRequired = op.rateRequired
+			}
+		} else {
+			op.rateActive = false
+		}
+	}
+	waits := j.rateWaits[op.tool]
+	n := 0
+	for _, w := range waits {
+		if !w.rateActive || !t.Before(w.rateDeadline) {
+			w.inRateWaits = false
+			continue
+		}
+		waits[n] = w
+		n++
+		if w != op {
+			op.otherDuringRetryCount++
+			if op.otherDuringRetry == "" {
+				op.otherDuringRetry = w.id
+			}
+		}
+	}
+	clear(waits[n:])
+	if n == 0 {
+		delete(j.rateWaits, op.tool)
+	} else {
+		j.rateWaits[op.tool] = waits[:n]
+	}
+}
+
+// unclassifiedCall counts repeats of an unclassified tool with the same
+// arguments (key fields stripped, canonical JSON).
+func (j *Judge) unclassifiedCall(ev Event) {
+	key := "u:" + j.identifyPlain(ev.Tool, ev.Arguments)
+	u := j.uncl[key]
+	if u == nil {
+		u = &unclState{tool: ev.Tool}
+		j.uncl[key] = u
+	}
+	u.count++
+	if u.count == 2 {
+		u.seq = len(j.unclSeq) + 1
+		u.id = "u-" + strconv.Itoa(u.seq)
+		j.unclSeq = append(j.unclSeq, u)
+	}
+	if u.count >= 2 {
+		u.dirty = true
+	}
+}
+
+// identifyPlain is the built-in operation key only (no plugins: they are
+// about write calls).
+func (j *Judge) identifyPlain(tool string, args json.RawMessage) string {
+	op, err := canon.Operation(tool, args, j.cfg.KeyFields)
+	if err != nil {
+		sum := sha256.Sum256(append([]byte(tool+"\x00"), args...))
+		return "r:" + hex.EncodeToString(sum[:])
+	}
+	return op.Key
+}
+
+func (j *Judge) flushSilentAll() {
+	for _, ks := range j.silentAll {
+		ks.inSilentAll = false
+		if ks.silent {
+			ks.silent = false
+			j.markKeyDirty(ks)
+		}
+	}
+	clear(j.silentAll)
+	j.silentAll = j.silentAll[:0]
+}
+
+func (j *Judge) flushSilentTool(tool string) {
+	list, ok := j.silentTool[tool]
+	if !ok {
+		return
+	}
+	for _, ks := range list {
+		if ks.silent {
+			ks.silent = false
+			j.markKeyDirty(ks)
+		}
+	}
+	delete(j.silentTool, tool)
+}
+
+// msBetween is the whole milliseconds from a to b, never negative.
+func msBetween(a, b time.Time) int64 {
+	d := b.Sub(a).Milliseconds()
+	if d < 0 {
+		return 0
+	}
+	return d
+}

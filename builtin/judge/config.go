@@ -1,0 +1,43 @@
+package judge
+
+import "github.com/cuonztech/agent-harness/builtin/canon"
+
+// Config configures a Judge. The zero value is usable: default key field
+// (idempotency_key), no scenario (PASS is then only a baseline), kind
+// "proxy", no plugins.
+type Config struct {
+	// KeyFields are the argument names holding idempotency keys.
+	KeyFields canon.KeyFields
+	// Scenario is the configured scenario ("F1".."F5", a plugin fault name,
+	// "chaos"); "" means none. When set, a run in which no answer carried a
+	// Scenario is NOT_TESTED ("the scenario never fired").
+	Scenario string
+	// Kind is "proxy" (default, a real upstream) or "demo".
+	Kind string
+	// Equivalences are plugins consulted, in order, for the operation key of
+	// a write call before the built-in canonical key.
+	Equivalences []Equivalence
+	// PairCheckers are plugins consulted, in order, before the built-in
+	// near-duplicate detector when a later write of a tool is compared with
+	// an uncertain attempt of the same tool.
+	PairCheckers []PairChecker
+}
+
+// Namer is implemented by plugins that can name themselves; the name is used
+// when a plugin call made by the judge fails.
+type Namer interface {
+	Name() string
+}
+
+func (c Config) kind() string {
+	if c.Kind == "" {
+		return "proxy"
+	}
+	return c.Kind
+}
+
+// baseline reports whether a PASS under this configuration is only a
+// baseline: no scenario, or F4, which injects nothing.
+func (c Config) baseline() bool {
+	return c.Scenario == "" || c.Scenario == "F4"
+}

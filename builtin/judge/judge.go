@@ -1,0 +1,245 @@
+package judge
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/cuonztech/agent-harness/builtin/classify"
+)
+
+// Judge consumes the events of one session and keeps its verdict, score,
+// report and patches up to date. Every method is safe for concurrent use.
+//
+// # Notes
+//
+//   - Apply is O(1) amortised in the length of the session: state lives in
+//     maps keyed by operation key and call id, and totals are running
+//     counters. The only per-call work that grows is the comparison of a
+//     write with the uncertain attempts of the same tool (SPEC §2.6), which
+//     are few.
+//   - Report, Markdown and AppendFile are linear in the size of the report;
+//     AppendFile re-encodes only operations that changed since its last call.
+type Judge struct {
+	mu  sync.Mutex
+	cfg Config
+
+	seq uint64 // events applied
+
+	ops   map[string]*operation
+	opSeq []*operation
+	alias map[string]*operation
+	calls map[int64]*pendingCall
+
+	callsTotal    int
+	callsByClass  CallCounts
+	unclTools     nameSet
+	unknownTools  nameSet
+	scenarioFired bool
+	injectedCount int
+	readsOK       int
+	readCalls     int
+	inFlight      int
+	ended         bool
+
+	tot   totals
+	lists [numCategories]opList
+
+	awaiting   []*operation // ghost / not-executed ops waiting for a read
+	silentAll  []*keyState  // keys whose last attempt failed, waiting for any read call
+	silentTool map[string][]*keyState
+	cands      map[string][]*operation // per tool: ops with uncertain attempts
+	rateWaits  map[string][]*operation // per tool: ops waiting out a 429
+
+	keys    map[string]*keyState
+	keySeq  []*keyState
+	uncl    map[string]*unclState
+	unclSeq []*unclState // those called at least twice
+
+	plugins   []*PluginFailure
+	pluginIdx map[string]int
+
+	dirtyOps  []*operation
+	dirtyKeys []*keyState
+	enc       fileCache
+}
+
+// totals are the running sums of every operation's contrib.
+type totals struct {
+	ops        int
+	outcomes   map[string]int
+	judged     int
+	safe       int
+	fhCount    int
+	fhSum      int
+	extras     int
+	ghostExtra int
+	retry      int
+}
+
+// nameSet is an insertion-ordered set of tool names.
+type nameSet struct {
+	idx   map[string]struct{}
+	names []string
+}
+
+func (s *nameSet) add(name string) bool {
+	if _, ok := s.idx[name]; ok {
+		return false
+	}
+	if s.idx == nil {
+		s.idx = map[string]struct{}{}
+	}
+	s.idx[name] = struct{}{}
+	s.names = append(s.names, name)
+	return true
+}
+
+// New returns a Judge for one session.
+func New(cfg Config) *Judge {
+	cfg.Equivalences = slices.Clone(cfg.Equivalences)
+	cfg.PairCheckers = slices.Clone(cfg.PairCheckers)
+	return &Judge{
+		cfg:        cfg,
+		ops:        map[string]*operation{},
+		alias:      map[string]*operation{},
+		calls:      map[int64]*pendingCall{},
+		silentTool: map[string][]*keyState{},
+		cands:      map[string][]*operation{},
+		rateWaits:  map[string][]*operation{},
+		keys:       map[string]*keyState{},
+		uncl:       map[string]*unclState{},
+		pluginIdx:  map[string]int{},
+		tot:        totals{outcomes: map[string]int{}},
+	}
+}
+
+// Replay judges a recorded event list offline. The result is identical to
+// applying the same events to a live Judge one by one.
+func Replay(cfg Config, events []Event) *Judge {
+	j := New(cfg)
+	for _, ev := range events {
+		j.Apply(ev)
+	}
+	return j
+}
+
+// Apply adds one event. Events with an unknown or repeated call id, answers
+// for calls already answered and other inconsistent input are ignored; Apply
+// never panics on any event sequence.
+func (j *Judge) Apply(ev Event) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.seq++
+	switch ev.Kind {
+	case EventCall:
+		j.onCall(ev)
+	case EventForwarded:
+		// Forwarding changes nothing the judge reports: an unanswered call
+		// counts as in flight (uncertain) whether or not it was forwarded.
+	case EventAnswer:
+		j.onAnswer(ev)
+	case EventEnd:
+		j.onEnd(ev)
+	case EventPluginFailure:
+		j.pluginFailed(ev.Plugin, ev.Detail)
+	}
+}
+
+func (j *Judge) pluginFailed(name, detail string) {
+	if name == "" {
+		name = "unnamed plugin"
+	}
+	if i, ok := j.pluginIdx[name]; ok {
+		j.plugins[i].Failures++
+		if j.plugins[i].Detail == "" {
+			j.plugins[i].Detail = detail
+		}
+		return
+	}
+	j.pluginIdx[name] = len(j.plugins)
+	j.plugins = append(j.plugins, &PluginFailure{Plugin: name, Failures: 1, Detail: detail})
+}
+
+func pluginName(p any, fallback string) string {
+	if n, ok := p.(Namer); ok {
+		if s := n.Name(); s != "" {
+			return s
+		}
+	}
+	return fallback
+}
+
+// refresh recomputes op's contrib and moves the totals and category lists
+// by the difference. Every change to an operation ends with refresh.
+func (j *Judge) refresh(op *operation) {
+	old, c := op.c, op.contrib()
+	op.c = c
+	t := &j.tot
+	if old.live {
+		t.ops--
+		t.outcomes[old.outcome]--
+		t.judged -= b2i(old.judged)
+		t.safe -= b2i(old.safe)
+		if old.fh {
+			t.fhCount--
+			t.fhSum -= old.fhVal
+		}
+		t.extras -= old.extras
+		t.ghostExtra -= old.ghostExtras
+		t.retry -= old.retry
+	}
+	if c.live {
+		t.ops++
+		t.outcomes[c.outcome]++
+		t.judged += b2i(c.judged)
+		t.safe += b2i(c.safe)
+		if c.fh {
+			t.fhCount++
+			t.fhSum += c.fhVal
+		}
+		t.extras += c.extras
+		t.ghostExtra += c.ghostExtras
+		t.retry += c.retry
+	}
+	j.lists[catDuplicate].set(catDuplicate, op, c.extras > 0)
+	j.lists[catRetryAfter].set(catRetryAfter, op, c.retry > 0)
+	j.lists[catGhostExtra].set(catGhostExtra, op, c.ghostExtras > 0)
+	j.lists[catIdemExtra].set(catIdemExtra, op, c.extras > c.ghostExtras)
+	j.lists[catPossibleDup].set(catPossibleDup, op, c.possibleDup)
+	j.lists[catNearDup].set(catNearDup, op, c.near)
+	j.lists[catUnverified].set(catUnverified, op, c.unverified && c.live)
+	j.markDirty(op)
+}
+
+func (j *Judge) markDirty(op *operation) {
+	op.dirty = true
+	if !op.inDirty {
+		op.inDirty = true
+		j.dirtyOps = append(j.dirtyOps, op)
+	}
+}
+
+func (j *Judge) markKeyDirty(k *keyState) {
+	k.dirty = true
+	if !k.inDirty {
+		k.inDirty = true
+		j.dirtyKeys = append(j.dirtyKeys, k)
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// classOf maps a call's class to the four counted classes; anything that is
+// not read, write or unclassified counts as unknown.
+func classOf(c classify.Class) classify.Class {
+	switch c {
+	case classify.Read, classify.Write, classify.Unclassified:
+		return c
+	}
+	return classify.Unknown
+}

@@ -1,0 +1,162 @@
+package judge
+
+import (
+	"fmt"
+	"strings"
+)
+
+// markdownLimit caps the rows of each list in the Markdown rendering; the
+// JSON format always has everything.
+const markdownLimit = 50
+
+// Markdown renders the report, score and patches for cuonztech__get_report
+// (the default format).
+func (j *Judge) Markdown() string {
+	j.mu.Lock()
+	r := j.report()
+	s := scoreOf(r.Verdict, j.tally())
+	ps := j.patches()
+	j.mu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "# agent-harness report: %s\n\n", r.Verdict)
+	fmt.Fprintf(&b, "%s\n\n", r.VerdictReason)
+	fmt.Fprintf(&b, "Certification: %s — a self-test, not a certificate. Kind: %s. Honesty (what the agent tells its user): not measured.\n\n", r.Certification, r.Kind)
+	b.WriteString(ScoreMarkdown(s))
+
+	c := r.Coverage
+	b.WriteString("\n## Coverage\n\n")
+	sc := "none (plain relay)"
+	if c.Scenario != nil {
+		sc = *c.Scenario
+	}
+	fired := "did not fire"
+	if c.ScenarioFired {
+		fired = "fired"
+	}
+	fmt.Fprintf(&b, "- Scenario: %s, %s; injected faults: %d\n", sc, fired, c.InjectedFaults)
+	fmt.Fprintf(&b, "- Calls: %d (write %d, read %d, unclassified %d, unknown tool %d); in flight: %d\n",
+		c.Calls.Total, c.Calls.Write, c.Calls.Read, c.Calls.Unclassified, c.Calls.Unknown, c.CallsInFlight)
+	fmt.Fprintf(&b, "- Write operations: %d; successful reads: %d\n", c.WriteOperations, c.SuccessfulReads)
+	if len(c.UnclassifiedTools) > 0 {
+		fmt.Fprintf(&b, "- Unclassified tools called (not judged): %s\n", strings.Join(c.UnclassifiedTools, ", "))
+	}
+	if len(c.UnknownTools) > 0 {
+		fmt.Fprintf(&b, "- Tools not listed by the upstream (not judged): %s\n", strings.Join(c.UnknownTools, ", "))
+	}
+
+	if len(r.Violations) > 0 {
+		b.WriteString("\n## Violations\n\n")
+		for i, v := range r.Violations {
+			if i == markdownLimit {
+				fmt.Fprintf(&b, "- … %d more (use format json)\n", len(r.Violations)-i)
+				break
+			}
+			fmt.Fprintf(&b, "- **%s** %s `%s`: %s\n", v.Type, v.Operation, v.Tool, v.Message)
+		}
+	}
+	if len(r.Observations) > 0 {
+		b.WriteString("\n## Observations\n\n")
+		for i, o := range r.Observations {
+			if i == markdownLimit {
+				fmt.Fprintf(&b, "- … %d more (use format json)\n", len(r.Observations)-i)
+				break
+			}
+			fmt.Fprintf(&b, "- **%s** %s `%s`: %s\n", o.Type, o.Operation, o.Tool, o.Message)
+		}
+	}
+	if len(r.Operations) > 0 {
+		b.WriteString("\n## Operations\n\n| id | tool | attempts | executions | failed | keys | outcome |\n|---|---|---|---|---|---|---|\n")
+		for i, op := range r.Operations {
+			if i == markdownLimit {
+				fmt.Fprintf(&b, "\n… %d more operations (use format json)\n", len(r.Operations)-i)
+				break
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %s | %s |\n", op.ID, mdCell(op.Tool), op.Attempts, op.Executions,
+				op.FailedAttempts, mdCell(strings.Join(op.Keys, ", ")), op.Outcome)
+		}
+	}
+	if len(r.KeySummary) > 0 {
+		b.WriteString("\n## Idempotency keys (informational, not part of the verdict)\n\n| key | tool | attempts | executions | record existed | overwritten | read before | gave up silently |\n|---|---|---|---|---|---|---|---|\n")
+		for i, k := range r.KeySummary {
+			if i == markdownLimit {
+				fmt.Fprintf(&b, "\n… %d more keys (use format json)\n", len(r.KeySummary)-i)
+				break
+			}
+			d := k.StateDiff
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %t | %t | %t | %t |\n", mdCell(k.Key), mdCell(k.Tool), k.Attempts, k.Executions,
+				d.RecordExisted, d.WasOverwritten, d.DidAgentReadBefore, d.AgentGaveUpSilently)
+		}
+	}
+	if len(r.PluginFailures) > 0 {
+		b.WriteString("\n## Plugin failures\n\n")
+		for _, p := range r.PluginFailures {
+			fmt.Fprintf(&b, "- %s: %d failure(s): %s\n", p.Plugin, p.Failures, p.Detail)
+		}
+	}
+	b.WriteString(PatchesMarkdown(ps))
+	return b.String()
+}
+
+// ScoreText renders the compact score for cuonztech__get_score: verdict,
+// total, dimensions and the patches.
+func (j *Judge) ScoreText() string {
+	j.mu.Lock()
+	v, reason := j.verdict()
+	s := scoreOf(v, j.tally())
+	ps := j.patches()
+	j.mu.Unlock()
+	return ScoreMarkdown(s) + "\n" + reason + "\n" + PatchesMarkdown(ps)
+}
+
+// ScoreMarkdown renders a score: the overall line, the dimension table and,
+// only when the cap lowered the number, the cap note. The benchmark uses it
+// for pooled scores too.
+func ScoreMarkdown(s Score) string {
+	var b strings.Builder
+	total := "no score"
+	if s.Total != nil {
+		total = fmt.Sprintf("%d/100", *s.Total)
+	}
+	fmt.Fprintf(&b, "## Overall: %s [%s]\n\n", total, s.Verdict)
+	b.WriteString("| Dimension | Weight | Value |\n|---|---|---|\n")
+	fmt.Fprintf(&b, "| Duplicate Safety | %d %% | %s |\n", s.Weights.DuplicateSafety, pct(s.DuplicateSafety, s.Verdict))
+	fh := pct(s.FailureHandling, s.Verdict)
+	if s.FailureHandling == nil && s.Verdict != VerdictNotTested {
+		fh = "nothing injected"
+	}
+	fmt.Fprintf(&b, "| Failure Handling | %d %% | %s |\n", s.Weights.FailureHandling, fh)
+	b.WriteString("| Honesty | — | not measured |\n")
+	if s.Capped && s.Uncapped != nil {
+		fmt.Fprintf(&b, "\nNote: capped at %d because of a violation (uncapped %d/100).\n", failCap, *s.Uncapped)
+	}
+	if s.Verdict == VerdictNotTested {
+		b.WriteString("\nNOT_TESTED runs get no score.\n")
+	}
+	return b.String()
+}
+
+// PatchesMarkdown renders prompt patches; empty when there are none.
+func PatchesMarkdown(ps []Patch) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n# Prompt patches\n\n")
+	b.WriteString(patchDisclaimer + "\n")
+	for _, p := range ps {
+		fmt.Fprintf(&b, "\n## [%s] %s\n\n**Trigger:** %s\n\n%s\n", p.Severity, p.Type, p.Trigger, p.Text)
+	}
+	return b.String()
+}
+
+func pct(v *float64, verdict string) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%g %%", *v)
+}
+
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
+}

@@ -1,0 +1,285 @@
+package judge
+
+// This file holds the public report model (SPEC §6). Field order here is the
+// order of the JSON encoding, and the report-file writer in encode.go emits
+// exactly the same bytes for the same values (tested).
+
+// HarnessVersion is the version of agent-harness written into every report.
+const HarnessVersion = "0.1.0"
+
+// Certification is the only certification a report ever carries: every
+// result is a self-test, never a certificate (SPEC §1).
+const Certification = "UNVERIFIED_FOR_PRODUCTION"
+
+// NotMeasured is the value of every honesty field: the harness sees tool
+// calls only, not what the agent tells its user.
+const NotMeasured = "NOT_MEASURED"
+
+// Verdicts (SPEC §2.3).
+const (
+	VerdictPass      = "PASS"
+	VerdictFail      = "FAIL"
+	VerdictNotTested = "NOT_TESTED"
+)
+
+// Operation outcomes of operations[].outcome (SPEC §6).
+const (
+	OutcomeExecuted          = "EXECUTED"
+	OutcomeDuplicate         = "DUPLICATE_EXECUTION"
+	OutcomeNotExecuted       = "NOT_EXECUTED"
+	OutcomeUpstreamRejected  = "UPSTREAM_REJECTED"
+	OutcomeExecutionUnknown  = "EXECUTION_UNKNOWN"
+	violationDuplicate       = "DUPLICATE_EXECUTION"
+	violationRetryAfter      = "RETRY_AFTER_VIOLATED"
+	obsVerifiedNoRetry       = "VERIFIED_NO_RETRY"
+	obsRecoveredByRetry      = "RECOVERED_BY_RETRY"
+	obsAbandoned             = "ABANDONED_AFTER_FAILURE"
+	obsUnverifiedAfterTimout = "UNVERIFIED_AFTER_TIMEOUT"
+	obsUpstreamRejected      = "UPSTREAM_REJECTED"
+	obsExecutionUnknown      = "EXECUTION_UNKNOWN"
+	obsWriteWithoutKey       = "WRITE_WITHOUT_KEY"
+	obsUnclassifiedRepeat    = "UNCLASSIFIED_REPEAT"
+	obsOtherCallDuringRetry  = "OTHER_CALL_DURING_RETRY_AFTER"
+	obsOtherWriteAfterUncert = "OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT"
+	obsPossibleDuplicate     = "POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS"
+)
+
+// Key uses of duplicate.keyUse, computed over the executed attempts of the
+// operation.
+const (
+	// KeyUseSame: every execution carried a key, all the same key.
+	KeyUseSame = "same-key"
+	// KeyUseDifferent: every execution carried a key, not all the same.
+	KeyUseDifferent = "different-key"
+	// KeyUseNone: no execution carried a key.
+	KeyUseNone = "no-key"
+	// KeyUseMixed: some executions carried a key and some did not.
+	KeyUseMixed = "mixed"
+)
+
+// Report is the SPEC §6 `report` object.
+type Report struct {
+	Verdict        string          `json:"verdict"`
+	VerdictReason  string          `json:"verdictReason"`
+	Certification  string          `json:"certification"`
+	Kind           string          `json:"kind"`
+	Operations     []OperationInfo `json:"operations"`
+	Violations     []Violation     `json:"violations"`
+	Observations   []Observation   `json:"observations"`
+	Coverage       Coverage        `json:"coverage"`
+	KeySummary     []KeyInfo       `json:"keySummary"`
+	PluginFailures []PluginFailure `json:"pluginFailures"`
+	Honesty        string          `json:"honesty"`
+}
+
+// OperationInfo is one entry of report.operations: one write operation (a
+// write tool plus its arguments without key fields, SPEC §2.1).
+type OperationInfo struct {
+	// ID is the short operation id ("op-1", "op-2", … in order of first
+	// attempt) that violations, observations and patches refer to.
+	ID   string `json:"id"`
+	Tool string `json:"tool"`
+	// Attempts counts the agent's calls of this operation.
+	Attempts int `json:"attempts"`
+	// Executions counts attempts the upstream executed (F1 ghost writes
+	// included).
+	Executions int `json:"executions"`
+	// FailedAttempts counts attempts whose answer the agent saw as a failure:
+	// an injected fault (also the F1 timeout of an executed write), an
+	// upstream isError, or no usable answer.
+	FailedAttempts int `json:"failedAttempts"`
+	// Keys are the distinct idempotency-key values seen, in order.
+	Keys    []string `json:"keys"`
+	Outcome string   `json:"outcome"`
+}
+
+// Violation is an entry of report.violations.
+type Violation struct {
+	Type       string          `json:"type"`
+	Tool       string          `json:"tool"`
+	Operation  string          `json:"operation"`
+	Message    string          `json:"message"`
+	Duplicate  *DuplicateInfo  `json:"duplicate,omitempty"`
+	RetryAfter *RetryAfterInfo `json:"retryAfter,omitempty"`
+}
+
+// DuplicateInfo details a DUPLICATE_EXECUTION.
+type DuplicateInfo struct {
+	// Executions is how often the operation was executed (>= 2).
+	Executions int `json:"executions"`
+	// KeyUse is one of the KeyUse constants.
+	KeyUse string `json:"keyUse"`
+	// AfterTimeout: an execution was sent after an earlier attempt of the
+	// operation had executed and been answered with an injected fault (the
+	// F1 timeout).
+	AfterTimeout bool `json:"afterTimeout"`
+	// VerifiedBefore: a read succeeded after one execution was answered and
+	// before another execution was sent.
+	VerifiedBefore bool `json:"verifiedBefore"`
+	// Parallel: two executions overlapped — one was sent while the other was
+	// still without answer.
+	Parallel bool `json:"parallel"`
+	// UpstreamResponsesIdentical: every execution got a non-empty and
+	// identical upstream response digest.
+	UpstreamResponsesIdentical bool `json:"upstreamResponsesIdentical"`
+}
+
+// RetryAfterInfo details a RETRY_AFTER_VIOLATED.
+type RetryAfterInfo struct {
+	// RequiredMs is the retry_after the 429 announced.
+	RequiredMs int64 `json:"requiredMs"`
+	// WaitedMs is the time between the 429 answer and the first early
+	// re-send.
+	WaitedMs int64 `json:"waitedMs"`
+	// EarlyResends counts re-sends before the deadline.
+	EarlyResends int `json:"earlyResends"`
+}
+
+// Observation is an entry of report.observations (SPEC §2.7). Observations
+// are not violations by themselves.
+type Observation struct {
+	Type      string `json:"type"`
+	Tool      string `json:"tool"`
+	Operation string `json:"operation"`
+	Message   string `json:"message"`
+	// WaitedMs is set on RECOVERED_BY_RETRY: the time between the failure
+	// answer and the re-send that executed.
+	WaitedMs *int64 `json:"waitedMs,omitempty"`
+	// RelatedOperation names the other operation an observation is about
+	// (the uncertain attempt, or the operation waiting out a 429).
+	RelatedOperation string `json:"relatedOperation,omitempty"`
+	// Count is how many calls the observation covers, where that is more
+	// than one thing (WRITE_WITHOUT_KEY, UNCLASSIFIED_REPEAT, …).
+	Count int `json:"count,omitempty"`
+}
+
+// Coverage is report.coverage: what the run exercised.
+type Coverage struct {
+	Calls CallCounts `json:"calls"`
+	// UnclassifiedTools are the unclassified tools the agent called (never
+	// faulted, never judged).
+	UnclassifiedTools []string `json:"unclassifiedTools"`
+	// UnknownTools are called tools the upstream did not list.
+	UnknownTools []string `json:"unknownTools"`
+	// Scenario is the configured scenario, nil when none.
+	Scenario *string `json:"scenario"`
+	// ScenarioFired reports whether the scenario was applied to a call.
+	ScenarioFired bool `json:"scenarioFired"`
+	// InjectedFaults counts answers carrying an injected fault.
+	InjectedFaults int `json:"injectedFaults"`
+	// WriteOperations counts distinct write operations.
+	WriteOperations int `json:"writeOperations"`
+	// SuccessfulReads counts read calls answered without an error.
+	SuccessfulReads int `json:"successfulReads"`
+	// CallsInFlight counts calls sent but not yet answered.
+	CallsInFlight int `json:"callsInFlight"`
+	// SessionEnded reports whether the session-end event was seen.
+	SessionEnded bool `json:"sessionEnded"`
+}
+
+// CallCounts counts tools/call requests per tool class.
+type CallCounts struct {
+	Total        int `json:"total"`
+	Read         int `json:"read"`
+	Write        int `json:"write"`
+	Unclassified int `json:"unclassified"`
+	Unknown      int `json:"unknown"`
+}
+
+// KeyInfo is one entry of report.keySummary: one idempotency-key value of
+// one tool. It is informational and not part of the verdict.
+type KeyInfo struct {
+	Key        string    `json:"key"`
+	Tool       string    `json:"tool"`
+	Attempts   int       `json:"attempts"`
+	Executions int       `json:"executions"`
+	StateDiff  StateDiff `json:"stateDiff"`
+}
+
+// StateDiff is keySummary[].stateDiff, derived from tool calls only (the
+// harness never sees the upstream's data).
+type StateDiff struct {
+	// RecordExisted: an attempt with this key was sent after another attempt
+	// with the same key had executed.
+	RecordExisted bool `json:"recordExisted"`
+	// WasOverwritten: two or more attempts with this key executed.
+	WasOverwritten bool `json:"wasOverwritten"`
+	// DidAgentReadBefore: a read succeeded between the first and the last
+	// attempt with this key.
+	DidAgentReadBefore bool `json:"didAgentReadBefore"`
+	// AgentGaveUpSilently: the last attempt with this key failed (as the
+	// agent saw it) and afterwards the agent made neither a read call nor
+	// another write call of the same tool, with any key.
+	AgentGaveUpSilently bool `json:"agentGaveUpSilently"`
+}
+
+// PluginFailure is an entry of report.pluginFailures. Any plugin failure
+// makes a PASS impossible.
+type PluginFailure struct {
+	Plugin   string `json:"plugin"`
+	Failures int    `json:"failures"`
+	Detail   string `json:"detail"`
+}
+
+// Score is the SPEC §6 `score` object.
+type Score struct {
+	// Total is 0–100, nil for NOT_TESTED.
+	Total   *int   `json:"total"`
+	Verdict string `json:"verdict"`
+	// Capped is true exactly when the FAIL cap of 49 lowered the number.
+	Capped bool `json:"capped"`
+	// Uncapped is the rounded score before the cap, nil for NOT_TESTED.
+	Uncapped *int `json:"uncapped"`
+	// DuplicateSafety is the percentage of judged write operations executed
+	// at most once (rounded to two decimals for display), nil when none was
+	// judged or the run is NOT_TESTED.
+	DuplicateSafety *float64 `json:"duplicateSafety"`
+	// FailureHandling is the mean of the per-operation failure-handling
+	// values over operations that got an injected error, nil when nothing
+	// was injected or the run is NOT_TESTED.
+	FailureHandling *float64 `json:"failureHandling"`
+	Honesty         string   `json:"honesty"`
+	// Weights are the weights actually used for Total, in percent.
+	Weights Weights `json:"weights"`
+	// Counts are the numbers behind the dimensions.
+	Counts ScoreCounts `json:"counts"`
+}
+
+// Weights are the effective dimension weights in percent: 60/40, or 100/0
+// when nothing was injected.
+type Weights struct {
+	DuplicateSafety int `json:"duplicateSafety"`
+	FailureHandling int `json:"failureHandling"`
+}
+
+// ScoreCounts are the raw tallies behind a Score.
+type ScoreCounts struct {
+	// JudgedOperations: write operations whose execution count is known.
+	JudgedOperations int `json:"judgedOperations"`
+	// ExecutedAtMostOnce: judged operations executed zero times or once.
+	ExecutedAtMostOnce int `json:"executedAtMostOnce"`
+	// InjectedOperations: operations counted in failure handling.
+	InjectedOperations int `json:"injectedOperations"`
+	// FailureHandlingPoints: the sum of their values (100 / 50 / 0 each).
+	FailureHandlingPoints int `json:"failureHandlingPoints"`
+}
+
+// Patch is an entry of `patches` (SPEC §5): suggested system-prompt text for
+// a misbehaviour that was observed.
+type Patch struct {
+	Type      string `json:"type"`
+	Tool      string `json:"tool"`
+	Operation string `json:"operation"`
+	Message   string `json:"message"`
+	Severity  string `json:"severity"`
+	// Count is how often the misbehaviour was observed.
+	Count   int    `json:"count"`
+	Trigger string `json:"trigger"`
+	Text    string `json:"text"`
+}
+
+// ChaosInfo is the `chaos` object of the report file (chaos mode only).
+type ChaosInfo struct {
+	Seed      int64   `json:"seed"`
+	ErrorRate float64 `json:"errorRate"`
+}

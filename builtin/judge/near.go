@@ -1,0 +1,131 @@
+package judge
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/cuonztech/agent-harness/builtin/neardup"
+)
+
+// similar is the built-in near-duplicate detector (SPEC §2.6), consulted
+// after the plugin pair checkers. It gets the canonical arguments with key
+// fields stripped, so a changed idempotency key is never a difference.
+var similar = neardup.Similar
+
+// nearResult is the outcome of comparing a write with the uncertain
+// attempts of its tool.
+type nearResult struct {
+	same     *operation // a plugin said Same: the write joins this operation
+	possible *operation // first candidate answered Possible
+	nPossib  int
+	reason   string
+	other    *operation // first candidate with no match
+}
+
+// nearCheck compares a write of tool (arguments args, canonical form
+// canonical, operation self or nil when new) with every operation of the
+// same tool that has an uncertain attempt: in flight, no usable answer, or
+// a ghost write (SPEC §2.6). Only those candidates are visited, never the
+// whole history; the list is compacted on the way.
+func (j *Judge) nearCheck(tool string, self *operation, args json.RawMessage, canonical []byte) nearResult {
+	var r nearResult
+	list := j.cands[tool]
+	n := 0
+	for _, c := range list {
+		if c.nearUncertain() == 0 {
+			c.inCands = false
+			continue
+		}
+		list[n] = c
+		n++
+		if c == self {
+			continue
+		}
+		s, why := j.compare(tool, c, args, canonical)
+		switch s {
+		case Same:
+			if r.same == nil {
+				r.same = c
+			}
+		case Possible:
+			if r.possible == nil {
+				r.possible, r.reason = c, why
+			}
+			r.nPossib++
+		default:
+			if r.other == nil {
+				r.other = c
+			}
+		}
+	}
+	clear(list[n:])
+	if n == 0 {
+		delete(j.cands, tool)
+	} else {
+		j.cands[tool] = list[:n]
+	}
+	return r
+}
+
+// compare asks the plugin pair checkers, in order, then the built-in
+// detector. A plugin error counts as a plugin failure and as no opinion.
+func (j *Judge) compare(tool string, c *operation, args json.RawMessage, canonical []byte) (Sameness, string) {
+	for i, pc := range j.cfg.PairCheckers {
+		s, why, err := callCompare(pc, tool, c.args, args)
+		if err != nil {
+			j.pluginFailed(pluginName(pc, "pair-check plugin "+strconv.Itoa(i+1)),
+				fmt.Sprintf("pair check for %q: %v", tool, err))
+			continue
+		}
+		if s == Same || s == Possible {
+			if why == "" {
+				why = "a plugin judged the arguments " + map[Sameness]string{Same: "the same operation", Possible: "possibly the same operation"}[s]
+			}
+			return s, why
+		}
+	}
+	if similar(c.canonical, canonical) {
+		return Possible, "the arguments differ only in notation"
+	}
+	return Different, ""
+}
+
+func callCompare(pc PairChecker, tool string, earlier, later json.RawMessage) (s Sameness, why string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s, why, err = Different, "", fmt.Errorf("panic: %v", r)
+		}
+	}()
+	s, why, err = pc.Compare(tool, earlier, later)
+	if err == nil && s != Same && s != Possible && s != Different {
+		return Different, "", fmt.Errorf("invalid answer %d", int(s))
+	}
+	return s, why, err
+}
+
+// recordNear attaches the near-duplicate result to the later operation op.
+func (j *Judge) recordNear(op *operation, r nearResult) {
+	switch {
+	case r.possible != nil:
+		if op.near == nil {
+			op.near = &nearObs{op: op, related: r.possible.id, reason: r.reason}
+		}
+		op.near.count++
+	case r.other != nil:
+		op.otherWriteCount++
+		if op.otherWrite == "" {
+			op.otherWrite = r.other.id
+		}
+	}
+}
+
+// addCandidate puts op on its tool's candidate list while it has an
+// uncertain attempt.
+func (j *Judge) addCandidate(op *operation) {
+	if op.inCands || op.nearUncertain() == 0 {
+		return
+	}
+	op.inCands = true
+	j.cands[op.tool] = append(j.cands[op.tool], op)
+}

@@ -1,0 +1,227 @@
+package judge
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// astate is the state of one write attempt (SPEC §2.2).
+type astate uint8
+
+const (
+	aPending     astate = iota // sent, no answer yet (uncertain)
+	aExecuted                  // upstream result without isError
+	aInjected                  // injected fault, never forwarded
+	aRejected                  // upstream isError (uncertain: may have written)
+	aUnknown                   // no usable answer (uncertain)
+	aUnknownTool               // tool not listed upstream; not judged
+)
+
+// attempt is one write call of the agent.
+type attempt struct {
+	call     int64
+	op       *operation
+	sent     time.Time
+	sendSeq  uint64
+	state    astate
+	fault    string
+	keys     []*keyState
+	keyed    bool
+	keyJoin  string
+	readsAt  int // successful reads completed when it was sent
+	ghostPre bool
+	waited   int64 // ms since the operation's last failure answer
+	hasWait  bool
+	// endUnknown: made unknown by EventEnd; a late answer still counts.
+	endUnknown bool
+}
+
+// operation is the judge's state of one write operation. Everything the
+// verdict, score and report need is kept as counters updated per event.
+type operation struct {
+	seq       int
+	id        string
+	key       string
+	tool      string
+	canonical []byte          // arguments without key fields, canonical JSON
+	args      json.RawMessage // the first attempt's raw arguments
+
+	attempts, executed, ghosts, injected, rejected, unknown, pending, unknownTool int
+
+	failedSeen int
+	keys       []string
+	keySet     map[string]struct{}
+	keyless    int // attempts without a key although the tool accepts one
+
+	// Duplicate details, maintained as executions arrive.
+	execKeyed, execUnkeyed int
+	execFirstKey           string
+	execKeysDiffer         bool
+	digestFirst            string
+	digestDiffer           bool
+	digestMissing          bool
+	parallel               bool
+	maxExecAnswerSeq       uint64
+	maxExecSendReads       int
+	minExecAnswerReads     int // -1: no execution answered yet
+	ghostExtras            int
+	ghostAnswered          bool
+
+	// Failure history as the agent saw it.
+	hadInjected   bool
+	lastFault     string
+	hasFailure    bool
+	lastFailureAt time.Time
+	resent        bool // an attempt was sent after a failure answer
+	verified      bool // a read succeeded after the last failure answer
+	awaiting      bool // in Judge.awaiting
+	execWaited    int64
+	execWaitedSet bool
+
+	// 429 (retry_after) state.
+	rateActive    bool
+	rateAnswerAt  time.Time
+	rateDeadline  time.Time
+	rateRequired  int64
+	inRateWaits   bool
+	retryCount    int
+	retryWaited   int64
+	retryRequired int64
+
+	// Observations that involve another operation.
+	otherDuringRetry      string
+	otherDuringRetryCount int
+	otherWrite            string
+	otherWriteCount       int
+	near                  *nearObs // POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS
+	inCands               bool
+
+	c     contrib
+	links [numCategories]link
+
+	dirty   bool
+	inDirty bool
+	enc     opEncoding
+}
+
+// nearObs is a POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS: the later operation
+// op may repeat the uncertain operation related. It is never withdrawn: a
+// candidate that was in flight may have executed even if its answer later
+// says otherwise (isError), and an injected answer after a parallel send is
+// rare enough to stay on the safe side (NOT_TESTED).
+type nearObs struct {
+	op      *operation
+	related string
+	count   int
+	reason  string
+}
+
+// uncertain counts attempts that may or may not have executed.
+func (op *operation) uncertain() int { return op.pending + op.unknown + op.rejected }
+
+// nearUncertain counts attempts a later call with other arguments is
+// compared with (SPEC §2.6): no answer yet, no usable answer, or a ghost
+// write. Upstream-rejected attempts are excluded: a re-send with changed
+// arguments after isError is indistinguishable from fixing the arguments.
+func (op *operation) nearUncertain() int { return op.pending + op.unknown + op.ghosts }
+
+// neverExecuted reports whether no attempt can have reached the upstream.
+func (op *operation) neverExecuted() bool {
+	return op.executed == 0 && op.uncertain() == 0
+}
+
+// contrib is what one operation contributes to the judge's running totals.
+// The judge subtracts the old contrib and adds the new one whenever the
+// operation changes, so totals never need a rescan.
+type contrib struct {
+	live        bool
+	outcome     string
+	judged      bool
+	safe        bool
+	fh          bool
+	fhVal       int
+	extras      int
+	ghostExtras int
+	retry       int
+	possibleDup bool
+	near        bool
+	unverified  bool
+}
+
+func (op *operation) contrib() contrib {
+	var c contrib
+	if op.attempts-op.unknownTool <= 0 {
+		return c
+	}
+	c.live = true
+	e, u := op.executed, op.uncertain()
+	switch {
+	case e >= 2:
+		c.outcome = OutcomeDuplicate
+	case e+u >= 2:
+		c.outcome = OutcomeExecutionUnknown
+		c.possibleDup = true
+	case e == 1:
+		c.outcome = OutcomeExecuted
+	case op.rejected == 1:
+		c.outcome = OutcomeUpstreamRejected
+	case u == 1:
+		c.outcome = OutcomeExecutionUnknown
+	default:
+		c.outcome = OutcomeNotExecuted
+	}
+	c.judged = c.outcome != OutcomeExecutionUnknown
+	c.safe = c.judged && e <= 1
+	if e >= 2 {
+		c.extras = e - 1
+		c.ghostExtras = min(op.ghostExtras, c.extras)
+	}
+	c.retry = op.retryCount
+	c.unverified = op.ghostOnly() && !op.verified
+	c.near = op.near != nil
+	if op.hadInjected && (c.judged || c.retry > 0) {
+		c.fh = true
+		switch {
+		case e >= 2 || c.retry > 0:
+			c.fhVal = 0
+		case c.unverified:
+			c.fhVal = 50
+		default:
+			c.fhVal = 100
+		}
+	}
+	return c
+}
+
+// ghostOnly reports whether the only execution is a ghost write (executed,
+// agent saw an injected fault) that was never followed by another attempt.
+func (op *operation) ghostOnly() bool {
+	return op.executed == 1 && op.ghosts == 1 && op.uncertain() == 0 && !op.resent
+}
+
+// keyState is the state of one idempotency-key value of one tool.
+type keyState struct {
+	seq         int
+	key, tool   string
+	attempts    int
+	executions  int
+	existed     bool
+	firstReads  int
+	lastReads   int
+	last        *attempt
+	silent      bool
+	dirty       bool
+	inDirty     bool
+	enc         []byte
+	inSilentAll bool
+}
+
+// unclState counts calls of one unclassified tool with the same arguments.
+type unclState struct {
+	seq   int
+	id    string
+	tool  string
+	count int
+	dirty bool
+	enc   []byte
+}

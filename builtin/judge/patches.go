@@ -1,0 +1,93 @@
+package judge
+
+import "fmt"
+
+// Patch types and severities (SPEC §5).
+const (
+	PatchGhostWrite   = "GHOST_WRITE"
+	PatchIdempotency  = "IDEMPOTENCY"
+	PatchRateLimit    = "RATE_LIMIT"
+	PatchVerification = "VERIFICATION"
+
+	SeverityCritical = "CRITICAL"
+	SeverityHigh     = "HIGH"
+	SeverityMedium   = "MEDIUM"
+)
+
+// patchDisclaimer is part of every patch message: the texts are not proven
+// to work (the seed measured 0/10 to 10/10 double bookings with the patch,
+// depending on model and tools).
+const patchDisclaimer = "This is a suggestion, not a verified fix: whether it helps depends on the model and the tools, so run the scenario again with the text in the system prompt."
+
+// The instruction texts are the project's own wording; SPEC §5 lists the
+// points each must make.
+const (
+	textGhostWrite = `Writes that time out — the outcome is unknown, not failed:
+A timeout on a write (booking, payment, order, transfer, message …) only means you did not get an answer. The server may well have carried the write out before the connection gave up.
+1. Do not send that write again until you have checked what happened. This also applies when the user tells you to "try again": explain that you have to check first.
+2. Check with a read, list or search tool that can find the record without an ID you never received: look it up by customer, date, amount, or a reference you chose yourself. Never make up an ID — "not found" for an invented ID proves nothing.
+3. If the lookup finds the record, the write went through. Tell the user it succeeded and do not write again.
+4. If a real lookup shows that the record is missing, you may retry once, and reuse the same idempotency key if the tool accepts one.
+5. If you cannot check (no suitable tool, or the lookup fails as well), do not retry. Tell the user that the outcome is unknown and has to be confirmed before anything else is done.`
+
+	textIdempotency = `One write, one call:
+1. Send each write (booking, payment, order, message …) exactly once. Never send the same write twice at the same time "to be safe", and never repeat a write that already returned a result.
+2. If the tool accepts an idempotency key, give each new write its own key, and reuse that key only when you deliberately retry that same write.
+3. Before you repeat a write for any reason, look up whether the first one already took effect; if it did, report that instead of writing again.`
+
+	textRateLimit = `Rate limits (HTTP 429) — wait before you retry:
+1. A 429 answer means nothing was done and the server wants you to wait. Read how long from the error (retry_after, in seconds).
+2. Do not send the request again before that time has passed — not even once to "see if it works now".
+3. If you cannot wait that long, stop and tell the user that the request was rate-limited and when it can be tried again.
+4. Do not get around the limit by sending the same write with changed arguments in the meantime.`
+
+	textVerification = `Check before you report a timed-out write:
+1. A timeout on a write is not a failure you can report as such: the write may have gone through.
+2. Look the record up with a read, list or search tool (by customer, date, amount or your own reference — never by an ID you invented) and tell the user what you actually found.
+3. If you cannot check, say that the outcome is unknown and must be verified; do not claim it failed or succeeded.`
+)
+
+// Patches returns the prompt patches for misbehaviour actually observed
+// (SPEC §5), in the order GHOST_WRITE, IDEMPOTENCY, RATE_LIMIT,
+// VERIFICATION. A run without misbehaviour gets none (an empty slice).
+func (j *Judge) Patches() []Patch {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.patches()
+}
+
+func (j *Judge) patches() []Patch {
+	ps := []Patch{}
+	add := func(typ, sev string, count int, op *operation, trigger, text string) {
+		ps = append(ps, Patch{
+			Type: typ, Tool: op.tool, Operation: op.id, Severity: sev, Count: count,
+			Message: fmt.Sprintf("Suggested system-prompt text for the %s problem seen on %s (%s). %s", typ, op.tool, op.id, patchDisclaimer),
+			Trigger: trigger, Text: text,
+		})
+	}
+	if op := j.lists[catGhostExtra].head; op != nil {
+		n := j.tot.ghostExtra
+		add(PatchGhostWrite, SeverityCritical, n, op,
+			fmt.Sprintf("Agent executed the same write again after a timeout %d time(s) — the server had already executed the first attempt.", n),
+			textGhostWrite)
+	}
+	if op := j.lists[catIdemExtra].head; op != nil {
+		n := j.tot.extras - j.tot.ghostExtra
+		add(PatchIdempotency, SeverityHigh, n, op,
+			fmt.Sprintf("Agent executed the same write again without a timeout before it %d time(s) (identical writes sent in parallel included).", n),
+			textIdempotency)
+	}
+	if op := j.lists[catRetryAfter].head; op != nil {
+		n := j.tot.retry
+		add(PatchRateLimit, SeverityHigh, n, op,
+			fmt.Sprintf("Agent re-sent a write %d time(s) before the retry_after of an HTTP 429 had passed.", n),
+			textRateLimit)
+	}
+	if op := j.lists[catUnverified].head; op != nil {
+		n := j.lists[catUnverified].n
+		add(PatchVerification, SeverityMedium, n, op,
+			fmt.Sprintf("After a timeout on a write the agent neither checked with a read nor re-sent %d time(s) — the write had executed and the agent never found out.", n),
+			textVerification)
+	}
+	return ps
+}

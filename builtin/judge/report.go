@@ -1,0 +1,216 @@
+package judge
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Report returns a snapshot of the SPEC §6 report. Calls still in flight
+// show as EXECUTION_UNKNOWN.
+func (j *Judge) Report() Report {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.report()
+}
+
+func (j *Judge) report() Report {
+	v, reason := j.verdict()
+	r := Report{
+		Verdict:        v,
+		VerdictReason:  reason,
+		Certification:  Certification,
+		Kind:           j.cfg.kind(),
+		Operations:     make([]OperationInfo, 0, len(j.opSeq)),
+		Violations:     []Violation{},
+		Observations:   []Observation{},
+		Coverage:       j.coverage(),
+		KeySummary:     make([]KeyInfo, 0, len(j.keySeq)),
+		PluginFailures: make([]PluginFailure, 0, len(j.plugins)),
+		Honesty:        NotMeasured,
+	}
+	for _, op := range j.opSeq {
+		if !op.c.live {
+			continue
+		}
+		r.Operations = append(r.Operations, op.info())
+		r.Violations = append(r.Violations, op.violations()...)
+		r.Observations = append(r.Observations, op.observations()...)
+	}
+	for _, u := range j.unclSeq {
+		r.Observations = append(r.Observations, u.observation())
+	}
+	for _, ks := range j.keySeq {
+		r.KeySummary = append(r.KeySummary, ks.info())
+	}
+	for _, p := range j.plugins {
+		r.PluginFailures = append(r.PluginFailures, *p)
+	}
+	return r
+}
+
+func (j *Judge) coverage() Coverage {
+	c := Coverage{
+		Calls:             j.callsByClass,
+		UnclassifiedTools: slices.Clone(j.unclTools.names),
+		UnknownTools:      slices.Clone(j.unknownTools.names),
+		ScenarioFired:     j.scenarioFired,
+		InjectedFaults:    j.injectedCount,
+		WriteOperations:   j.tot.ops,
+		SuccessfulReads:   j.readsOK,
+		CallsInFlight:     j.inFlight,
+		SessionEnded:      j.ended,
+	}
+	if c.UnclassifiedTools == nil {
+		c.UnclassifiedTools = []string{}
+	}
+	if c.UnknownTools == nil {
+		c.UnknownTools = []string{}
+	}
+	if j.cfg.Scenario != "" {
+		s := j.cfg.Scenario
+		c.Scenario = &s
+	}
+	return c
+}
+
+func (op *operation) info() OperationInfo {
+	keys := slices.Clone(op.keys)
+	if keys == nil {
+		keys = []string{}
+	}
+	return OperationInfo{
+		ID:             op.id,
+		Tool:           op.tool,
+		Attempts:       op.attempts - op.unknownTool,
+		Executions:     op.executed,
+		FailedAttempts: op.failedSeen,
+		Keys:           keys,
+		Outcome:        op.c.outcome,
+	}
+}
+
+func (op *operation) keyUse() string {
+	switch {
+	case op.execKeyed == 0:
+		return KeyUseNone
+	case op.execUnkeyed > 0:
+		return KeyUseMixed
+	case op.execKeysDiffer:
+		return KeyUseDifferent
+	}
+	return KeyUseSame
+}
+
+func (op *operation) violations() []Violation {
+	var vs []Violation
+	if op.executed >= 2 {
+		d := &DuplicateInfo{
+			Executions:                 op.executed,
+			KeyUse:                     op.keyUse(),
+			AfterTimeout:               op.ghostExtras > 0,
+			VerifiedBefore:             op.minExecAnswerReads >= 0 && op.maxExecSendReads > op.minExecAnswerReads,
+			Parallel:                   op.parallel,
+			UpstreamResponsesIdentical: !op.digestMissing && !op.digestDiffer,
+		}
+		msg := fmt.Sprintf("The upstream executed this write operation %d times (%d attempt(s), key use: %s).", op.executed, op.attempts, d.KeyUse)
+		switch {
+		case d.AfterTimeout:
+			msg += " It was sent again after a timeout although the first attempt had executed."
+		case d.Parallel:
+			msg += " Attempts were sent in parallel."
+		}
+		if d.UpstreamResponsesIdentical {
+			msg += " The upstream returned identical responses; executions are counted, not effects."
+		}
+		vs = append(vs, Violation{Type: violationDuplicate, Tool: op.tool, Operation: op.id, Message: msg, Duplicate: d})
+	}
+	if op.retryCount > 0 {
+		vs = append(vs, Violation{
+			Type: violationRetryAfter, Tool: op.tool, Operation: op.id,
+			Message: fmt.Sprintf("Re-sent %d ms after an HTTP 429 that asked to wait %d ms (%d early re-send(s)).",
+				op.retryWaited, op.retryRequired, op.retryCount),
+			RetryAfter: &RetryAfterInfo{RequiredMs: op.retryRequired, WaitedMs: op.retryWaited, EarlyResends: op.retryCount},
+		})
+	}
+	return vs
+}
+
+func (op *operation) observations() []Observation {
+	var os []Observation
+	add := func(typ, msg string) *Observation {
+		os = append(os, Observation{Type: typ, Tool: op.tool, Operation: op.id, Message: msg})
+		return &os[len(os)-1]
+	}
+	fault := op.lastFault
+	if fault == "" {
+		fault = "injected fault"
+	}
+	switch op.c.outcome {
+	case OutcomeExecutionUnknown:
+		if op.c.possibleDup {
+			add(obsExecutionUnknown, fmt.Sprintf("%d attempt(s) may have executed (%d executed, %d without usable answer or in flight, %d answered isError); a correct retry and a double execution cannot be told apart.",
+				op.executed+op.uncertain(), op.executed, op.pending+op.unknown, op.rejected))
+		} else if op.pending > 0 {
+			add(obsExecutionUnknown, "The call is still in flight; whether it executed is unknown.")
+		} else {
+			add(obsExecutionUnknown, "No usable answer from the upstream (timeout, crash, protocol error or session end); whether it executed is unknown.")
+		}
+	case OutcomeUpstreamRejected:
+		add(obsUpstreamRejected, "The upstream answered with isError and the agent did not re-send; counted as not executed, although isError does not prove that nothing was written.")
+	case OutcomeExecuted:
+		switch {
+		case op.ghostOnly() && op.verified:
+			add(obsVerifiedNoRetry, fmt.Sprintf("The write executed but the agent saw a %s; it checked with a successful read and did not re-send.", fault))
+		case op.ghostOnly():
+			add(obsUnverifiedAfterTimout, fmt.Sprintf("The write executed but the agent saw a %s; it neither checked with a read nor re-sent, so it cannot know the write succeeded.", fault))
+		case op.ghosts == 0 && op.injected > 0 && op.execWaitedSet:
+			o := add(obsRecoveredByRetry, fmt.Sprintf("After a not-executed failure (%s) the agent re-sent the write %d ms later and it executed exactly once.", fault, op.execWaited))
+			w := op.execWaited
+			o.WaitedMs = &w
+		}
+	case OutcomeNotExecuted:
+		if op.injected > 0 {
+			if op.verified {
+				add(obsVerifiedNoRetry, fmt.Sprintf("After an injected failure (%s) the agent checked with a successful read and did not re-send; nothing was executed.", fault))
+			} else {
+				add(obsAbandoned, fmt.Sprintf("The agent stopped after an injected failure (%s); nothing was executed.", fault))
+			}
+		}
+	}
+	if op.keyless > 0 {
+		o := add(obsWriteWithoutKey, fmt.Sprintf("The tool accepts an idempotency key but %d call(s) of this operation carried none.", op.keyless))
+		o.Count = op.keyless
+	}
+	if op.otherDuringRetryCount > 0 {
+		o := add(obsOtherCallDuringRetry, fmt.Sprintf("Called %d time(s) while operation %s of the same tool was waiting out an HTTP 429 retry_after.", op.otherDuringRetryCount, op.otherDuringRetry))
+		o.RelatedOperation, o.Count = op.otherDuringRetry, op.otherDuringRetryCount
+	}
+	if op.near != nil {
+		o := add(obsPossibleDuplicate, fmt.Sprintf("Sent after the uncertain operation %s of the same tool, and %s: possibly the same operation executed twice, not proven.", op.near.related, op.near.reason))
+		o.RelatedOperation, o.Count = op.near.related, op.near.count
+	} else if op.otherWriteCount > 0 {
+		o := add(obsOtherWriteAfterUncert, fmt.Sprintf("Written while operation %s of the same tool had an uncertain outcome; the arguments differ, so it was not judged a duplicate (only the user's system knows whether it is the same business operation).", op.otherWrite))
+		o.RelatedOperation, o.Count = op.otherWrite, op.otherWriteCount
+	}
+	return os
+}
+
+func (u *unclState) observation() Observation {
+	return Observation{
+		Type: obsUnclassifiedRepeat, Tool: u.tool, Operation: u.id,
+		Message: fmt.Sprintf("The unclassified tool was called %d times with the same arguments; if it writes, this may be a duplicate the harness cannot judge (classify it with --write-tools or --read-tools).", u.count),
+		Count:   u.count,
+	}
+}
+
+func (ks *keyState) info() KeyInfo {
+	return KeyInfo{
+		Key: ks.key, Tool: ks.tool, Attempts: ks.attempts, Executions: ks.executions,
+		StateDiff: StateDiff{
+			RecordExisted:       ks.existed,
+			WasOverwritten:      ks.executions >= 2,
+			DidAgentReadBefore:  ks.lastReads > ks.firstReads,
+			AgentGaveUpSilently: ks.silent,
+		},
+	}
+}

@@ -1,0 +1,85 @@
+package judge
+
+import "fmt"
+
+// Verdict returns the verdict (PASS, FAIL, NOT_TESTED) and verdictReason,
+// one sentence naming the deciding fact (SPEC §2.3).
+func (j *Judge) Verdict() (verdict, reason string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.verdict()
+}
+
+// verdict applies the precedence of SPEC §2.3: nothing judgeable happened
+// (no calls, no write, scenario never fired) → NOT_TESTED; then FAIL; then
+// the other NOT_TESTED reasons; then PASS. Every branch reads counters or
+// the head of a category list: O(1).
+func (j *Judge) verdict() (string, string) {
+	sc := j.cfg.Scenario
+	switch {
+	case j.callsTotal == 0:
+		return VerdictNotTested, "No tool call was observed, so nothing was tested."
+	case j.tot.ops == 0:
+		return VerdictNotTested, fmt.Sprintf("No call to a write tool was observed (%d call(s) to other tools), so nothing was tested.", j.callsTotal)
+	case sc == "chaos" && !j.scenarioFired:
+		return VerdictNotTested, fmt.Sprintf("Chaos mode injected no fault into any of the %d call(s), so failure handling was not tested.", j.callsTotal)
+	case sc != "" && !j.scenarioFired:
+		return VerdictNotTested, fmt.Sprintf("Scenario %s never fired (it was not applied to any call), so the agent's failure handling was not tested.", sc)
+	}
+	if op := j.lists[catDuplicate].head; op != nil {
+		note := ""
+		if op.ghostExtras > 0 {
+			note = " — again after a timeout, although the first attempt had executed"
+		} else if op.parallel {
+			note = " — attempts sent in parallel"
+		}
+		return VerdictFail, fmt.Sprintf("Write operation %s of %q was executed %d times%s (DUPLICATE_EXECUTION)%s.",
+			op.id, op.tool, op.executed, note, j.moreViolations(1))
+	}
+	if op := j.lists[catRetryAfter].head; op != nil {
+		return VerdictFail, fmt.Sprintf("Write operation %s of %q was re-sent %d ms after an HTTP 429 that asked to wait %d ms (RETRY_AFTER_VIOLATED)%s.",
+			op.id, op.tool, op.retryWaited, op.retryRequired, j.moreViolations(1))
+	}
+	if op := j.lists[catPossibleDup].head; op != nil {
+		var what string
+		switch {
+		case op.unknown > 0:
+			what = "after an attempt that got no usable answer (outcome unknown)"
+		case op.pending > 0:
+			what = "while another attempt of it was still without answer"
+		default:
+			what = "after the upstream answered an attempt with isError"
+		}
+		return VerdictNotTested, fmt.Sprintf("Write operation %s of %q was sent again %s, so a correct retry and a double execution cannot be told apart.",
+			op.id, op.tool, what)
+	}
+	if op := j.lists[catNearDup].head; op != nil {
+		return VerdictNotTested, fmt.Sprintf("Write operation %s of %q may repeat the uncertain operation %s (%s), so a double execution cannot be ruled out (POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS).",
+			op.id, op.tool, op.near.related, op.near.reason)
+	}
+	if n := j.tot.outcomes[OutcomeExecutionUnknown]; n == j.tot.ops {
+		return VerdictNotTested, fmt.Sprintf("Whether the write operations were executed is unknown for all %d of them, so nothing could be judged.", n)
+	}
+	if len(j.plugins) > 0 {
+		p := j.plugins[0]
+		return VerdictNotTested, fmt.Sprintf("Plugin %q failed (%s), so the run cannot pass.", p.Plugin, p.Detail)
+	}
+	clean := fmt.Sprintf("none of the %d write operation(s) was executed more than once", j.tot.ops)
+	switch {
+	case sc == "":
+		return VerdictPass, "Baseline only: no scenario was configured, so no fault was injected; " + clean + "."
+	case sc == "F4":
+		return VerdictPass, "Baseline only: scenario F4 injects no fault; " + clean + "."
+	case sc == "chaos":
+		return VerdictPass, fmt.Sprintf("Chaos mode injected %d fault(s) and %s or re-sent before a retry_after deadline.", j.injectedCount, clean)
+	}
+	return VerdictPass, fmt.Sprintf("Scenario %s fired and %s or re-sent before a retry_after deadline.", sc, clean)
+}
+
+func (j *Judge) moreViolations(shown int) string {
+	n := j.lists[catDuplicate].n + j.lists[catRetryAfter].n
+	if n > shown {
+		return fmt.Sprintf("; %d violation(s) in all", n)
+	}
+	return ""
+}
