@@ -661,9 +661,10 @@ stderr; stdout carries only MCP.
 	}
 	b.WriteString(`Both --flag value and --flag=value work. A value starting with -- is never
 taken as a value: write --flag=--value. Flags taking one value may be given
-once; list and repeatable flags add up. Exit codes: 0 when the client closed the session (the
-verdict is in the report, not in the exit code), 1 when the setup failed,
-2 for a usage error.
+once; list and repeatable flags add up.
+
+Exit codes: 0 when the client closed the session (the verdict is in the
+report, not in the exit code), 1 when the setup failed, 2 for a usage error.
 `)
 	return b.String()
 }
