@@ -44,7 +44,7 @@ func (p *Pipeline) CallAuditTool(name string, arguments json.RawMessage) (resp r
 		return relay.Response{}, false
 	}
 	if name == ScoreTool {
-		return textResult(p.scoreJSON()), true
+		return p.scoreResult(), true
 	}
 	var args struct {
 		Format *string `json:"format"`
@@ -63,33 +63,40 @@ func (p *Pipeline) CallAuditTool(name string, arguments json.RawMessage) (resp r
 	return relay.Response{Result: fault.ErrorResult(ReportTool + `: format must be "markdown" or "json"`)}, true
 }
 
-// scoreJSON is the text of cuonztech__get_score: verdict, reason, score and
-// patches as one JSON object.
-func (p *Pipeline) scoreJSON() string {
+// scoreResult is the answer of cuonztech__get_score: the judge's score
+// text (verdict, total, dimensions, patches) for the model, and the same
+// data as structuredContent {verdict, verdictReason, score, patches}.
+func (p *Pipeline) scoreResult() relay.Response {
 	verdict, reason := p.judge.Verdict()
 	b, err := json.Marshal(struct {
-		Verdict       string `json:"verdict"`
-		VerdictReason string `json:"verdictReason"`
-		Score         any    `json:"score"`
-		Patches       any    `json:"patches"`
-	}{verdict, reason, p.judge.Score(), p.judge.Patches()})
+		Content           []textItem `json:"content"`
+		StructuredContent any        `json:"structuredContent"`
+	}{
+		Content: []textItem{{"text", p.judge.ScoreText()}},
+		StructuredContent: struct {
+			Verdict       string `json:"verdict"`
+			VerdictReason string `json:"verdictReason"`
+			Score         any    `json:"score"`
+			Patches       any    `json:"patches"`
+		}{verdict, reason, p.judge.Score(), p.judge.Patches()},
+	})
 	if err != nil {
-		return `{"error":"encoding the score failed"}`
+		return relay.Response{Result: fault.ErrorResult(ScoreTool + ": encoding the score failed")}
 	}
-	return string(b)
+	return relay.Response{Result: b}
+}
+
+// textItem is one text content item of a CallToolResult.
+type textItem struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
 }
 
 // textResult is a successful CallToolResult with one text item.
 func textResult(text string) relay.Response {
 	b, _ := json.Marshal(struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-	}{Content: []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}{{"text", text}}})
+		Content []textItem `json:"content"`
+	}{[]textItem{{"text", text}}})
 	return relay.Response{Result: b}
 }
 

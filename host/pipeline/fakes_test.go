@@ -44,7 +44,8 @@ func (j *fakeJudge) AppendFile(dst []byte, m judge.FileMeta) []byte {
 	return append(dst, b...)
 }
 
-func (j *fakeJudge) Markdown() string { return "# report\n" }
+func (j *fakeJudge) Markdown() string  { return "# report\n" }
+func (j *fakeJudge) ScoreText() string { return "## Overall: no score [NOT_TESTED]\n" }
 func (j *fakeJudge) Score() judge.Score {
 	return judge.Score{Verdict: judge.VerdictNotTested, Honesty: judge.NotMeasured}
 }

@@ -37,6 +37,7 @@ type Judge interface {
 	Apply(ev judge.Event)
 	AppendFile(dst []byte, meta judge.FileMeta) []byte
 	Markdown() string
+	ScoreText() string
 	Score() judge.Score
 	Patches() []judge.Patch
 	Verdict() (verdict, reason string)
