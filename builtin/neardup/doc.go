@@ -40,6 +40,14 @@
 // inputs, even invalid JSON, are always similar; otherwise invalid JSON is
 // never similar to anything.
 //
+// # Use from the judge
+//
+// The judge imports this package (it calls Similar on the canonical
+// arguments without key fields), so this package cannot import the judge:
+// the judge.PairChecker adapter lives in the judge. Compare and CompareArgs
+// give the undecided case and a Reason sentence naming the transformation
+// kinds for the report.
+//
 // # Cost, depth and known failures
 //
 // Parsing and hashing are iterative and linear. The comparison recurses at
@@ -60,7 +68,8 @@
 //   - an array of objects that were reordered and had fields added or
 //     omitted defeats the hashing stages and falls back to the greedy stage;
 //   - when the budget runs out the answer is undecided: Similar returns
-//     false, and Checker answers Possible (when in doubt, NOT_TESTED);
+//     false and Compare reports Undecided, which callers should treat as a
+//     possible duplicate (when in doubt, NOT_TESTED);
 //   - a 64-bit hash collision between different values would make them count
 //     as identical (probability about 2^-64 per pair).
 package neardup

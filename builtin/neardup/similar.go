@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"fmt"
 	"hash/maphash"
 	"slices"
 
@@ -25,43 +26,84 @@ const maxExplained = 32
 var seed = maphash.MakeSeed()
 
 // Similar reports whether later differs from earlier only by the SPEC §2.6
-// transformations (see the package documentation). Both are raw JSON; key
-// fields are not stripped (Checker strips them).
+// transformations (see the package documentation). Both are raw JSON, for
+// example the canonical arguments with key fields stripped (canon.Op); key
+// fields are not stripped here (CompareArgs does that). Similar is false
+// when the comparison was undecided; use Compare to tell the difference.
 func Similar(earlier, later []byte) bool {
-	return compare(earlier, later, nil).similar
+	return compare(earlier, later, nil).Similar
 }
 
-// result is the outcome of compare.
-type result struct {
-	similar   bool
-	undecided bool // the budget ran out; similar is false
-	invalid   bool // one side is not valid JSON (and they differ)
-	kinds     kind
+// Compare is Similar with the details: whether the budget ran out and which
+// transformation kinds were seen.
+func Compare(earlier, later []byte) Result {
+	return compare(earlier, later, nil)
+}
+
+// CompareArgs is Compare on full call arguments: top-level members whose
+// names are key fields (kf) are ignored on both sides.
+func CompareArgs(earlier, later []byte, kf canon.KeyFields) Result {
+	return compare(earlier, later, func(name []byte) bool { return kf.Match(string(name)) })
+}
+
+// Result is the outcome of Compare.
+type Result struct {
+	// Similar: later differs from earlier only by SPEC §2.6
+	// transformations (or not at all).
+	Similar bool
+	// Undecided: the comparison ran out of budget (very large, reordered
+	// and modified arrays); Similar is false. Callers should treat it as a
+	// possible duplicate: when in doubt, NOT_TESTED.
+	Undecided bool
+	// Invalid: the inputs differ and one of them is not valid JSON.
+	Invalid bool
+	kinds   kind
+}
+
+// Kinds lists the transformation kinds seen on a similar pair,
+// comma-separated in a fixed order ("letter case, white space"); empty when
+// the inputs are the same JSON value up to key order and number notation.
+// String kinds are worked out exactly for the first 32 differing strings.
+func (r Result) Kinds() string { return r.kinds.String() }
+
+// Reason is one sentence for the report, naming tool: why the later call
+// may be the same operation, or "" when it is not similar.
+func (r Result) Reason(tool string) string {
+	switch {
+	case r.Undecided:
+		return fmt.Sprintf("the arguments of %s are too large to compare within %d steps; treated as possibly the same operation", tool, Budget)
+	case !r.Similar:
+		return ""
+	case r.kinds == 0:
+		return fmt.Sprintf("the arguments of %s are the same apart from key fields and notation", tool)
+	default:
+		return fmt.Sprintf("the arguments of %s differ only by %s (SPEC §2.6)", tool, r.kinds)
+	}
 }
 
 // compare compares a and b; skip, when not nil, says which top-level member
 // names to ignore (key fields).
-func compare(a, b []byte, skip func(name []byte) bool) result {
+func compare(a, b []byte, skip func(name []byte) bool) Result {
 	if bytes.Equal(a, b) {
-		return result{similar: true}
+		return Result{Similar: true}
 	}
 	if bytes.Compare(a, b) > 0 {
 		a, b = b, a // a fixed orientation makes the relation symmetric
 	}
 	da, err := canon.Parse(a)
 	if err != nil {
-		return result{invalid: true}
+		return Result{Invalid: true}
 	}
 	db, err := canon.Parse(b)
 	if err != nil {
-		return result{invalid: true}
+		return Result{Invalid: true}
 	}
 	c := &comparer{a: newSide(da), b: newSide(db), budget: Budget, skip: skip}
 	ok, k := c.sim(0, 0, 0)
 	if c.budget < 0 {
-		return result{undecided: true}
+		return Result{Undecided: true}
 	}
-	return result{similar: ok, kinds: k}
+	return Result{Similar: ok, kinds: k}
 }
 
 // side is one parsed input with its per-node hashes.

@@ -137,7 +137,7 @@ func TestSimilarKinds(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := compare([]byte(tc.a), []byte(tc.b), nil)
-			if !r.similar || r.kinds.String() != tc.want {
+			if !r.Similar || r.kinds.String() != tc.want {
 				t.Errorf("compare = %+v (%s), want similar with %q", r, r.kinds, tc.want)
 			}
 		})
@@ -238,7 +238,7 @@ func TestSimilarGreedyBudget(t *testing.T) {
 	a := bigArray(n, func(i int) string { return fmt.Sprintf(`{"id":%d,"x":1,"y":%d}`, i, i) })
 	b := bigArray(n, func(i int) string { return fmt.Sprintf(`{"id":%d,"x":1}`, n-1-i) })
 	r := compare(a, b, nil)
-	if !r.similar && !r.undecided {
+	if !r.Similar && !r.Undecided {
 		t.Errorf("compare = %+v, want similar or undecided", r)
 	}
 }
