@@ -15,7 +15,9 @@
 //   - Writes of the report file are serialised and coalesced: a call whose
 //     events are already covered by a newer write does not write again.
 //   - When the report file cannot be written, the pipeline prints one line
-//     on stderr and calls Options.Fatal before the answer reaches the agent.
+//     on stderr and, inside a call, calls Options.Fatal before the answer
+//     reaches the agent; outside calls (start, session end) it returns the
+//     error to the caller.
 //   - Calls of unclassified tools and of tools the upstream did not list
 //     never reach the fault (SPEC §4.2: no scenario fires on them).
 package pipeline

@@ -74,10 +74,13 @@ type Options struct {
 	// Stderr receives the one line printed when the report file cannot be
 	// written; nil is os.Stderr.
 	Stderr io.Writer
-	// Fatal is called after that line, before the agent gets another
-	// answer, and again by every later call; it should end the process
-	// with exit code 1 and not return. nil calls os.Exit(1). When Fatal
-	// returns (tests), the call fails without an answer for the agent.
+	// Fatal is called, after that line, from the call that could not
+	// write (before its answer reaches the agent) and from every later
+	// call and tool listing; it should end the process with exit code 1
+	// and not return. nil calls os.Exit(1). When Fatal returns (tests),
+	// the call fails without an answer for the agent. Start,
+	// StartupFailed, SetToolClassification and OnSessionEnd return the
+	// error instead.
 	Fatal func(err error)
 }
 
@@ -134,9 +137,7 @@ var errBroken = errors.New("agent-harness stopped: the report file could not be 
 // the answer for the agent (relay.Pipeline).
 func (p *Pipeline) HandleCall(ctx context.Context, call *relay.ToolCall, forward relay.Forward) (relay.Response, error) {
 	if err := p.brokenErr(); err != nil {
-		// Fatal again: the process must end before any further answer.
-		p.opts.Fatal(err)
-		return relay.Response{}, errBroken
+		return p.fatal(err) // the process must end before any further answer
 	}
 	if !p.enter() {
 		return forward(ctx) // after the session end: nothing is judged any more
@@ -153,7 +154,7 @@ func (p *Pipeline) HandleCall(ctx context.Context, call *relay.ToolCall, forward
 		gen := p.apply(judge.Event{Kind: judge.EventAnswer, Time: p.clock.Now(), Call: call.ID,
 			Outcome: judge.Unknown, Detail: "the agent cancelled the call before it was carried out"})
 		if perr := p.persist(gen); perr != nil {
-			return relay.Response{}, perr
+			return p.fatal(perr)
 		}
 		return relay.Response{}, err
 	}
@@ -185,7 +186,7 @@ func (p *Pipeline) inject(call *relay.ToolCall, act fault.Action) (relay.Respons
 		RetryAfterMs: act.RetryAfter.Milliseconds(),
 	})
 	if err := p.persist(gen); err != nil {
-		return relay.Response{}, err
+		return p.fatal(err)
 	}
 	return relay.Response{Result: act.Result}, nil
 }
@@ -195,7 +196,7 @@ func (p *Pipeline) inject(call *relay.ToolCall, act fault.Action) (relay.Respons
 func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.Call, act fault.Action, forward relay.Forward) (relay.Response, error) {
 	gen := p.apply(judge.Event{Kind: judge.EventForwarded, Time: p.clock.Now(), Call: call.ID})
 	if err := p.persist(gen); err != nil {
-		return relay.Response{}, err
+		return p.fatal(err)
 	}
 	resp, ferr := forward(ctx)
 	outcome, detail := outcomeOf(call.Class, resp, ferr)
@@ -222,12 +223,19 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.C
 	_ = sleep(ctx, p.clock, act.DelayAfter) // a cancelled agent just gets it sooner
 	ev.Time = p.clock.Now()
 	if err := p.persist(p.apply(ev)); err != nil {
-		return relay.Response{}, err
+		return p.fatal(err)
 	}
 	if ferr != nil && answer.Result == nil {
 		return relay.Response{}, ferr
 	}
 	return answer, nil
+}
+
+// fatal hands a report-file failure to Options.Fatal; the call fails
+// without an answer if Fatal returns.
+func (p *Pipeline) fatal(err error) (relay.Response, error) {
+	p.opts.Fatal(err)
+	return relay.Response{}, errBroken
 }
 
 // apply hands ev to the judge and returns the state generation that

@@ -458,3 +458,26 @@ func TestOnTools(t *testing.T) {
 		t.Errorf("report %+v, want running with %s", got, want)
 	}
 }
+
+// TestReportFailureOutsideCalls: start and session end return the error
+// (the CLI exits 1) instead of calling Fatal; the tool listing calls Fatal.
+func TestReportFailureOutsideCalls(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	h.report.fail = true
+	if err := h.p.Start(); !errors.Is(err, errDiskFull) {
+		t.Errorf("Start = %v, want the write error", err)
+	}
+	if err := h.p.OnSessionEnd(); !errors.Is(err, errDiskFull) {
+		t.Errorf("OnSessionEnd = %v, want the write error", err)
+	}
+	if len(h.fatal) != 0 {
+		t.Errorf("Fatal called %d times outside calls", len(h.fatal))
+	}
+	h.p.OnTools(nil)
+	if len(h.fatal) != 1 {
+		t.Errorf("OnTools after a failure: Fatal called %d times, want 1", len(h.fatal))
+	}
+	if strings.Count(h.stderr.String(), "\n") != 1 {
+		t.Errorf("stderr %q, want one line", h.stderr.String())
+	}
+}

@@ -62,7 +62,8 @@ func (p *Pipeline) meta() judge.FileMeta {
 }
 
 // persist writes the report file unless a write already covered state
-// generation gen. On failure it prints one line on stderr and calls Fatal.
+// generation gen. On the first failure it prints one line on stderr; from
+// then on it returns that error without writing.
 func (p *Pipeline) persist(gen uint64) error {
 	if p.opts.Report == nil {
 		return nil
@@ -70,7 +71,7 @@ func (p *Pipeline) persist(gen uint64) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
 	if p.failed != nil {
-		return errBroken
+		return p.failed
 	}
 	if p.written >= gen {
 		return nil
@@ -83,8 +84,7 @@ func (p *Pipeline) persist(gen uint64) error {
 	if err := p.opts.Report.Write(p.buf); err != nil {
 		p.failed = err
 		fmt.Fprintf(p.opts.Stderr, "[agent-harness] cannot write report file %s: %v\n", p.opts.Report.Path(), err)
-		p.opts.Fatal(err)
-		return errBroken
+		return err
 	}
 	p.written = cur
 	return nil
@@ -106,11 +106,14 @@ func (p *Pipeline) ReportJSON() []byte {
 }
 
 // OnTools records the relay's classified tool list (relay.Options.OnTools).
-// A report file that cannot be written ends the process through Fatal.
+// A report file that cannot be written ends the process through Fatal,
+// before the agent gets the initialize answer.
 func (p *Pipeline) OnTools(tools []relay.ToolInfo) {
 	list, err := json.Marshal(tools)
 	if err != nil {
 		return // a []ToolInfo always encodes
 	}
-	_ = p.SetToolClassification(list)
+	if err := p.SetToolClassification(list); err != nil {
+		p.fatal(err)
+	}
 }
