@@ -2,12 +2,40 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuonztech/agent-harness/host/demo"
 )
 
-// runDemo is a placeholder until its issue lands.
+// runDemo serves the demo MCP server on stdio (SPEC §8) until the client
+// closes stdin. stdout carries MCP only; the one log line goes to stderr.
 func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "[agent-harness] demo: not implemented yet")
-	return exitFailure
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "[agent-harness] unknown command or flag %q; run \"agent-harness --help\"\n", args[0])
+		return exitUsage
+	}
+	fmt.Fprintln(stderr, "[agent-harness] demo MCP server on stdio: a demo, not a measurement (use \"agent-harness proxy\" to measure an agent)")
+	srv := demo.New(demo.Options{}).MCPServer()
+	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
+	if err := srv.Run(ctx, t); err != nil && !isEndOfSession(err) {
+		fmt.Fprintf(stderr, "[agent-harness] demo: %v\n", err)
+		return exitFailure
+	}
+	return exitOK
+}
+
+// nopWriteCloser lets the process's stdout be an MCP transport's writer
+// without being closed by it.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// isEndOfSession reports whether err only says the client went away.
+func isEndOfSession(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, io.ErrClosedPipe)
 }
