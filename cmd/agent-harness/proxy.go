@@ -2,12 +2,130 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/cuonztech/agent-harness/builtin/canon"
+	"github.com/cuonztech/agent-harness/builtin/classify"
+	"github.com/cuonztech/agent-harness/host/relay"
 )
 
-// runProxy is a placeholder until its issue lands.
+// exitBrokenPipe is the exit code when the agent stopped reading (as a
+// shell reports a process killed by SIGPIPE).
+const exitBrokenPipe = 128 + int(syscall.SIGPIPE)
+
+// runProxy is `agent-harness proxy`: parse and check every flag before
+// anything starts, then relay one MCP session (SPEC §4).
 func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "[agent-harness] proxy: not implemented yet")
-	return exitFailure
+	o, err := parseProxyFlags(args)
+	if code, done := proxyFlagOutcome(err, stdout, stderr); done {
+		return code
+	}
+	ctx, stopSignals, caught := withStopSignals(ctx)
+	defer stopSignals()
+
+	ro := relayOptions(o, stdin, stdout, stderr)
+	err = relay.Run(ctx, ro)
+	if err != nil && !errors.Is(err, relay.ErrStartFailed) && !errors.Is(err, relay.ErrAgentGone) {
+		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
+	}
+	return proxyExitCode(err, caught())
+}
+
+// proxyFlagOutcome handles --help, --version and usage errors; done is false
+// when the proxy should run.
+func proxyFlagOutcome(err error, stdout, stderr io.Writer) (code int, done bool) {
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0, false
+	case errors.Is(err, errHelp):
+		fmt.Fprint(stdout, proxyUsage())
+		return exitOK, true
+	case errors.Is(err, errVersion):
+		return runVersion(stdout), true
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", ue.msg)
+		return exitUsage, true
+	default:
+		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
+		return exitUsage, true
+	}
+}
+
+// relayOptions maps the proxy flags onto the relay. The pipeline (faults,
+// judge, report file) and the audit tools plug in here: Pipeline,
+// ExtraTools, LocalTool, OnTools, OnSessionEnd.
+func relayOptions(o proxyOptions, stdin io.Reader, stdout, stderr io.Writer) relay.Options {
+	kf := canon.ParseKeyFields(o.KeyFields)
+	chain := classify.NewChain(classify.ChainOptions{WriteTools: o.WriteTools, ReadTools: o.ReadTools})
+	return relay.Options{
+		Command:       o.UpstreamCommand,
+		Args:          o.UpstreamArgs,
+		Dir:           o.UpstreamCwd,
+		Env:           o.UpstreamEnv,
+		Stdin:         stdin,
+		Stdout:        stdout,
+		Stderr:        stderr,
+		Classify:      chain.Classify,
+		KeyField:      kf.Match,
+		KeyFieldNames: kf.Names(),
+		CallTimeout:   o.UpstreamTimeout,
+	}
+}
+
+// withStopSignals cancels ctx on SIGTERM, SIGINT or SIGHUP; caught reports
+// the first such signal (nil when none arrived).
+func withStopSignals(parent context.Context) (ctx context.Context, stop func(), caught func() os.Signal) {
+	ctx, cancel := context.WithCancel(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	got := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			got <- sig
+			cancel()
+		case <-done:
+		}
+	}()
+	var first os.Signal
+	caught = func() os.Signal {
+		if first == nil {
+			select {
+			case first = <-got:
+			default:
+			}
+		}
+		return first
+	}
+	stop = func() {
+		signal.Stop(ch)
+		close(done)
+		cancel()
+	}
+	return ctx, stop, caught
+}
+
+// proxyExitCode maps how the session ended to the exit code (SPEC §4.4): 0
+// after the agent closed stdin; 1 when the setup failed; 128+N after signal
+// N; 141 when the agent stopped reading.
+func proxyExitCode(err error, sig os.Signal) int {
+	switch {
+	case errors.Is(err, relay.ErrStartFailed):
+		return exitFailure
+	case errors.Is(err, relay.ErrAgentGone):
+		return exitBrokenPipe
+	case err != nil:
+		return exitFailure
+	}
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return exitOK
 }

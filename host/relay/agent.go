@@ -92,6 +92,7 @@ func (s *session) forwardRequest(line []byte, env wire.Envelope, kind pendingKin
 		s.mu.Lock()
 		_, still := s.pending[key]
 		delete(s.pending, key)
+		s.noteIdleLocked()
 		s.mu.Unlock()
 		if still {
 			_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeUpstreamGone, Message: textUpstreamUnavailable}))

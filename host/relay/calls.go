@@ -54,6 +54,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) {
 func (s *session) endCall(key string) {
 	s.mu.Lock()
 	delete(s.calls, key)
+	s.noteIdleLocked()
 	s.mu.Unlock()
 }
 

@@ -68,6 +68,11 @@ func Run(ctx context.Context, opts Options) error {
 	case <-s.startFailed:
 		result = ErrStartFailed
 	}
+	if result == nil {
+		// Answers to requests still open reach the agent as they would
+		// without the proxy (bounded by the grace).
+		s.waitIdle(opts.StopGrace)
+	}
 	if result != ErrStartFailed && opts.OnSessionEnd != nil {
 		opts.OnSessionEnd(context.WithoutCancel(ctx))
 	}

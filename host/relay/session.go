@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cuonztech/agent-harness/host/relay/internal/proc"
 	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
@@ -72,6 +73,8 @@ type session struct {
 	mu      sync.Mutex
 	pending map[string]*pending
 	calls   map[string]*callState
+	// idleWait, when not nil, is closed once no request is open.
+	idleWait chan struct{}
 
 	holdMu  sync.Mutex
 	holding bool
@@ -210,6 +213,7 @@ func (s *session) unregister(key string, p *pending) {
 	s.mu.Lock()
 	if s.pending[key] == p {
 		delete(s.pending, key)
+		s.noteIdleLocked()
 	}
 	s.mu.Unlock()
 }
@@ -219,8 +223,51 @@ func (s *session) abandon(key string, p *pending) {
 	s.mu.Lock()
 	if s.pending[key] == p {
 		p.kind = kindAbandoned
+		s.noteIdleLocked()
 	}
 	s.mu.Unlock()
+}
+
+// noteIdleLocked wakes waitIdle when no request is open any more.
+func (s *session) noteIdleLocked() {
+	if s.idleWait != nil && !s.busyLocked() {
+		close(s.idleWait)
+		s.idleWait = nil
+	}
+}
+
+// busyLocked reports whether a request is still open: a call in the
+// pipeline or a request waiting for the upstream's answer.
+func (s *session) busyLocked() bool {
+	if len(s.calls) > 0 {
+		return true
+	}
+	for _, p := range s.pending {
+		if p.kind != kindAbandoned {
+			return true
+		}
+	}
+	return false
+}
+
+// waitIdle waits until no request is open, at most d.
+func (s *session) waitIdle(d time.Duration) {
+	s.mu.Lock()
+	if !s.busyLocked() {
+		s.mu.Unlock()
+		return
+	}
+	if s.idleWait == nil {
+		s.idleWait = make(chan struct{})
+	}
+	ch := s.idleWait
+	s.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	}
 }
 
 // readLines calls fn for each line of r (with its newline) until EOF or a

@@ -59,6 +59,7 @@ func (s *session) upstreamResponse(line []byte, env wire.Envelope) {
 	if p != nil {
 		delete(s.pending, key)
 		kind = p.kind
+		s.noteIdleLocked()
 	}
 	s.mu.Unlock()
 	switch {
@@ -89,6 +90,7 @@ func (s *session) markUpstreamGone() {
 				delete(s.pending, key)
 			}
 		}
+		s.noteIdleLocked()
 		s.mu.Unlock()
 		for _, a := range answers {
 			s.toAgent(a)
