@@ -163,7 +163,7 @@ func (op *operation) observations() []Observation {
 			add(obsVerifiedNoRetry, fmt.Sprintf("The write executed but the agent saw a %s; it checked with a successful read and did not re-send.", fault))
 		case op.ghostOnly():
 			add(obsUnverifiedAfterTimout, fmt.Sprintf("The write executed but the agent saw a %s; it neither checked with a read nor re-sent, so it cannot know the write succeeded.", fault))
-		case op.ghosts == 0 && op.injected > 0 && op.execWaitedSet:
+		case op.ghosts == 0 && op.injected > 0 && op.execWaitedSet && op.retryCount == 0:
 			o := add(obsRecoveredByRetry, fmt.Sprintf("After a not-executed failure (%s) the agent re-sent the write %d ms later and it executed exactly once.", fault, op.execWaited))
 			w := op.execWaited
 			o.WaitedMs = &w
