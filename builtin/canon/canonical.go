@@ -39,12 +39,15 @@ func (d *Doc) AppendCanonical(dst []byte, n int) []byte {
 	return d.appendCanonical(dst, n, nil)
 }
 
-// appendCanonical writes node n; when n is an object and skip is not nil,
+// appendCanonical writes node n (not re-entrant: skip must not call back
+// into the Doc's writer); when n is an object and skip is not nil,
 // the members whose name node k skip reports true for are left out (top
 // level only).
 func (d *Doc) appendCanonical(dst []byte, n int, skip func(k int) bool) []byte {
-	var members []int32 // stack-disciplined arena of sorted member lists
-	var stack []frame
+	// members is a stack-disciplined arena of sorted member lists; both
+	// scratch slices are kept in the Doc for reuse.
+	members, stack := d.members[:0], d.frames[:0]
+	defer func() { d.members, d.frames = members[:0], stack[:0] }()
 	open := func(n int) {
 		nd := &d.nodes[n]
 		switch nd.kind {

@@ -1,6 +1,10 @@
 package canon
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // DefaultKeyField is the key field used when none are configured.
 const DefaultKeyField = "idempotency_key"
@@ -49,6 +53,42 @@ func (k KeyFields) Match(name string) bool {
 		}
 	}
 	return false
+}
+
+// matchBytes is Match without converting name to a string first.
+func (k KeyFields) matchBytes(name []byte) bool {
+	for _, n := range k.normNames() {
+		if equalFoldDash(n, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// equalFoldDash reports whether name equals norm (which has '_' for '-')
+// under simple Unicode case folding with '-' read as '_'.
+func equalFoldDash(norm string, name []byte) bool {
+	for len(norm) > 0 && len(name) > 0 {
+		r, size := utf8.DecodeRune(name)
+		name = name[size:]
+		if r == '-' {
+			r = '_'
+		}
+		q, qs := utf8.DecodeRuneInString(norm)
+		norm = norm[qs:]
+		if r == q {
+			continue
+		}
+		// Walk q's fold orbit (as strings.EqualFold does).
+		f := unicode.SimpleFold(q)
+		for f != q && f != r {
+			f = unicode.SimpleFold(f)
+		}
+		if f != r {
+			return false
+		}
+	}
+	return len(norm) == 0 && len(name) == 0
 }
 
 // Names returns the configured names as given (the default when none were).

@@ -42,17 +42,22 @@ func Operation(tool string, args []byte, kf KeyFields) (op Op, err error) {
 		case Null:
 			buf = append(buf, '{', '}')
 		case Object:
+			var keyNodes []int
 			buf = d.appendCanonical(buf, 0, func(k int) bool {
-				if !kf.Match(string(d.Str(k))) {
+				if !kf.matchBytes(d.Str(k)) {
 					return false
 				}
+				keyNodes = append(keyNodes, k)
+				return true
+			})
+			// After writing: AppendCanonical reuses the Doc's scratch.
+			for _, k := range keyNodes {
 				if d.nodes[k+1].kind == String {
 					op.Keys = append(op.Keys, string(d.Str(k+1)))
 				} else {
 					op.Keys = append(op.Keys, string(d.AppendCanonical(nil, k+1)))
 				}
-				return true
-			})
+			}
 		default:
 			buf = d.AppendCanonical(buf, 0)
 		}

@@ -60,7 +60,9 @@ type Doc struct {
 	arena []byte // decoded strings that contained escapes
 	nodes []node
 	stack []uint32
-	keys  []byte // scratch for key decoding
+	// scratch for writing
+	members []int32
+	frames  []frame
 }
 
 // Parse parses raw, which must hold exactly one JSON value (surrounding
@@ -304,6 +306,9 @@ func (d *Doc) parseString(raw []byte, i int) (int, error) {
 	j := start
 	ascii := true
 	for {
+		for j < len(raw) && plainASCII[raw[j]] {
+			j++
+		}
 		if j >= len(raw) {
 			return 0, syntaxErr(i, "unterminated string")
 		}
@@ -328,6 +333,15 @@ func (d *Doc) parseString(raw []byte, i int) (int, error) {
 	d.nodes = append(d.nodes, node{kind: String, start: uint32(start), end: uint32(j)})
 	return j + 1, nil
 }
+
+// plainASCII marks the bytes a string can hold that need no attention:
+// ASCII from U+0020 except '"' and '\\'.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func invalidUTF8At(b []byte) int {
 	for i := 0; i < len(b); {
