@@ -19,7 +19,7 @@ const (
 	DefaultStopGrace = 2 * time.Second
 )
 
-// Options configure Run. Only Command is required.
+// Options configure Run. Only Command (or Upstream) is required.
 type Options struct {
 	// Command, Args, Dir and Env start the upstream MCP server. Env holds
 	// extra KEY=VALUE entries appended to the proxy's own environment.
@@ -27,6 +27,12 @@ type Options struct {
 	Args    []string
 	Dir     string
 	Env     []string
+
+	// Upstream, when set, is an in-process upstream MCP connection
+	// (newline-delimited JSON-RPC both ways) used instead of starting
+	// Command: the benchmark's simulated backend. The relay closes it when
+	// the session ends. There is no process, stderr or exit to watch.
+	Upstream io.ReadWriteCloser
 
 	// Stdin and Stdout are the agent's side of the session (newline-delimited
 	// JSON-RPC); Stderr receives the proxy's log lines and the upstream's

@@ -29,28 +29,39 @@ var (
 // ErrStartFailed, ErrAgentGone, or an invalid Options error.
 func Run(ctx context.Context, opts Options) error {
 	opts = opts.withDefaults()
-	if opts.Command == "" {
+	if opts.Command == "" && opts.Upstream == nil {
 		return errors.New("relay: no upstream command")
 	}
 	s, err := newSession(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("relay: %w", err)
 	}
-	p, err := proc.Start(proc.Spec{
-		Command: opts.Command,
-		Args:    opts.Args,
-		Dir:     opts.Dir,
-		Env:     append(os.Environ(), opts.Env...),
-	})
-	if err != nil {
-		s.log.Printf("cannot start the upstream MCP server %s: %v", strconv.Quote(opts.Command), err)
-		return fmt.Errorf("%w: %w", ErrStartFailed, err)
+	var stop func()
+	if opts.Upstream != nil {
+		// In-process upstream: no process, stderr or exit to watch.
+		s.upR = opts.Upstream
+		s.upW = &lineWriter{w: opts.Upstream, onFail: func(error) { s.markUpstreamGone() }}
+		go s.readUpstream()
+		stop = func() { _ = opts.Upstream.Close(); <-s.upReaderDone }
+	} else {
+		p, err := proc.Start(proc.Spec{
+			Command: opts.Command,
+			Args:    opts.Args,
+			Dir:     opts.Dir,
+			Env:     append(os.Environ(), opts.Env...),
+		})
+		if err != nil {
+			s.log.Printf("cannot start the upstream MCP server %s: %v", strconv.Quote(opts.Command), err)
+			return fmt.Errorf("%w: %w", ErrStartFailed, err)
+		}
+		s.proc = p
+		s.upR = p.Stdout()
+		s.upW = &lineWriter{w: p.Stdin(), onFail: func(error) { s.markUpstreamGone() }}
+		go s.readUpstream()
+		go s.copyStderr()
+		go s.watchExit()
+		stop = func() { p.Stop(opts.StopGrace) }
 	}
-	s.proc = p
-	s.upW = &lineWriter{w: p.Stdin(), onFail: func(error) { s.markUpstreamGone() }}
-	go s.readUpstream()
-	go s.copyStderr()
-	go s.watchExit()
 
 	agentDone := make(chan error, 1)
 	go func() { agentDone <- s.readAgent() }()
@@ -76,6 +87,6 @@ func Run(ctx context.Context, opts Options) error {
 	if result != ErrStartFailed && opts.OnSessionEnd != nil {
 		opts.OnSessionEnd(context.WithoutCancel(ctx))
 	}
-	p.Stop(opts.StopGrace)
+	stop()
 	return result
 }

@@ -69,6 +69,7 @@ type session struct {
 
 	agentW *lineWriter
 	upW    *lineWriter
+	upR    io.Reader // the upstream's stdout, or Options.Upstream
 
 	mu      sync.Mutex
 	pending map[string]*pending

@@ -24,7 +24,7 @@ const (
 // readUpstream dispatches every message the upstream writes to its stdout.
 func (s *session) readUpstream() {
 	defer close(s.upReaderDone)
-	_ = readLines(s.proc.Stdout(), s.fromUpstream)
+	_ = readLines(s.upR, s.fromUpstream)
 	s.markUpstreamGone()
 }
 
