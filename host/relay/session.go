@@ -74,6 +74,11 @@ type session struct {
 	mu      sync.Mutex
 	pending map[string]*pending
 	calls   map[string]*callState
+	// relisting counts re-listings started and not finished;
+	// relistQueued says one is started but has not begun listing, so
+	// further list_changed notifications need no other.
+	relisting    int
+	relistQueued bool
 	// idleWait, when not nil, is closed once no request is open.
 	idleWait chan struct{}
 
@@ -240,7 +245,7 @@ func (s *session) noteIdleLocked() {
 // busyLocked reports whether a request is still open: a call in the
 // pipeline or a request waiting for the upstream's answer.
 func (s *session) busyLocked() bool {
-	if len(s.calls) > 0 {
+	if len(s.calls) > 0 || s.relisting > 0 {
 		return true
 	}
 	for _, p := range s.pending {

@@ -3,6 +3,7 @@ package relay
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
@@ -123,8 +124,17 @@ func (s *session) listAll() ([]ToolInfo, error) {
 
 // relist re-reads the tool list after notifications/tools/list_changed.
 func (s *session) relist() {
+	defer func() {
+		s.mu.Lock()
+		s.relisting--
+		s.noteIdleLocked()
+		s.mu.Unlock()
+	}()
 	s.relistMu.Lock()
 	defer s.relistMu.Unlock()
+	s.mu.Lock()
+	s.relistQueued = false
+	s.mu.Unlock()
 	infos, err := s.listAll()
 	if err != nil {
 		s.log.Printf("WARNING: could not re-list the upstream's tools after %s: %v", methodToolsListChanged, err)
@@ -132,12 +142,22 @@ func (s *session) relist() {
 			return
 		}
 	}
+	if sameEntries(s.tools.Load().order, infos) {
+		return
+	}
 	s.setTools(infos)
 	s.log.Lines("The upstream's tool list changed.")
 	s.log.Raw(classify.Table(infos, s.opts.KeyFieldNames))
 	if s.opts.OnTools != nil {
 		s.opts.OnTools(infos)
 	}
+}
+
+// sameEntries reports whether two classified tool lists are equal.
+func sameEntries(a, b []ToolInfo) bool {
+	return slices.EqualFunc(a, b, func(x, y ToolInfo) bool {
+		return x.Name == y.Name && x.Class == y.Class && x.Reason == y.Reason && slices.Equal(x.KeyFields, y.KeyFields)
+	})
 }
 
 // answerToolsList passes the upstream's answer to the agent's tools/list:

@@ -45,7 +45,16 @@ func (s *session) fromUpstream(line []byte) {
 		return
 	}
 	if env.Method == methodToolsListChanged && s.initialized.Load() && s.upHasTools.Load() {
-		go s.relist()
+		s.mu.Lock()
+		start := !s.relistQueued
+		if start {
+			s.relistQueued = true
+			s.relisting++
+		}
+		s.mu.Unlock()
+		if start {
+			go s.relist()
+		}
 	}
 	s.toAgent(line)
 }
