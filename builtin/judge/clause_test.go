@@ -150,10 +150,10 @@ func TestClause2_1(t *testing.T) {
 			want: want{verdict: VerdictPass, total: 100}},
 		{name: "2.1/plugin-equivalence-widens", cfg: Config{Equivalences: []Equivalence{dateEquiv{}}},
 			build: dup(`{"date":"2026-11-03"}`, `{"date":"03.11.2026"}`),
-			want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
+			want:  want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
 		{name: "2.1/plugin-equivalence-error-is-plugin-failure", cfg: Config{Equivalences: []Equivalence{failingEquiv{}}},
 			build: dup(`{"a":1}`, `{"a":2}`),
-			want: want{verdict: VerdictNotTested, total: -1, reason: `Plugin "broken-equiv" failed`}},
+			want:  want{verdict: VerdictNotTested, total: -1, reason: `Plugin "broken-equiv" failed`}},
 	})
 }
 
