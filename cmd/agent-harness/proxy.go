@@ -27,11 +27,23 @@ func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	ctx, stopSignals, caught := withStopSignals(ctx)
 	defer stopSignals()
+	ctx, stopRelay := context.WithCancel(ctx)
+	defer stopRelay()
+	// Scenario, judge, report file and audit tools (proxyscenario.go); a bad
+	// report file target exits 2 here, before the upstream starts.
+	sc, code := newScenario(o, scenarioExtras{}, stderr, stopRelay)
+	if sc == nil {
+		return code
+	}
 
 	ro := relayOptions(o, stdin, stdout, stderr)
+	sc.relayOptions(&ro)
 	err = relay.Run(ctx, ro)
 	if err != nil && !errors.Is(err, relay.ErrStartFailed) && !errors.Is(err, relay.ErrAgentGone) {
 		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
+	}
+	if code := sc.finish(err); code != exitOK {
+		return code
 	}
 	return proxyExitCode(err, caught())
 }

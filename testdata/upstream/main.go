@@ -303,6 +303,8 @@ func (s *server) toolsCall(m message) {
 	var c common
 	_ = json.Unmarshal(p.Arguments, &c)
 	if c.SleepMS > 0 {
+		// Announced so a test can wait for the call to be under way.
+		fmt.Fprintf(os.Stderr, "upstream: %s sleeping %d ms\n", p.Name, c.SleepMS)
 		time.Sleep(time.Duration(c.SleepMS) * time.Millisecond)
 	}
 	s.mu.Lock()

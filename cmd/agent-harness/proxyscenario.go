@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/cuonztech/agent-harness/builtin/canon"
+	"github.com/cuonztech/agent-harness/builtin/fault"
+	"github.com/cuonztech/agent-harness/builtin/judge"
+	"github.com/cuonztech/agent-harness/host/pipeline"
+	"github.com/cuonztech/agent-harness/host/relay"
+	"github.com/cuonztech/agent-harness/host/reportfile"
+)
+
+// maxRandomSeed bounds drawn chaos seeds to integers every JSON reader
+// holds exactly (2^53).
+const maxRandomSeed = 1 << 53
+
+// scenarioExtras are what plugins add to the scenario wiring.
+type scenarioExtras struct {
+	// Fault is the plugin fault selected by --scenario NAME; nil = built-in.
+	Fault fault.Fault
+	// Equivalences and PairCheckers are the plugins' judge hooks.
+	Equivalences []judge.Equivalence
+	PairCheckers []judge.PairChecker
+	// Plugins returns the plugins' status list for the report file.
+	Plugins func() json.RawMessage
+}
+
+// scenario is the proxy's fault + judge + report file + audit tools,
+// joined in a pipeline for the relay.
+type scenario struct {
+	pipeline *pipeline.Pipeline
+	stop     context.CancelFunc
+	fatalMu  sync.Mutex
+	fatalErr error
+}
+
+// newScenario checks the report file target (exit 2 for a bad one), builds
+// the fault, the judge and the pipeline, prints the chaos seed, and writes
+// the startup report (exit 1 when it cannot be written) — all before the
+// upstream is started. stop cancels the relay; it is called when the report
+// file fails during the session.
+func newScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop context.CancelFunc) (*scenario, int) {
+	var report pipeline.ReportWriter
+	if o.ReportFile != "" {
+		w, err := reportfile.New(o.ReportFile, reportfile.Options{})
+		if err != nil {
+			fmt.Fprintf(stderr, "[agent-harness] proxy: flag --report-file: %s\n", oneLine(err.Error()))
+			return nil, exitUsage
+		}
+		report = w
+	}
+	f, name, chaos, err := buildFault(o, ex)
+	if err != nil {
+		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
+		return nil, exitUsage
+	}
+	mode := pipeline.ModeDeterministic
+	if chaos != nil {
+		mode = pipeline.ModeChaos
+		fmt.Fprintf(stderr, "[agent-harness] chaos seed: %d\n", chaos.Seed)
+	}
+	j := judge.New(judge.Config{
+		KeyFields:    canon.ParseKeyFields(o.KeyFields),
+		Scenario:     name,
+		Kind:         "proxy",
+		Equivalences: ex.Equivalences,
+		PairCheckers: ex.PairCheckers,
+	})
+	s := &scenario{stop: stop}
+	s.pipeline = pipeline.New(pipeline.Options{
+		Judge:      j,
+		Fault:      f,
+		Report:     report,
+		Mode:       mode,
+		Chaos:      chaos,
+		Plugins:    ex.Plugins,
+		AuditTools: o.AuditTools,
+		Stderr:     stderr,
+		Fatal:      s.fatal,
+	})
+	if err := s.pipeline.Start(); err != nil {
+		return nil, exitFailure // the pipeline printed the line
+	}
+	return s, exitOK
+}
+
+// buildFault returns the configured fault, the judge's scenario name, and
+// the chaos report info in chaos mode.
+func buildFault(o proxyOptions, ex scenarioExtras) (fault.Fault, string, *judge.ChaosInfo, error) {
+	if o.Mode == pipeline.ModeChaos {
+		seed := o.Seed
+		if !o.SeedSet {
+			seed = rand.Int64N(maxRandomSeed)
+		}
+		f := fault.NewChaos(uint64(seed), o.ErrorRate)
+		return f, "chaos", &judge.ChaosInfo{Seed: seed, ErrorRate: o.ErrorRate}, nil
+	}
+	if ex.Fault != nil {
+		return ex.Fault, ex.Fault.Name(), nil, nil
+	}
+	if o.Scenario == "" {
+		return nil, "", nil, nil
+	}
+	f, err := fault.New(o.Scenario, fault.Options{RetryAfter: time.Duration(o.RetryAfter) * time.Second})
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("flag --scenario: %w", err)
+	}
+	return f, f.Name(), nil, nil
+}
+
+// relayOptions fills the relay's hooks for the scenario.
+func (s *scenario) relayOptions(ro *relay.Options) {
+	ro.Pipeline = s.pipeline
+	ro.ExtraTools = s.pipeline.AuditTools()
+	if ro.ExtraTools != nil {
+		ro.LocalTool = s.pipeline.LocalTool
+	}
+	ro.OnTools = s.pipeline.OnTools
+	ro.OnSessionEnd = func(context.Context) {
+		if err := s.pipeline.OnSessionEnd(); err != nil {
+			s.setFatal(err)
+		}
+	}
+}
+
+// fatal is the pipeline's Fatal hook inside a session: it records the
+// error, stops the relay, and never returns, so the agent gets no further
+// answer; the proxy then exits 1 (exitCode).
+func (s *scenario) fatal(err error) {
+	s.setFatal(err)
+	s.stop()
+	select {}
+}
+
+func (s *scenario) setFatal(err error) {
+	s.fatalMu.Lock()
+	defer s.fatalMu.Unlock()
+	if s.fatalErr == nil {
+		s.fatalErr = err
+	}
+}
+
+// finish records how the relay ended in the report file and returns the
+// proxy's exit code: 1 when the upstream did not start or the report file
+// failed, else 0.
+func (s *scenario) finish(runErr error) int {
+	if errors.Is(runErr, relay.ErrStartFailed) {
+		_ = s.pipeline.StartupFailed(runErr) // a failed write printed its line; exit 1 either way
+		return exitFailure
+	}
+	s.fatalMu.Lock()
+	defer s.fatalMu.Unlock()
+	if s.fatalErr != nil {
+		return exitFailure
+	}
+	return exitOK
+}
