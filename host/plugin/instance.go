@@ -48,20 +48,30 @@ func (in *instance) call(fn api.Function, input []byte, timeout time.Duration, o
 		return nil, fmt.Errorf("ah_alloc returned %d, outside memory for %d bytes", ptr, len(input))
 	}
 	in.stack[0], in.stack[1] = uint64(ptr), uint64(len(input))
+	export := fn.Definition().ExportNames()[0]
 	if err := fn.CallWithStack(ctx, in.stack[:]); err != nil {
-		return nil, callError(ctx, timeout, fn.Definition().ExportNames()[0], err)
+		return nil, callError(ctx, timeout, export, err)
 	}
-	return in.output(in.stack[0], outputLimit)
+	out, err := in.output(in.stack[0], outputLimit)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", export, err)
+	}
+	return out, nil
 }
 
 // callNoInput calls fn() (ah_manifest) and returns its output.
 func (in *instance) callNoInput(fn api.Function, timeout time.Duration, outputLimit int) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(in.ctx, timeout)
 	defer cancel()
+	export := fn.Definition().ExportNames()[0]
 	if err := fn.CallWithStack(ctx, in.stack[:]); err != nil {
-		return nil, callError(ctx, timeout, fn.Definition().ExportNames()[0], err)
+		return nil, callError(ctx, timeout, export, err)
 	}
-	return in.output(in.stack[0], outputLimit)
+	out, err := in.output(in.stack[0], outputLimit)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", export, err)
+	}
+	return out, nil
 }
 
 // output decodes a packed ptr<<32|len result and copies the bytes out.

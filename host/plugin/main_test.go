@@ -10,5 +10,8 @@ import (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	plugintest.Cleanup()
+	if cacheDir != "" {
+		os.RemoveAll(cacheDir)
+	}
 	os.Exit(code)
 }
