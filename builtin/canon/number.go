@@ -9,6 +9,9 @@ import (
 // of the JSON number text num to dst. num must be a valid JSON number
 // (IsNumber); the result for other input is unspecified but never panics.
 func AppendNumber(dst, num []byte) []byte {
+	if isPlainInt(num) {
+		return append(dst, num...)
+	}
 	s := num
 	neg := len(s) > 0 && s[0] == '-'
 	if neg {
@@ -135,4 +138,25 @@ func (d digits) appendRange(dst []byte, from, to int) []byte {
 		dst = append(dst, d.f[from-len(d.i):to-len(d.i)]...)
 	}
 	return dst
+}
+
+// isPlainInt reports whether num is already canonical: an integer of at
+// most 21 digits (no fraction or exponent), not -0.
+func isPlainInt(num []byte) bool {
+	d := num
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+		if len(d) == 1 && d[0] == '0' {
+			return false
+		}
+	}
+	if len(d) == 0 || len(d) > 21 || (d[0] == '0' && len(d) > 1) {
+		return false
+	}
+	for _, c := range d {
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return true
 }

@@ -179,7 +179,10 @@ func (d *Doc) parse(raw []byte) error {
 	d.nodes = d.nodes[:0]
 	d.arena = d.arena[:0]
 	d.stack = d.stack[:0]
-	if want := len(raw)/8 + 1; cap(d.nodes) < want {
+	// Every node but the root follows one of these bytes, so their count
+	// bounds the node count (strings holding them only inflate it).
+	if want := 1 + bytes.Count(raw, []byte{','}) + bytes.Count(raw, []byte{':'}) +
+		bytes.Count(raw, []byte{'['}) + bytes.Count(raw, []byte{'{'}); cap(d.nodes) < want {
 		d.nodes = make([]node, 0, want)
 	}
 	i := skipWS(raw, 0)

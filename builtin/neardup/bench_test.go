@@ -41,3 +41,15 @@ func BenchmarkSimilar(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkSimilarBinaryTree(b *testing.B) {
+	x, y := "1", "2"
+	for len(x) < 1<<20 {
+		x = "[" + x + "," + x + "]"
+		y = "[" + y + "," + y + "]"
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Similar([]byte(x), []byte(y))
+	}
+}

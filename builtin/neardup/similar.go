@@ -3,7 +3,6 @@ package neardup
 import (
 	"bytes"
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"slices"
@@ -110,7 +109,9 @@ func compare(a, b []byte, skip func(name []byte) bool) Result {
 type side struct {
 	d       *canon.Doc
 	exact   []uint64 // hash of the canonical form of each node's subtree
-	loose   []uint64 // hash of the normalised form, 0 = not computed yet
+	loose   []uint64 // looseHash per node, 0 = not computed yet
+	inv     []uint64 // invariant per node, 0 = not computed yet
+	num     []byte   // scratch
 	members []int32  // sorted member names of all objects
 	mOff    []int32  // per object node: offset in members; count in mLen
 	mLen    []int32
@@ -121,38 +122,32 @@ type side struct {
 func newSide(d *canon.Doc) *side {
 	n := d.Len()
 	s := &side{d: d, exact: make([]uint64, n), mOff: make([]int32, n), mLen: make([]int32, n)}
-	var h maphash.Hash
-	h.SetSeed(seed)
-	var num []byte
-	var u [8]byte
 	// Children follow their parent, so a reverse pass sees them first.
+	// Scalars are hashed with a per-process random seed; containers
+	// combine their children's hashes with a bijective mixer, so crafted
+	// collisions would need the seed.
 	for i := n - 1; i >= 0; i-- {
-		h.Reset()
 		k := d.Kind(i)
-		h.WriteByte(byte(k))
+		var h uint64
 		switch k {
 		case canon.Number:
-			num = canon.AppendNumber(num[:0], d.NumberText(i))
-			h.Write(num)
+			s.num = canon.AppendNumber(s.num[:0], d.NumberText(i))
+			h = maphash.Bytes(seed, s.num)
 		case canon.String:
-			h.Write(d.Str(i))
+			h = maphash.Bytes(seed, d.Str(i))
 		case canon.Array:
 			for c := i + 1; c < d.End(i); c = d.End(c) {
-				binary.LittleEndian.PutUint64(u[:], s.exact[c])
-				h.Write(u[:])
+				h = mix(h + s.exact[c])
 			}
 		case canon.Object:
 			off := len(s.members)
 			s.members = d.Members(i, s.members)
 			s.mOff[i], s.mLen[i] = int32(off), int32(len(s.members)-off)
 			for _, m := range s.members[off:] {
-				binary.LittleEndian.PutUint64(u[:], s.exact[m])
-				h.Write(u[:])
-				binary.LittleEndian.PutUint64(u[:], s.exact[m+1])
-				h.Write(u[:])
+				h = mix(mix(h+s.exact[m]) + s.exact[m+1])
 			}
 		}
-		s.exact[i] = h.Sum64()
+		s.exact[i] = mix(h ^ uint64(k)<<56 ^ 0x9e3779b97f4a7c15)
 	}
 	return s
 }
@@ -178,56 +173,63 @@ func (s *side) norm(n int) *normStr {
 // arrays hash their elements order-independently. It is only a bucketing
 // aid: every candidate pair is checked with sim.
 func (s *side) looseHash(n, depth int) uint64 {
+	return s.hash2(n, depth, &s.loose, false)
+}
+
+// invariant hashes what similar values must share: scalars as in
+// looseHash (similar scalars always collide), arrays as the multiset of
+// their elements' invariants, all objects alike (the half rule allows
+// nearly anything). Similar values always have equal invariants, so a
+// difference rejects a pair at once (nested arrays whose leaves differ).
+func (s *side) invariant(n, depth int) uint64 {
+	return s.hash2(n, depth, &s.inv, true)
+}
+
+func (s *side) hash2(n, depth int, memo *[]uint64, objectsAlike bool) uint64 {
 	if depth > MaxDepth {
 		return s.exact[n]
 	}
-	if s.loose == nil {
-		s.loose = make([]uint64, s.d.Len())
+	if *memo == nil {
+		*memo = make([]uint64, s.d.Len())
 	}
-	if v := s.loose[n]; v != 0 {
+	if v := (*memo)[n]; v != 0 {
 		return v
 	}
-	var h maphash.Hash
-	h.SetSeed(seed)
-	var u [8]byte
-	switch s.d.Kind(n) {
+	var h uint64
+	switch k := s.d.Kind(n); k {
 	case canon.Null:
-		h.WriteByte('S')
+		h = maphash.String(seed, "S")
 	case canon.Number:
-		h.WriteByte('N')
-		h.Write(canon.AppendNumber(nil, s.d.NumberText(n)))
+		s.num = canon.AppendNumber(append(s.num[:0], 'N'), s.d.NumberText(n))
+		h = maphash.Bytes(seed, s.num)
 	case canon.String:
 		if ns := s.norm(n); ns.num != nil {
-			h.WriteByte('N')
-			h.Write(ns.num)
+			s.num = append(append(s.num[:0], 'N'), ns.num...)
+			h = maphash.Bytes(seed, s.num)
 		} else {
-			h.WriteByte('S')
-			h.WriteString(ns.s)
+			h = maphash.String(seed, "S"+ns.s)
 		}
 	case canon.Array:
 		var sum uint64
-		cnt := 0
+		cnt := uint64(0)
 		for c := n + 1; c < s.d.End(n); c = s.d.End(c) {
-			sum += mix(s.looseHash(c, depth+1))
+			sum += mix(s.hash2(c, depth+1, memo, objectsAlike))
 			cnt++
 		}
-		h.WriteByte('A')
-		binary.LittleEndian.PutUint64(u[:], sum+uint64(cnt))
-		h.Write(u[:])
+		h = mix(mix(sum+cnt) ^ 'A')
 	case canon.Object:
-		h.WriteByte('O')
-		for _, m := range s.memberList(n) {
-			h.Write(s.d.Str(int(m)))
-			h.WriteByte(0)
-			binary.LittleEndian.PutUint64(u[:], s.looseHash(int(m)+1, depth+1))
-			h.Write(u[:])
+		if !objectsAlike {
+			for _, m := range s.memberList(n) {
+				h = mix(mix(h+s.exact[m]) + s.hash2(int(m)+1, depth+1, memo, objectsAlike))
+			}
 		}
+		h = mix(h ^ 'O')
 	default:
 		return s.exact[n]
 	}
-	v := h.Sum64() | 1 // never 0, the "not computed" mark
-	s.loose[n] = v
-	return v
+	h |= 1 // never 0, the "not computed" mark
+	(*memo)[n] = h
+	return h
 }
 
 func mix(x uint64) uint64 {
@@ -262,6 +264,9 @@ func (c *comparer) sim(x, y, depth int) (bool, kind) {
 	if c.budget < 0 || depth > MaxDepth {
 		return false, 0
 	}
+	if !skipTop && c.a.invariant(x, depth) != c.b.invariant(y, depth) {
+		return false, 0
+	}
 	switch {
 	case kx == canon.Array && ky == canon.Array:
 		return c.arrays(x, y, depth)
@@ -287,10 +292,12 @@ func (c *comparer) scalars(x int, kx canon.Kind, y int, ky canon.Kind) (bool, ki
 		}
 	case kx == canon.Number && ky == canon.String:
 		ny := c.b.norm(y)
-		return ny.num != nil && bytes.Equal(canon.AppendNumber(nil, c.a.d.NumberText(x)), ny.num), kindNumberString
+		c.a.num = canon.AppendNumber(c.a.num[:0], c.a.d.NumberText(x))
+		return ny.num != nil && bytes.Equal(c.a.num, ny.num), kindNumberString
 	case kx == canon.String && ky == canon.Number:
 		nx := c.a.norm(x)
-		return nx.num != nil && bytes.Equal(canon.AppendNumber(nil, c.b.d.NumberText(y)), nx.num), kindNumberString
+		c.b.num = canon.AppendNumber(c.b.num[:0], c.b.d.NumberText(y))
+		return nx.num != nil && bytes.Equal(c.b.num, nx.num), kindNumberString
 	case kx == canon.Null && ky == canon.String:
 		return c.b.norm(y).s == "", kindNullEmpty
 	case kx == canon.String && ky == canon.Null:
@@ -426,10 +433,14 @@ func (m *arrayMatch) try(i, j int) bool {
 		m.pair(i, j, pk)
 		return true
 	}
-	if m.tried == nil {
-		m.tried = make(map[[2]int32]bool)
+	if m.c.a.d.Kind(int(m.ea[i])) >= canon.Array {
+		// Only container pairs are worth remembering: retrying scalars
+		// is as cheap as looking them up.
+		if m.tried == nil {
+			m.tried = make(map[[2]int32]bool)
+		}
+		m.tried[key] = true
 	}
-	m.tried[key] = true
 	return false
 }
 
@@ -538,26 +549,30 @@ func (m *arrayMatch) positional() bool {
 // greedy is stage (5): first fit over what is left; every element of a must
 // find a partner.
 func (m *arrayMatch) greedy() bool {
+	restB := make([]int, 0, m.left)
+	for j := range m.eb {
+		if !m.doneB[j] {
+			restB = append(restB, j)
+		}
+	}
 	for i := range m.ea {
 		if m.doneA[i] {
 			continue
 		}
-		found := false
-		for j := range m.eb {
-			if m.doneB[j] {
-				continue
-			}
+		found := -1
+		for x, j := range restB {
 			if m.try(i, j) {
-				found = true
+				found = x
 				break
 			}
 			if m.c.budget < 0 {
 				return false
 			}
 		}
-		if !found {
+		if found < 0 {
 			return false
 		}
+		restB = slices.Delete(restB, found, found+1)
 	}
 	return true
 }
