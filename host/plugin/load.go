@@ -175,7 +175,7 @@ func compile(ctx context.Context, o Options, cache wazero.CompilationCache, bin 
 	if err != nil && cache != nil {
 		r2, cm2, err2 := compileWith(ctx, o, nil, bin)
 		if err2 == nil {
-			o.warn("compilation cache %s failed (%v); compiled without it", o.CacheDir, err)
+			o.warn("compilation cache %s failed (%v); compiled without it (delete the directory to rebuild the cache)", o.CacheDir, err)
 			return r2, cm2, nil
 		}
 	}
