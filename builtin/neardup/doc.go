@@ -59,8 +59,10 @@
 // normalised hashes are equal (sorted; each candidate pair checked), (4)
 // similar elements at the same position, (5) greedy first fit over what is
 // left. Each pair of elements is compared at most once per pair of parent
-// arrays, so nested arrays stay polynomial; the whole comparison also has a
-// budget of Budget steps. Known failures:
+// arrays, so nested arrays stay polynomial; a pair is rejected at once when
+// an invariant hash that similar values always share (scalars normalised,
+// arrays as multisets, objects alike) differs; the whole comparison also has
+// a budget of Budget steps. Known failures:
 //
 //   - greedy pairing is not maximum matching: when elements were reordered
 //     AND modified so that one element is similar to several others, a valid
