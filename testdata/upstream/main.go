@@ -423,13 +423,17 @@ func (s *server) count(tool string, args json.RawMessage) {
 	key := tool + "\x00" + canonical(args)
 	s.mu.Lock()
 	s.counts[key]++
+	if s.countsFile == "" {
+		// Rendering every count costs O(n) per execution; only the counts
+		// file needs it (benchmarks run without one).
+		s.mu.Unlock()
+		return
+	}
 	data := s.countsResultLocked()
 	s.mu.Unlock()
-	if s.countsFile != "" {
-		tmp := s.countsFile + ".tmp"
-		if err := os.WriteFile(tmp, []byte(data), 0o644); err == nil {
-			_ = os.Rename(tmp, s.countsFile)
-		}
+	tmp := s.countsFile + ".tmp"
+	if err := os.WriteFile(tmp, []byte(data), 0o644); err == nil {
+		_ = os.Rename(tmp, s.countsFile)
 	}
 }
 

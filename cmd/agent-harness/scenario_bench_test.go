@@ -1,0 +1,241 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/cuonztech/agent-harness/builtin/canon"
+	"github.com/cuonztech/agent-harness/builtin/classify"
+	"github.com/cuonztech/agent-harness/builtin/judge"
+	"github.com/cuonztech/agent-harness/host/reportfile"
+)
+
+// benchWrites is the session length of BenchmarkReportFileSession.
+const benchWrites = 5000
+
+// benchWindow is how many calls each "at N writes" mean covers: calls
+// 1–100 and calls 4901–5000.
+const benchWindow = 100
+
+// benchSession is one MCP session over pipes, used as a stop watch.
+type benchSession struct {
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	out   *bufio.Reader
+	calls int
+}
+
+func startBenchSession(b *testing.B, bin string, args ...string) *benchSession {
+	b.Helper()
+	s := &benchSession{cmd: exec.Command(bin, args...)}
+	var err error
+	if s.in, err = s.cmd.StdinPipe(); err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := s.cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.out = bufio.NewReaderSize(stdout, 1<<20)
+	if err := s.cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	s.roundTrip(b, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	io.WriteString(s.in, `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`+"\n")
+	return s
+}
+
+// roundTrip sends one request and reads lines up to its response (the
+// benchmark's calls produce no notifications).
+func (s *benchSession) roundTrip(b *testing.B, line string) {
+	if _, err := io.WriteString(s.in, line+"\n"); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.out.ReadSlice('\n'); err != nil && err != bufio.ErrBufferFull {
+		b.Fatal(err)
+	}
+}
+
+// write sends the session's next distinct write and returns its duration.
+func (s *benchSession) write(b *testing.B) time.Duration {
+	s.calls++
+	line := `{"jsonrpc":"2.0","id":` + strconv.Itoa(s.calls) + `,"method":"tools/call","params":{"name":"create_booking","arguments":{"room":"r` + strconv.Itoa(s.calls) + `","date":"2026-11-03"}}}`
+	start := time.Now()
+	s.roundTrip(b, line)
+	return time.Since(start)
+}
+
+func (s *benchSession) close(b *testing.B) {
+	s.in.Close()
+	if err := s.cmd.Wait(); err != nil {
+		b.Fatalf("session exit: %v", err)
+	}
+}
+
+// windows are the per-call means over calls 1–100 and the last 100.
+type windows struct{ first, last time.Duration }
+
+func (w *windows) add(i int, d time.Duration) {
+	switch {
+	case i < benchWindow:
+		w.first += d
+	case i >= benchWrites-benchWindow:
+		w.last += d
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / benchWindow }
+
+// BenchmarkReportFileSession measures, in one run, a session of 5,000
+// distinct writes: through the proxy with --report-file, directly to the
+// upstream, the file-system floor of the report contract, and the split
+// of the proxy's own work (judge events, report encoding, file write),
+// each as a mean per call over calls 1–100 and 4901–5000.
+//
+//	go test -run '^$' -bench ReportFileSession -benchtime 1x ./cmd/agent-harness
+func BenchmarkReportFileSession(b *testing.B) {
+	proxy, upstream := scnBinaries(b)
+	for b.Loop() {
+		dir := b.TempDir()
+		report := filepath.Join(dir, "report.json")
+
+		var direct, proxied, floor windows
+		// One after the other: the proxy's file writes keep the kernel
+		// busy (page cache, ext4 writeback on rename), which would also
+		// slow direct calls interleaved with them.
+		d := startBenchSession(b, upstream)
+		for i := range benchWrites {
+			direct.add(i, d.write(b))
+		}
+		d.close(b)
+		p := startBenchSession(b, proxy, "proxy", "--upstream-command", upstream, "--scenario", "F1",
+			"--audit-tools", "off", "--report-file", report)
+		var size100 int64
+		for i := range benchWrites {
+			proxied.add(i, p.write(b))
+			if i == benchWindow-1 {
+				size100 = fileSize(b, report)
+			}
+		}
+		p.close(b)
+		sizeFinal := fileSize(b, report)
+
+		// The floor: what the contract alone costs — two atomic
+		// replacements per forwarded call (before forwarding, before
+		// answering) of a file of the report's size at that point.
+		floorDir := b.TempDir()
+		floor.first = fsFloor(b, floorDir, size100) * 2 * benchWindow
+		floor.last = fsFloor(b, floorDir, sizeFinal) * 2 * benchWindow
+
+		split := judgeSplit(b, filepath.Join(b.TempDir(), "report.json"))
+
+		added := windows{first: proxied.first - direct.first, last: proxied.last - direct.last}
+		b.ReportMetric(ms(direct.first), "direct-ms/call@100")
+		b.ReportMetric(ms(direct.last), "direct-ms/call@5000")
+		b.ReportMetric(ms(proxied.first), "proxy-ms/call@100")
+		b.ReportMetric(ms(proxied.last), "proxy-ms/call@5000")
+		b.ReportMetric(ms(added.first), "added-ms/call@100")
+		b.ReportMetric(ms(added.last), "added-ms/call@5000")
+		b.ReportMetric(ms(floor.first), "floor-ms/call@100")
+		b.ReportMetric(ms(floor.last), "floor-ms/call@5000")
+		b.ReportMetric(ms(added.last)/ms(floor.last), "added/floor@5000")
+		b.ReportMetric(float64(sizeFinal)/1024, "report-KiB@5000")
+		b.Logf("report file: %d bytes after 100 writes, %d bytes after %d", size100, sizeFinal, benchWrites)
+		b.Logf("per call (ms)        @100     @5000")
+		b.Logf("direct             %7.3f   %7.3f", ms(direct.first), ms(direct.last))
+		b.Logf("proxy              %7.3f   %7.3f", ms(proxied.first), ms(proxied.last))
+		b.Logf("added by proxy     %7.3f   %7.3f", ms(added.first), ms(added.last))
+		b.Logf("fs floor (2 writes)%7.3f   %7.3f", ms(floor.first), ms(floor.last))
+		b.Logf("split, in process:")
+		b.Logf("  judge events     %7.3f   %7.3f", ms(split.apply.first), ms(split.apply.last))
+		b.Logf("  report encoding  %7.3f   %7.3f", ms(split.encode.first), ms(split.encode.last))
+		b.Logf("  file writes      %7.3f   %7.3f", ms(split.write.first), ms(split.write.last))
+	}
+}
+
+func fileSize(b *testing.B, path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return fi.Size()
+}
+
+// fsFloor is the mean cost of one bare atomic replacement of a file of
+// size bytes: create a temporary file exclusively, write, close, rename.
+func fsFloor(b *testing.B, dir string, size int64) time.Duration {
+	data := make([]byte, size)
+	target := filepath.Join(dir, "floor.json")
+	const n = 200
+	start := time.Now()
+	for i := range n {
+		tmp := fmt.Sprintf("%s.%d.%d.tmp", target, os.Getpid(), i)
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := f.Write(data); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(tmp, target); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return time.Since(start) / n
+}
+
+// splitTimes are the proxy's own costs per call, measured in process.
+type splitTimes struct{ apply, encode, write windows }
+
+// judgeSplit replays the proxy's work for the same session in process: the
+// three judge events of a forwarded call, and the two report-file writes
+// (encoding and file system timed apart).
+func judgeSplit(b *testing.B, report string) splitTimes {
+	j := judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil), Scenario: "F1"})
+	w, err := reportfile.New(report, reportfile.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf []byte
+	var st splitTimes
+	meta := judge.FileMeta{Status: "running", ToolClassification: []byte(`[{"name":"create_booking","class":"write","reason":"annotation readOnlyHint=false","keyFields":["idempotency_key"]}]`)}
+	now := time.Now()
+	persist := func(i int) {
+		t0 := time.Now()
+		buf = j.AppendFile(buf[:0], meta)
+		t1 := time.Now()
+		if err := w.Write(buf); err != nil {
+			b.Fatal(err)
+		}
+		st.encode.add(i, t1.Sub(t0))
+		st.write.add(i, time.Since(t1))
+	}
+	for i := range benchWrites {
+		id := int64(i + 1)
+		args := []byte(`{"room":"r` + strconv.Itoa(i+1) + `","date":"2026-11-03"}`)
+		t0 := time.Now()
+		j.Apply(judge.Event{Kind: judge.EventCall, Time: now, Call: id, Tool: "create_booking", Class: classify.Write, Arguments: args, AcceptsKey: true})
+		j.Apply(judge.Event{Kind: judge.EventForwarded, Time: now, Call: id})
+		d := time.Since(t0)
+		persist(i)
+		t0 = time.Now()
+		ev := judge.Event{Kind: judge.EventAnswer, Time: now, Call: id, Outcome: judge.Executed, ResponseDigest: "d" + strconv.Itoa(i)}
+		if i == 0 {
+			ev.Scenario, ev.Fault = "F1", "timeout"
+		}
+		j.Apply(ev)
+		st.apply.add(i, d+time.Since(t0))
+		persist(i)
+	}
+	return st
+}
