@@ -59,7 +59,6 @@ var wasiFuncs = []fn{
 	{"fd_write", []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, fdWrite},
 	{"fd_read", []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, fdRead},
 	{"fd_close", []api.ValueType{i32}, []api.ValueType{i32}, stdioOnly},
-	{"fd_filestat_get", []api.ValueType{i32, i32}, []api.ValueType{i32}, badf},
 	{"fd_fdstat_get", []api.ValueType{i32, i32}, []api.ValueType{i32}, fdFdstatGet},
 	{"fd_fdstat_set_flags", []api.ValueType{i32, i32}, []api.ValueType{i32}, stdioOnly},
 	{"fd_prestat_get", []api.ValueType{i32, i32}, []api.ValueType{i32}, badf},
@@ -89,6 +88,18 @@ func Allowed(module, name string) (Signature, bool) {
 		}
 	}
 	return Signature{}, false
+}
+
+// Names lists the whitelisted imports as "module.name".
+func Names() []string {
+	var out []string
+	for _, f := range wasiFuncs {
+		out = append(out, WASIModule+"."+f.name)
+	}
+	for _, f := range hostFuncs {
+		out = append(out, HostModule+"."+f.name)
+	}
+	return out
 }
 
 // Instantiate defines the two host modules in r.
