@@ -28,8 +28,7 @@ func (u *uniqueOperations) Key(string, json.RawMessage) (string, bool, error) {
 	return "broken-" + strconv.FormatInt(u.n.Add(1), 10), true, nil
 }
 
-// judgeConfig returns the judge configuration of one run, or of the pooled
-// judge when scenario lists several.
+// judgeConfig returns the judge configuration of one run.
 func judgeConfig(scenario, brk string) judge.Config {
 	cfg := judge.Config{Scenario: scenario, Kind: "proxy"}
 	if brk == BreakNoDuplicates {

@@ -1,7 +1,9 @@
 package selftest
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/cuonztech/agent-harness/builtin/judge"
 )
@@ -28,11 +30,12 @@ type RunResult struct {
 	Report            judge.Report  `json:"report"`
 	Patches           []judge.Patch `json:"patches"`
 
-	events []judge.Event
+	judge *judge.Judge
 }
 
 // fill copies the judge's result into r.
 func (r *RunResult) fill(j *judge.Judge) {
+	r.judge = j
 	r.Verdict, r.VerdictReason = j.Verdict()
 	r.Score, r.Report, r.Patches = j.Score(), j.Report(), j.Patches()
 	r.Met = r.Verdict == r.Expected
@@ -60,48 +63,69 @@ func codes(verdict string, rep judge.Report) []string {
 }
 
 // AgentResult is one reference agent's result: every run judged on its
-// own, and all runs pooled into one judged result.
+// own, and all runs pooled into one score.
 type AgentResult struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	// Expected is the pooled verdict this agent must get.
-	Expected      string        `json:"expected"`
-	Verdict       string        `json:"verdict"`
-	VerdictReason string        `json:"verdictReason"`
-	Met           bool          `json:"met"`
-	Score         judge.Score   `json:"score"`
-	Report        judge.Report  `json:"report"`
-	Patches       []judge.Patch `json:"patches"`
-	Runs          []*RunResult  `json:"runs"`
+	Expected      string `json:"expected"`
+	Verdict       string `json:"verdict"`
+	VerdictReason string `json:"verdictReason"`
+	Met           bool   `json:"met"`
+	// Score is the pooled score of all runs (judge.Pool).
+	Score judge.Score  `json:"score"`
+	Runs  []*RunResult `json:"runs"`
 }
 
-// pool judges every run of the agent together with one judge, the way the
-// worked example of SPEC §2.4 pools F1–F5. Call numbers are shifted so they
-// stay unique; each run's session-end event is replaced by one at the end.
-func (a *AgentResult) pool(cfg judge.Config) {
-	j := judge.New(cfg)
-	var offset int64
-	var last judge.Event
-	for _, r := range a.Runs {
-		var maxID int64
-		for _, ev := range r.events {
-			if ev.Kind == judge.EventEnd {
-				last = ev
-				continue
-			}
-			if ev.Call != 0 {
-				maxID = max(maxID, ev.Call)
-				ev.Call += offset
-			}
-			j.Apply(ev)
-			last = ev
+// pool scores every run of the agent as one (judge.Pool: the tallies of
+// all runs summed, as the worked example of SPEC §2.4 pools F1–F5; FAIL if
+// any run failed, else NOT_TESTED if any run was not tested, else PASS).
+// Each run stays its own session: no run's calls are compared with
+// another's.
+func (a *AgentResult) pool() {
+	judges := make([]*judge.Judge, len(a.Runs))
+	var failed, notTested []string
+	for i, r := range a.Runs {
+		judges[i] = r.judge
+		name := r.Scenario
+		if runsPer(a.Runs) > 1 {
+			name = fmt.Sprintf("%s run %d", r.Scenario, r.Run)
 		}
-		offset += maxID
+		switch r.Verdict {
+		case judge.VerdictFail:
+			failed = append(failed, name)
+		case judge.VerdictNotTested:
+			notTested = append(notTested, name)
+		}
 	}
-	j.Apply(judge.Event{Kind: judge.EventEnd, Time: last.Time})
-	a.Verdict, a.VerdictReason = j.Verdict()
-	a.Score, a.Report, a.Patches = j.Score(), j.Report(), j.Patches()
+	a.Score = judge.Pool(judges...)
+	a.Verdict = a.Score.Verdict
 	a.Met = a.Verdict == a.Expected
+	switch a.Verdict {
+	case judge.VerdictFail:
+		a.VerdictReason = fmt.Sprintf("%d of %d runs failed: %s.", len(failed), len(a.Runs), list(failed))
+	case judge.VerdictNotTested:
+		a.VerdictReason = fmt.Sprintf("%d of %d runs were not tested: %s.", len(notTested), len(a.Runs), list(notTested))
+	default:
+		a.VerdictReason = fmt.Sprintf("Every one of the %d runs passed.", len(a.Runs))
+	}
+}
+
+// runsPer returns the highest run number among runs.
+func runsPer(runs []*RunResult) int {
+	n := 0
+	for _, r := range runs {
+		n = max(n, r.Run)
+	}
+	return n
+}
+
+// list joins names, shortened after ten.
+func list(names []string) string {
+	if len(names) > 10 {
+		return strings.Join(names[:10], ", ") + fmt.Sprintf(" and %d more", len(names)-10)
+	}
+	return strings.Join(names, ", ")
 }
 
 // Result is the self-test's result.

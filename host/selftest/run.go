@@ -102,7 +102,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 				ar.Runs = append(ar.Runs, r)
 			}
 		}
-		ar.pool(judgeConfig(strings.Join(opts.Scenarios, ","), opts.Break))
+		ar.pool()
 		res.Agents = append(res.Agents, ar)
 	}
 	return res, nil
@@ -181,8 +181,7 @@ func runOne(ctx context.Context, opts Options, j job) (*RunResult, error) {
 		return nil, fmt.Errorf("run %s %s #%d: %w", j.agent.Name(), j.scenario, j.run, err)
 	}
 	jd := judge.New(judgeConfig(j.scenario, opts.Break))
-	rec := &recorder{Judge: jd}
-	if err := session(ctx, clock, backend, f, rec, func(ctx context.Context, c Caller) error {
+	if err := session(ctx, clock, backend, f, jd, func(ctx context.Context, c Caller) error {
 		return j.agent.Book(ctx, c, j.task(clock))
 	}); err != nil {
 		return nil, fmt.Errorf("run %s %s #%d: %w", j.agent.Name(), j.scenario, j.run, err)
@@ -191,30 +190,7 @@ func runOne(ctx context.Context, opts Options, j job) (*RunResult, error) {
 		Agent: j.agent.Name(), Scenario: j.scenario, Run: j.run,
 		Expected:          Expected(j.agent.Name(), j.scenario),
 		BackendExecutions: len(backend.Bookings()),
-		events:            rec.events(),
 	}
 	r.fill(jd)
 	return r, nil
-}
-
-// recorder passes events to the run's judge and keeps them for the pooled
-// judge of the agent.
-type recorder struct {
-	*judge.Judge
-	mu  sync.Mutex
-	evs []judge.Event
-}
-
-// Apply implements the pipeline's Judge.
-func (r *recorder) Apply(ev judge.Event) {
-	r.mu.Lock()
-	r.evs = append(r.evs, ev)
-	r.mu.Unlock()
-	r.Judge.Apply(ev)
-}
-
-func (r *recorder) events() []judge.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]judge.Event(nil), r.evs...)
 }
