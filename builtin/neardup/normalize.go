@@ -10,14 +10,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// normStr is a string value after normalisation.
-type normStr struct {
-	s     string // normalised text
-	num   []byte // canonical number when s is a JSON number, else nil
-	plain bool   // s is a plain decimal (a JSON number without exponent)
-}
-
-// stage flags for normaliseStages: each removes one transformation kind.
+// stage flags for normalise: each removes one transformation kind.
 const (
 	stInvisible = 1 << iota
 	stNFKC
@@ -26,14 +19,44 @@ const (
 	stAll = stInvisible | stNFKC | stFold | stSpace
 )
 
-func newNormStr(b []byte) normStr {
-	s := normaliseBytes(b, stAll)
-	n := normStr{s: string(s)}
-	if canon.IsNumber(s) {
-		n.num = canon.AppendNumber(nil, s)
+// normStr locates a string value's normalisation in its side's arena.
+type normStr struct {
+	sOff, sEnd int32 // normalised text
+	nOff, nEnd int32 // canonical number when the text is a JSON number
+	isNum      bool
+	plain      bool // the text is a plain decimal (a JSON number without exponent)
+}
+
+// normView is a normStr resolved against the arena; valid until the arena
+// grows.
+type normView struct {
+	s     []byte
+	num   []byte // nil when not a JSON number
+	plain bool
+}
+
+// appendNormStr normalises b into arena and describes the result.
+func appendNormStr(arena, b []byte) ([]byte, normStr) {
+	var n normStr
+	n.sOff = int32(len(arena))
+	arena = appendNormalised(arena, b, stAll)
+	n.sEnd = int32(len(arena))
+	if s := arena[n.sOff:n.sEnd]; canon.IsNumber(s) {
+		n.isNum = true
 		n.plain = bytes.IndexAny(s, "eE") < 0
+		n.nOff = int32(len(arena))
+		arena = canon.AppendNumber(arena, arena[n.sOff:n.sEnd])
+		n.nEnd = int32(len(arena))
 	}
-	return n
+	return arena, n
+}
+
+func (n *normStr) view(arena []byte) normView {
+	v := normView{s: arena[n.sOff:n.sEnd], plain: n.plain}
+	if n.isNum {
+		v.num = arena[n.nOff:n.nEnd]
+	}
+	return v
 }
 
 func isASCII(b []byte) bool {
@@ -58,16 +81,12 @@ func isSpace(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Zs, 
 
 // normalise applies the selected stages to b, in the order invisible
 // characters, NFKC, case folding (then NFKC again), white space.
-func normalise(b []byte, stages int) string { return string(normaliseBytes(b, stages)) }
+func normalise(b []byte, stages int) string { return string(appendNormalised(nil, b, stages)) }
 
-// normaliseBytes is normalise; the result may alias b.
-func normaliseBytes(b []byte, stages int) []byte {
+// appendNormalised appends normalise(b, stages) to dst.
+func appendNormalised(dst, b []byte, stages int) []byte {
 	if isASCII(b) {
 		// ASCII has no invisible (Cf) characters and is NFKC already.
-		if !needsASCIIWork(b, stages) {
-			return b
-		}
-		out := make([]byte, 0, len(b))
 		for _, c := range b {
 			switch {
 			case stages&stSpace != 0 && (c == ' ' || (c >= '\t' && c <= '\r')):
@@ -75,9 +94,9 @@ func normaliseBytes(b []byte, stages int) []byte {
 			case stages&stFold != 0 && c >= 'A' && c <= 'Z':
 				c += 'a' - 'A'
 			}
-			out = append(out, c)
+			dst = append(dst, c)
 		}
-		return out
+		return dst
 	}
 	s := b
 	if stages&stInvisible != 0 {
@@ -95,16 +114,7 @@ func normaliseBytes(b []byte, stages int) []byte {
 	if stages&stSpace != 0 {
 		s = filterRunes(s, isSpace)
 	}
-	return s
-}
-
-func needsASCIIWork(b []byte, stages int) bool {
-	for _, c := range b {
-		if (stages&stSpace != 0 && (c == ' ' || (c >= '\t' && c <= '\r'))) || (stages&stFold != 0 && c >= 'A' && c <= 'Z') {
-			return true
-		}
-	}
-	return false
+	return append(dst, s...)
 }
 
 // filterRunes returns b without the runes drop reports true for (b itself

@@ -115,8 +115,9 @@ type side struct {
 	members []int32  // sorted member names of all objects
 	mOff    []int32  // per object node: offset in members; count in mLen
 	mLen    []int32
-	normIdx []int32   // per node: 1 + index in normVals, 0 = not computed
-	normVal []normStr // normalised strings
+	normIdx []int32   // per node: 1 + index in normVal, 0 = not computed
+	normVal []normStr // normalised strings, in arena
+	arena   []byte
 }
 
 func newSide(d *canon.Doc) *side {
@@ -156,16 +157,20 @@ func (s *side) memberList(n int) []int32 {
 	return s.members[s.mOff[n] : s.mOff[n]+s.mLen[n]]
 }
 
-func (s *side) norm(n int) *normStr {
+// norm returns the normalisation of string node n; the view is valid until
+// the next call of norm on s.
+func (s *side) norm(n int) normView {
 	if s.normIdx == nil {
 		s.normIdx = make([]int32, s.d.Len())
 	}
 	if i := s.normIdx[n]; i != 0 {
-		return &s.normVal[i-1]
+		return s.normVal[i-1].view(s.arena)
 	}
-	s.normVal = append(s.normVal, newNormStr(s.d.Str(n)))
+	var ns normStr
+	s.arena, ns = appendNormStr(s.arena, s.d.Str(n))
+	s.normVal = append(s.normVal, ns)
 	s.normIdx[n] = int32(len(s.normVal))
-	return &s.normVal[len(s.normVal)-1]
+	return ns.view(s.arena)
 }
 
 // looseHash hashes the normalised form of node n: similar scalars and
@@ -207,7 +212,8 @@ func (s *side) hash2(n, depth int, memo *[]uint64, objectsAlike bool) uint64 {
 			s.num = append(append(s.num[:0], 'N'), ns.num...)
 			h = maphash.Bytes(seed, s.num)
 		} else {
-			h = maphash.String(seed, "S"+ns.s)
+			s.num = append(append(s.num[:0], 'S'), ns.s...)
+			h = maphash.Bytes(seed, s.num)
 		}
 	case canon.Array:
 		var sum uint64
@@ -280,7 +286,7 @@ func (c *comparer) scalars(x int, kx canon.Kind, y int, ky canon.Kind) (bool, ki
 	switch {
 	case kx == canon.String && ky == canon.String:
 		nx, ny := c.a.norm(x), c.b.norm(y)
-		if nx.s == ny.s {
+		if bytes.Equal(nx.s, ny.s) {
 			if c.explained < maxExplained {
 				c.explained++
 				return true, stringKinds(c.a.d.Str(x), c.b.d.Str(y))
@@ -299,9 +305,9 @@ func (c *comparer) scalars(x int, kx canon.Kind, y int, ky canon.Kind) (bool, ki
 		c.b.num = canon.AppendNumber(c.b.num[:0], c.b.d.NumberText(y))
 		return nx.num != nil && bytes.Equal(c.b.num, nx.num), kindNumberString
 	case kx == canon.Null && ky == canon.String:
-		return c.b.norm(y).s == "", kindNullEmpty
+		return len(c.b.norm(y).s) == 0, kindNullEmpty
 	case kx == canon.String && ky == canon.Null:
-		return c.a.norm(x).s == "", kindNullEmpty
+		return len(c.a.norm(x).s) == 0, kindNullEmpty
 	}
 	return false, 0
 }
