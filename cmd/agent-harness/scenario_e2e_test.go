@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -661,6 +662,9 @@ func TestScenarioKilledDuringWrite(t *testing.T) {
 	p.stderr.waitFor(t, "sleeping")
 	p.cmd.Process.Signal(syscall.SIGKILL)
 	p.waitExit()
+	// The orphaned upstream still sleeps; it must not write into the
+	// test's directory after the test.
+	t.Cleanup(func() { scnKillByArg(p.counts) })
 	r := p.readReport()
 	if r.Status != "running" || len(r.Report.Operations) != 1 || r.Report.Operations[0].Outcome != "EXECUTION_UNKNOWN" {
 		t.Errorf("status %s operations %+v, want running with one EXECUTION_UNKNOWN", r.Status, r.Report.Operations)
@@ -806,4 +810,19 @@ func TestScenarioAuditTools(t *testing.T) {
 		t.Errorf("coverage calls %+v, want only the one write", c)
 	}
 	p.checkExecutions(fr)
+}
+
+// scnKillByArg kills the processes whose command line contains arg.
+func scnKillByArg(arg string) {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(cmdline, []byte(arg)) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
