@@ -60,9 +60,9 @@ func eventsFromBytes(data []byte) []Event {
 
 func FuzzJudgeEvents(f *testing.F) {
 	f.Add([]byte{})
-	f.Add([]byte{0, 1, 0, 1, 3, 1, 6, 1, 0, 2, 0, 1, 3, 2, 0, 1})           // ghost write, then re-send executed
+	f.Add([]byte{0, 1, 0, 1, 3, 1, 6, 1, 0, 2, 0, 1, 3, 2, 0, 1})             // ghost write, then re-send executed
 	f.Add([]byte{0, 1, 0, 1, 6, 1, 0, 0, 0, 2, 0, 1, 7, 0, 0, 0, 3, 1, 0, 1}) // in flight at end, late answer
-	f.Add([]byte{0x80, 1, 0, 0, 0x84, 1, 17, 0, 0x80, 1, 0, 1, 0, 3, 4, 0})  // 429 and early re-send
+	f.Add([]byte{0x80, 1, 0, 0, 0x84, 1, 17, 0, 0x80, 1, 0, 1, 0, 3, 4, 0})   // 429 and early re-send
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg := Config{}
 		if len(data) > 0 {
