@@ -8,10 +8,24 @@ import (
 	"github.com/cuonztech/agent-harness/builtin/neardup"
 )
 
-// similar is the built-in near-duplicate detector (SPEC §2.6), consulted
-// after the plugin pair checkers. It gets the canonical arguments with key
-// fields stripped, so a changed idempotency key is never a difference.
-var similar = neardup.Similar
+// NearDuplicates is the built-in pair checker (SPEC §2.6), the native
+// implementation of the PairChecker interface equivalence plugins also
+// implement. It answers Possible when the later arguments differ from the
+// earlier ones only by the transformations neardup detects, or when the
+// comparison ran out of its step budget (when in doubt, NOT_TESTED); it
+// never answers Same. The judge consults it after the plugin pair checkers,
+// with the canonical arguments without key fields, so a changed idempotency
+// key is never a difference.
+type NearDuplicates struct{}
+
+// Compare implements PairChecker.
+func (NearDuplicates) Compare(tool string, earlier, later json.RawMessage) (Sameness, string, error) {
+	r := neardup.Compare(earlier, later)
+	if r.Similar || r.Undecided {
+		return Possible, r.Reason(tool), nil
+	}
+	return Different, "", nil
+}
 
 // nearResult is the outcome of comparing a write with the uncertain
 // attempts of its tool.
@@ -85,10 +99,8 @@ func (j *Judge) compare(tool string, c *operation, args json.RawMessage, canonic
 			return s, why
 		}
 	}
-	if similar(c.canonical, canonical) {
-		return Possible, "the arguments differ only in notation"
-	}
-	return Different, ""
+	s, why, _ := NearDuplicates{}.Compare(tool, c.canonical, canonical)
+	return s, why
 }
 
 func callCompare(pc PairChecker, tool string, earlier, later json.RawMessage) (s Sameness, why string, err error) {

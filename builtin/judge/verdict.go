@@ -54,7 +54,7 @@ func (j *Judge) verdict() (string, string) {
 			op.id, op.tool, what)
 	}
 	if op := j.lists[catNearDup].head; op != nil {
-		return VerdictNotTested, fmt.Sprintf("Write operation %s of %q may repeat the uncertain operation %s (%s), so a double execution cannot be ruled out (POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS).",
+		return VerdictNotTested, fmt.Sprintf("Write operation %s of %q may repeat the uncertain operation %s — %s — so a double execution cannot be ruled out (POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS).",
 			op.id, op.tool, op.near.related, op.near.reason)
 	}
 	if n := j.tot.outcomes[OutcomeExecutionUnknown]; n == j.tot.ops {
