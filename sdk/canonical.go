@@ -107,8 +107,8 @@ func CanonicalNumber(s string) (string, error) {
 		s = s[1:]
 	}
 	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
-	intPart, frac, _ := strings.Cut(mant, ".")
-	if intPart == "" || !digits(intPart) || !digits(frac) || hasExp && exp == "" {
+	intPart, frac, hasFrac := strings.Cut(mant, ".")
+	if intPart == "" || !digits(intPart) || !digits(frac) || hasFrac && frac == "" || hasExp && exp == "" {
 		return "", fmt.Errorf("sdk: %q is not a JSON number", orig)
 	}
 	digs := strings.TrimLeft(intPart+frac, "0")
