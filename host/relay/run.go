@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/cuonztech/agent-harness/host/relay/internal/proc"
 )
@@ -40,9 +41,9 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Upstream != nil {
 		// In-process upstream: no process, stderr or exit to watch.
 		s.upR = opts.Upstream
-		s.upW = &lineWriter{w: opts.Upstream, onFail: func(error) { s.markUpstreamGone() }}
+		s.upW = newLineWriter(opts.Upstream, func(error) { s.markUpstreamGone() })
 		go s.readUpstream()
-		stop = func() { _ = opts.Upstream.Close(); <-s.upReaderDone }
+		stop = func() { _ = opts.Upstream.Close() }
 	} else {
 		p, err := proc.Start(proc.Spec{
 			Command: opts.Command,
@@ -56,7 +57,7 @@ func Run(ctx context.Context, opts Options) error {
 		}
 		s.proc = p
 		s.upR = p.Stdout()
-		s.upW = &lineWriter{w: p.Stdin(), onFail: func(error) { s.markUpstreamGone() }}
+		s.upW = newLineWriter(p.Stdin(), func(error) { s.markUpstreamGone() })
 		go s.readUpstream()
 		go s.copyStderr()
 		go s.watchExit()
@@ -88,5 +89,25 @@ func Run(ctx context.Context, opts Options) error {
 		opts.OnSessionEnd(context.WithoutCancel(ctx))
 	}
 	stop()
+	s.finish(result == nil)
 	return result
+}
+
+// finish ends the session after the upstream was stopped. With drain, what
+// the upstream wrote before it exited still reaches the agent (each wait
+// bounded by the grace); then no further message is written to the agent,
+// and one being written is completed, so stdout never ends mid-message.
+func (s *session) finish(drain bool) {
+	grace := s.opts.StopGrace
+	if drain {
+		select {
+		case <-s.upReaderDone:
+		case <-time.After(grace):
+		}
+		s.waitIdle(grace)
+	}
+	if s.proc != nil {
+		s.proc.Close()
+	}
+	s.agentW.close(grace)
 }

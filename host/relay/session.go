@@ -91,7 +91,8 @@ type session struct {
 	allExtras   []extraTool
 	upHasTools  atomic.Bool
 	initialized atomic.Bool
-	relistMu    sync.Mutex
+	relistMu    sync.Mutex // one re-listing at a time
+	toolsMu     sync.Mutex // read-modify-write of tools
 	warnedJSON  atomic.Bool
 
 	ownSeq  atomic.Int64
@@ -134,7 +135,7 @@ func newSession(ctx context.Context, opts Options) (*session, error) {
 		}
 		s.allExtras = append(s.allExtras, extraTool{name: name, raw: raw})
 	}
-	s.agentW = &lineWriter{w: opts.Stdout, onFail: func(error) { s.agentGoneOnce.Do(func() { close(s.agentGone) }) }}
+	s.agentW = newLineWriter(opts.Stdout, func(error) { s.agentGoneOnce.Do(func() { close(s.agentGone) }) })
 	s.setTools(nil)
 	return s, nil
 }

@@ -142,6 +142,8 @@ func (s *session) relist() {
 			return
 		}
 	}
+	s.toolsMu.Lock()
+	defer s.toolsMu.Unlock()
 	if sameEntries(s.tools.Load().order, infos) {
 		return
 	}
@@ -179,9 +181,10 @@ func (s *session) answerToolsList(line []byte, env wire.Envelope) {
 
 // learnMissing adds tools seen in an agent's listing that the proxy's own
 // listing did not return (an upstream that changed its list silently).
+// It runs on the upstream reader, so it must not wait for a re-listing.
 func (s *session) learnMissing(raws [][]byte) {
-	s.relistMu.Lock()
-	defer s.relistMu.Unlock()
+	s.toolsMu.Lock()
+	defer s.toolsMu.Unlock()
 	cur := s.tools.Load()
 	var added []ToolInfo
 	for _, raw := range raws {

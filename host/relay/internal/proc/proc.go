@@ -145,9 +145,15 @@ func (p *Process) Stop(grace time.Duration) {
 		case <-p.done:
 		case <-time.After(grace):
 		}
-		p.stdout.Close()
-		p.stderr.Close()
 	})
+}
+
+// Close closes the proxy's ends of the child's stdout and stderr, which
+// ends readers that still wait (a grandchild may hold the pipes open). Call
+// it after Stop, once what the child wrote has been read.
+func (p *Process) Close() {
+	p.stdout.Close()
+	p.stderr.Close()
 }
 
 // groupAlive reports whether the process group still has a member that is
