@@ -91,7 +91,7 @@ func (w *windows) add(i int, d time.Duration) {
 	}
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / benchWindow }
+func perCallMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / benchWindow }
 
 // BenchmarkReportFileSession measures, in one run, a session of 5,000
 // distinct writes: through the proxy with --report-file, directly to the
@@ -137,26 +137,26 @@ func BenchmarkReportFileSession(b *testing.B) {
 		split := judgeSplit(b, filepath.Join(b.TempDir(), "report.json"))
 
 		added := windows{first: proxied.first - direct.first, last: proxied.last - direct.last}
-		b.ReportMetric(ms(direct.first), "direct-ms/call@100")
-		b.ReportMetric(ms(direct.last), "direct-ms/call@5000")
-		b.ReportMetric(ms(proxied.first), "proxy-ms/call@100")
-		b.ReportMetric(ms(proxied.last), "proxy-ms/call@5000")
-		b.ReportMetric(ms(added.first), "added-ms/call@100")
-		b.ReportMetric(ms(added.last), "added-ms/call@5000")
-		b.ReportMetric(ms(floor.first), "floor-ms/call@100")
-		b.ReportMetric(ms(floor.last), "floor-ms/call@5000")
-		b.ReportMetric(ms(added.last)/ms(floor.last), "added/floor@5000")
+		b.ReportMetric(perCallMs(direct.first), "direct-ms/call@100")
+		b.ReportMetric(perCallMs(direct.last), "direct-ms/call@5000")
+		b.ReportMetric(perCallMs(proxied.first), "proxy-ms/call@100")
+		b.ReportMetric(perCallMs(proxied.last), "proxy-ms/call@5000")
+		b.ReportMetric(perCallMs(added.first), "added-ms/call@100")
+		b.ReportMetric(perCallMs(added.last), "added-ms/call@5000")
+		b.ReportMetric(perCallMs(floor.first), "floor-ms/call@100")
+		b.ReportMetric(perCallMs(floor.last), "floor-ms/call@5000")
+		b.ReportMetric(perCallMs(added.last)/perCallMs(floor.last), "added/floor@5000")
 		b.ReportMetric(float64(sizeFinal)/1024, "report-KiB@5000")
 		b.Logf("report file: %d bytes after 100 writes, %d bytes after %d", size100, sizeFinal, benchWrites)
 		b.Logf("per call (ms)        @100     @5000")
-		b.Logf("direct             %7.3f   %7.3f", ms(direct.first), ms(direct.last))
-		b.Logf("proxy              %7.3f   %7.3f", ms(proxied.first), ms(proxied.last))
-		b.Logf("added by proxy     %7.3f   %7.3f", ms(added.first), ms(added.last))
-		b.Logf("fs floor (2 writes)%7.3f   %7.3f", ms(floor.first), ms(floor.last))
+		b.Logf("direct             %7.3f   %7.3f", perCallMs(direct.first), perCallMs(direct.last))
+		b.Logf("proxy              %7.3f   %7.3f", perCallMs(proxied.first), perCallMs(proxied.last))
+		b.Logf("added by proxy     %7.3f   %7.3f", perCallMs(added.first), perCallMs(added.last))
+		b.Logf("fs floor (2 writes)%7.3f   %7.3f", perCallMs(floor.first), perCallMs(floor.last))
 		b.Logf("split, in process:")
-		b.Logf("  judge events     %7.3f   %7.3f", ms(split.apply.first), ms(split.apply.last))
-		b.Logf("  report encoding  %7.3f   %7.3f", ms(split.encode.first), ms(split.encode.last))
-		b.Logf("  file writes      %7.3f   %7.3f", ms(split.write.first), ms(split.write.last))
+		b.Logf("  judge events     %7.3f   %7.3f", perCallMs(split.apply.first), perCallMs(split.apply.last))
+		b.Logf("  report encoding  %7.3f   %7.3f", perCallMs(split.encode.first), perCallMs(split.encode.last))
+		b.Logf("  file writes      %7.3f   %7.3f", perCallMs(split.write.first), perCallMs(split.write.last))
 	}
 }
 

@@ -826,3 +826,36 @@ func scnKillByArg(arg string) {
 		}
 	}
 }
+
+// TestScenarioStartFailureReport: the report file is written before the
+// upstream is launched and records a failed start.
+func TestScenarioStartFailureReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	proxy, _ := scnBinaries(t)
+	report := filepath.Join(t.TempDir(), "report.json")
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(proxy, "proxy", "--upstream-command", filepath.Join(t.TempDir(), "no-such-server"), "--scenario", "F1", "--report-file", report)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1; stderr:\n%s", err, stderr.String())
+	}
+	b, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Status, Verdict, StartupError string
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("report file: %v\n%s", err, b)
+	}
+	if r.Status != "failed" || r.Verdict != "NOT_TESTED" || !strings.Contains(r.StartupError, "no-such-server") {
+		t.Errorf("report %+v, want failed, NOT_TESTED and the start error", r)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout %q, want nothing", stdout.String())
+	}
+}
