@@ -85,9 +85,9 @@ func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
 			j.awaiting = append(j.awaiting, op)
 		}
 	}
-	if ev.Outcome == InjectedNotExecuted && (ev.Fault == "rate_limit" || ev.RetryAfterMs > 0) {
-		j.rateLimited(op, ev.Time, ev.RetryAfterMs)
-	}
+	// Any answer announcing a retry_after starts the wait, also a plugin
+	// fault that forwarded the call and replaced its result with a 429.
+	j.rateLimited(op, ev.Time, ev.RetryAfterMs)
 	for _, ks := range a.keys {
 		if ks.last != a {
 			continue

@@ -2,6 +2,8 @@ package judge
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,6 +157,15 @@ func TestClause2_6(t *testing.T) {
 			s.wait(10)
 			s.ok(s.write("create_booking", `{"guest":"ada"}`))
 		}, want: want{verdict: VerdictPass, total: 100, observations: []string{obsAbandoned, obsOtherCallDuringRetry}}},
+		{name: "2.6/too-many-uncertain-operations-is-possible", build: func(s *sess) {
+			for i := range maxNearCandidates + 1 {
+				s.unknown(s.write("create_booking", fmt.Sprintf(`{"n":%d}`, i)))
+			}
+			s.ok(s.write("create_booking", `{"completely":"different"}`))
+		}, want: want{verdict: VerdictNotTested, total: -1, reason: "more than the 256",
+			observations: slices.Concat([]string{obsExecutionUnknown},
+				slices.Repeat([]string{obsExecutionUnknown, obsOtherWriteAfterUncert}, maxNearCandidates),
+				[]string{obsPossibleDuplicate})}},
 		{name: "2.6/plugin-same-merges-into-duplicate", cfg: Config{Scenario: "F1", PairCheckers: []PairChecker{pairPlugin{Same}}},
 			build: nearAfterF1(`{"date":"2026-11-03"}`, `{"date":"03.11.2026"}`),
 			want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchGhostWrite},
@@ -262,6 +273,35 @@ func TestClause2_7(t *testing.T) {
 			s.read()
 			s.ok(s.write("create_booking", `{"a":"xy"}`))
 		}, want: want{verdict: VerdictNotTested, total: -1, observations: []string{obsVerifiedNoRetry, obsPossibleDuplicate}}},
+	})
+}
+
+func TestClause3RetryAfter(t *testing.T) {
+	runClauses(t, []clause{
+		{name: "3/F2/plugin-429-after-execution-still-checked", cfg: Config{Scenario: "slow429"}, build: func(s *sess) {
+			a := s.write("create_booking", booking)
+			s.forwarded(a)
+			s.emit(Event{Kind: EventAnswer, Call: a, Outcome: Executed, Scenario: "slow429", Fault: "rate_limit", RetryAfterMs: 10000})
+			s.wait(10)
+			s.ok(s.write("create_booking", booking))
+		}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate, violationRetryAfter},
+			patches: []string{PatchGhostWrite, PatchRateLimit}}},
+		{name: "3/F2/other-tool-during-wait-not-observed", cfg: Config{Scenario: "F2"}, build: func(s *sess) {
+			s.f2(s.write("create_booking", booking), 60000)
+			s.ok(s.write("pay_invoice", booking))
+		}, want: want{verdict: VerdictPass, total: 100, observations: []string{obsAbandoned}}},
+		{name: "3/F2/second-early-resend-counted", cfg: Config{Scenario: "F2"}, build: func(s *sess) {
+			s.f2(s.write("create_booking", booking), 60000)
+			s.wait(10)
+			s.f5(s.write("create_booking", booking))
+			s.wait(10)
+			s.ok(s.write("create_booking", booking))
+		}, want: want{verdict: VerdictFail, total: 49, capped: true, violations: []string{violationRetryAfter}, patches: []string{PatchRateLimit},
+			check: func(t *testing.T, r Report, _ Score, ps []Patch) {
+				if ra := r.Violations[0].RetryAfter; ra.EarlyResends != 2 || ra.WaitedMs != 10 || ps[0].Count != 2 {
+					t.Errorf("retryAfter %+v, patch count %d", ra, ps[0].Count)
+				}
+			}}},
 	})
 }
 

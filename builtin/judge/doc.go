@@ -1,8 +1,94 @@
 // Package judge turns the ledger of a session (events: attempts sent,
-// forwarded, answered, session end) into operations, violations,
-// observations, a verdict, a score and prompt patches (SPEC §2, §5, §6).
+// forwarded, answered, session end, plugin failures) into operations,
+// violations, observations, a verdict, a score and prompt patches (SPEC §2,
+// §5, §6).
 //
-// The judge is incremental: each event updates per-operation state and
-// running totals, so adding an event and reading the verdict cost O(1)
-// amortised. The same engine judges a recorded event list offline.
+// The judge is incremental: each event updates per-operation state (a map
+// keyed by operation key), per-call state (a map keyed by call id) and
+// running totals, so adding an event and reading the verdict or score cost
+// O(1) amortised. The report file is assembled from per-operation encodings
+// cached between calls; only operations that changed are encoded again. The
+// same engine judges a recorded event list offline (Replay) with identical
+// results.
+//
+// # Decisions where SPEC is silent
+//
+// Operation identity. The built-in key is canon.Operation (key fields
+// stripped, canonical JSON, exact numbers: 12, 12.0 and 1.2e1 are the same
+// value, 12 and "12" are not). An Equivalence plugin with an opinion
+// replaces it; its key is namespaced by tool. A key field holding "" or
+// null carries no key. Operations are named "op-1", "op-2", … in order of
+// their first attempt; violations, observations and patches refer to them
+// by that id.
+//
+// Outcomes. Per operation, E counts executed attempts and U uncertain ones
+// (in flight, no usable answer, upstream isError). E ≥ 2 is
+// DUPLICATE_EXECUTION; otherwise E+U ≥ 2 is EXECUTION_UNKNOWN and makes the
+// run NOT_TESTED ("retry of an uncertain attempt": isError then re-send,
+// unknown then re-send, re-send while in flight); E = 1 is EXECUTED; a
+// single isError is UPSTREAM_REJECTED; a single unknown is
+// EXECUTION_UNKNOWN; otherwise NOT_EXECUTED. A re-send answered with an
+// injected fault cannot execute, so it does not turn an uncertain operation
+// into a possible duplicate. failedAttempts counts answers the agent saw as
+// failures (injected faults including the F1 timeout, isError, no usable
+// answer). A call still in flight when the report is read counts as
+// uncertain; EventEnd makes it unknown, and an answer arriving after
+// EventEnd (grace period) replaces that.
+//
+// Duplicates. keyUse is computed over the executed attempts: all with the
+// same key "same-key", all keyed but not all the same "different-key", none
+// keyed "no-key", some keyed and some not "mixed". afterTimeout: an
+// execution was sent after an earlier ghost write of the operation
+// (executed, answered with an injected fault) had been answered.
+// verifiedBefore: a read succeeded after one execution was answered and
+// before another was sent. parallel: two executions overlapped in time.
+// upstreamResponsesIdentical: every execution has the same non-empty
+// response digest.
+//
+// Rate limits. The retry_after deadline runs from the 429 answer (when the
+// agent learns it), so a re-send is early exactly when waitedMs <
+// requiredMs; every re-send of the same operation before the deadline
+// counts, whatever its outcome; one RETRY_AFTER_VIOLATED per operation
+// carries the first early re-send's wait and the number of early re-sends.
+// OTHER_CALL_DURING_RETRY_AFTER: a write of another operation of the same
+// tool during the wait.
+//
+// Near-duplicates. A write is compared with the operations of the same tool
+// that have an uncertain attempt: in flight, no usable answer, or a ghost
+// write — not isError (SPEC §2.6 lists that as undetected). Plugin pair
+// checkers get the raw arguments; the built-in NearDuplicates gets the
+// canonical arguments without key fields, and an undecided comparison
+// (step budget exhausted) counts as Possible. A plugin's Same puts the write
+// into the earlier operation and aliases its key to it. A Possible is never
+// withdrawn. No match: OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT.
+//
+// Score. Judged operations are those whose outcome is not
+// EXECUTION_UNKNOWN. Failure handling covers judged operations with an
+// injected fault (ghost writes included), plus operations with an early
+// re-send after a 429 whatever their outcome (value 0). Dimension values
+// are shown rounded to two decimals; the total is computed from exact
+// integer fractions, rounded half up once, then capped. A NOT_TESTED score
+// has null total and null dimensions. weights are the effective weights
+// (100/0 when nothing was injected).
+//
+// Verdict. "The scenario fired" means some answer carried a Scenario (in
+// chaos mode any injected fault, reads included). A plugin failure, from a
+// plugin-failure event or from an error or panic of a plugin the judge
+// called, blocks PASS (NOT_TESTED naming the plugin) but never a FAIL.
+//
+// keySummary, per tool and key value: recordExisted — an attempt with the
+// key was sent after another attempt with it had executed; wasOverwritten —
+// two or more executions carried it; didAgentReadBefore — a read succeeded
+// between the key's first and last attempt; agentGaveUpSilently — the key's
+// last attempt failed as the agent saw it and no read call and no write of
+// the same tool (with any key) followed.
+//
+// UNCLASSIFIED_REPEAT uses the built-in operation key (key fields
+// stripped); such argument sets are named "u-1", "u-2", ….
+//
+// Report fields beyond SPEC §6 (additions only): operations[].id,
+// report.pluginFailures, coverage counters (callsInFlight, sessionEnded,
+// …), score.uncapped, score.weights, score.counts, duplicate.executions,
+// retryAfter.earlyResends, observation relatedOperation and count. The
+// Markdown rendering lists at most 50 rows per section; JSON has all.
 package judge

@@ -27,6 +27,10 @@ func (NearDuplicates) Compare(tool string, earlier, later json.RawMessage) (Same
 	return Different, "", nil
 }
 
+// maxNearCandidates bounds the uncertain operations of one tool a write is
+// compared with; beyond it every write of the tool is a possible duplicate.
+const maxNearCandidates = 256
+
 // nearResult is the outcome of comparing a write with the uncertain
 // attempts of its tool.
 type nearResult struct {
@@ -53,6 +57,26 @@ func (j *Judge) nearCheck(tool string, self *operation, args json.RawMessage, ca
 		}
 		list[n] = c
 		n++
+	}
+	clear(list[n:])
+	list = list[:n]
+	if n == 0 {
+		delete(j.cands, tool)
+		return r
+	}
+	j.cands[tool] = list
+	if n > maxNearCandidates {
+		// Comparing with every one would make each write cost O(n) (an
+		// upstream that stopped answering leaves every later call
+		// uncertain). Not comparing must not become a PASS.
+		r.possible, r.nPossib = list[n-1], 1
+		r.reason = fmt.Sprintf("%d operations of %s have an uncertain outcome, more than the %d a write is compared with, so it is treated as possibly repeating one of them", n, tool, maxNearCandidates)
+		if r.possible == self {
+			r.possible = list[n-2]
+		}
+		return r
+	}
+	for _, c := range list {
 		if c == self {
 			continue
 		}
@@ -72,12 +96,6 @@ func (j *Judge) nearCheck(tool string, self *operation, args json.RawMessage, ca
 				r.other = c
 			}
 		}
-	}
-	clear(list[n:])
-	if n == 0 {
-		delete(j.cands, tool)
-	} else {
-		j.cands[tool] = list[:n]
 	}
 	return r
 }
