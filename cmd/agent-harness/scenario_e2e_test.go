@@ -26,36 +26,11 @@ import (
 // a synchronisation.
 const scnWait = 30 * time.Second
 
-var scnBuild struct {
-	once            sync.Once
-	proxy, upstream string
-	err             error
-}
-
-// scnBinaries builds agent-harness and the test upstream once per test
-// process.
+// scnBinaries returns the built agent-harness and test upstream (built
+// once per test binary by the e2e harness).
 func scnBinaries(t testing.TB) (proxy, upstream string) {
 	t.Helper()
-	scnBuild.once.Do(func() {
-		dir, err := os.MkdirTemp("", "agent-harness-scenario-e2e-")
-		if err != nil {
-			scnBuild.err = err
-			return
-		}
-		scnBuild.proxy = filepath.Join(dir, "agent-harness")
-		scnBuild.upstream = filepath.Join(dir, "upstream")
-		for _, b := range [][2]string{{scnBuild.proxy, "."}, {scnBuild.upstream, "../../testdata/upstream"}} {
-			out, err := exec.Command("go", "build", "-o", b[0], b[1]).CombinedOutput()
-			if err != nil {
-				scnBuild.err = fmt.Errorf("go build %s: %v\n%s", b[1], err, out)
-				return
-			}
-		}
-	})
-	if scnBuild.err != nil {
-		t.Fatal(scnBuild.err)
-	}
-	return scnBuild.proxy, scnBuild.upstream
+	return e2eBinary(t, "agent-harness"), e2eBinary(t, "upstream")
 }
 
 // scnProxy is one running proxy with the test as its agent.
