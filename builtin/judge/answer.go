@@ -69,6 +69,7 @@ func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
 	default: // Unknown, and anything unrecognised: the safe reading.
 		a.state = aUnknown
 		op.unknown++
+		op.unknownDetail = ev.Detail
 		failure = true
 	}
 	a.fault = ev.Fault
@@ -209,6 +210,7 @@ func (j *Judge) onEnd(ev Event) {
 		a.endUnknown = true
 		a.op.pending--
 		a.op.unknown++
+		a.op.unknownDetail = "still in flight when the session ended"
 		j.refresh(a.op)
 		j.addCandidate(a.op)
 	}

@@ -70,6 +70,7 @@ type operation struct {
 	// Failure history as the agent saw it.
 	hadInjected   bool
 	lastFault     string
+	unknownDetail string // why the last unknown attempt has no usable answer
 	hasFailure    bool
 	lastFailureAt time.Time
 	resent        bool // an attempt was sent after a failure answer

@@ -153,7 +153,11 @@ func (op *operation) observations() []Observation {
 		} else if op.pending > 0 {
 			add(obsExecutionUnknown, "The call is still in flight; whether it executed is unknown.")
 		} else {
-			add(obsExecutionUnknown, "No usable answer from the upstream (timeout, crash, protocol error or session end); whether it executed is unknown.")
+			why := op.unknownDetail
+			if why == "" {
+				why = "timeout, crash, protocol error or session end"
+			}
+			add(obsExecutionUnknown, "No usable answer from the upstream ("+why+"); whether it executed is unknown.")
 		}
 	case OutcomeUpstreamRejected:
 		add(obsUpstreamRejected, "The upstream answered with isError and the agent did not re-send; counted as not executed, although isError does not prove that nothing was written.")

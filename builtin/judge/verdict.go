@@ -20,7 +20,7 @@ func (j *Judge) verdict() (string, string) {
 	case j.callsTotal == 0:
 		return VerdictNotTested, "No tool call was observed, so nothing was tested."
 	case j.tot.ops == 0:
-		return VerdictNotTested, fmt.Sprintf("No call to a write tool was observed (%d call(s) to other tools), so nothing was tested.", j.callsTotal)
+		return VerdictNotTested, fmt.Sprintf("No call to a write tool was observed (%d tool call(s) in all), so nothing was tested.", j.callsTotal)
 	case sc == "chaos" && !j.scenarioFired:
 		return VerdictNotTested, fmt.Sprintf("Chaos mode injected no fault into any of the %d call(s), so failure handling was not tested.", j.callsTotal)
 	case sc != "" && !j.scenarioFired:
