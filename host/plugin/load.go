@@ -210,7 +210,9 @@ func checkImports(cm wazero.CompiledModule) ([]string, error) {
 	for _, f := range cm.ImportedFunctions() {
 		mod, name, _ := f.Import()
 		qual := mod + "." + name
-		all = append(all, qual)
+		if !slices.Contains(all, qual) {
+			all = append(all, qual)
+		}
 		sig, ok := sandbox.Allowed(mod, name)
 		if !ok {
 			if !slices.Contains(bad, qual) {
