@@ -131,7 +131,7 @@ func checkFlagValues(fs *pflag.FlagSet, args []string) error {
 		name, value, hasValue := strings.Cut(a[2:], "=")
 		fl := fs.Lookup(name)
 		if fl == nil {
-			return fmt.Errorf("unknown flag --%s", name)
+			return fmt.Errorf("unknown flag %s", strconv.Quote("--"+name))
 		}
 		if fl.Value.Type() == "bool" {
 			continue
@@ -193,7 +193,9 @@ func randomSeed() uint64 {
 func runBenchmark(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	f, err := parseBenchmarkFlags(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] benchmark: %v\n", err)
+		// One line, whatever the user typed.
+		msg := strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(err.Error())
+		fmt.Fprintf(stderr, "[agent-harness] benchmark: %s\n", msg)
 		return exitUsage
 	}
 	if f.help {

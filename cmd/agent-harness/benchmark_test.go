@@ -45,7 +45,8 @@ func TestParseBenchmarkFlagsErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown flag", []string{"--mode", "chaos"}, "unknown flag --mode"},
+		{"unknown flag", []string{"--mode", "chaos"}, `unknown flag "--mode"`},
+		{"unknown flag with a newline", []string{"--a\nb"}, `unknown flag "--a\nb"`},
 		{"missing value", []string{"--scenarios"}, "--scenarios needs a value"},
 		{"value starting with --", []string{"--jitter", "--runs=2"}, "--jitter needs a value"},
 		{"empty value", []string{"--scenarios="}, "--scenarios has an empty value"},
