@@ -2,12 +2,13 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,16 +80,35 @@ func (s *benchSession) close(b *testing.B) {
 	}
 }
 
-// windows are the per-call means over calls 1–100 and the last 100.
-type windows struct{ first, last time.Duration }
+// windows sum the per-call times over calls 1–100 and the last 100, and
+// keep them for medians.
+type windows struct {
+	first, last       time.Duration
+	firstAll, lastAll []time.Duration
+}
 
 func (w *windows) add(i int, d time.Duration) {
 	switch {
 	case i < benchWindow:
 		w.first += d
+		w.firstAll = append(w.firstAll, d)
 	case i >= benchWrites-benchWindow:
 		w.last += d
+		w.lastAll = append(w.lastAll, d)
 	}
+}
+
+// medians returns the median per-call times of both windows in ms.
+func (w *windows) medians() (first, last float64) {
+	med := func(ds []time.Duration) float64 {
+		if len(ds) == 0 {
+			return 0
+		}
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		return float64(s[len(s)/2]) / float64(time.Millisecond)
+	}
+	return med(w.firstAll), med(w.lastAll)
 }
 
 func perCallMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) / benchWindow }
@@ -102,6 +122,8 @@ func perCallMs(d time.Duration) float64 { return float64(d) / float64(time.Milli
 //	go test -run '^$' -bench ReportFileSession -benchtime 1x ./cmd/agent-harness
 func BenchmarkReportFileSession(b *testing.B) {
 	proxy, upstream := scnBinaries(b)
+	b.Logf("load average at start: %s", loadAvg())
+	defer func() { b.Logf("load average at end: %s", loadAvg()) }()
 	for b.Loop() {
 		dir := b.TempDir()
 		report := filepath.Join(dir, "report.json")
@@ -117,22 +139,24 @@ func BenchmarkReportFileSession(b *testing.B) {
 		d.close(b)
 		p := startBenchSession(b, proxy, "proxy", "--upstream-command", upstream, "--scenario", "F1",
 			"--audit-tools", "off", "--report-file", report)
+		// The floor is measured right after each proxied call of a window,
+		// so the same machine noise hits both: what the contract alone
+		// costs — two atomic replacements per forwarded call (before
+		// forwarding, before answering) of a file of the report's size.
+		fl := newFSFloor(b, b.TempDir())
 		var size100 int64
 		for i := range benchWrites {
 			proxied.add(i, p.write(b))
-			if i == benchWindow-1 {
-				size100 = fileSize(b, report)
+			if i < benchWindow || i >= benchWrites-benchWindow {
+				size := fileSize(b, report)
+				floor.add(i, fl.replace(b, size)+fl.replace(b, size))
+				if i == benchWindow-1 {
+					size100 = size
+				}
 			}
 		}
 		p.close(b)
 		sizeFinal := fileSize(b, report)
-
-		// The floor: what the contract alone costs — two atomic
-		// replacements per forwarded call (before forwarding, before
-		// answering) of a file of the report's size at that point.
-		floorDir := b.TempDir()
-		floor.first = fsFloor(b, floorDir, size100) * 2 * benchWindow
-		floor.last = fsFloor(b, floorDir, sizeFinal) * 2 * benchWindow
 
 		split := judgeSplit(b, filepath.Join(b.TempDir(), "report.json"))
 
@@ -153,11 +177,30 @@ func BenchmarkReportFileSession(b *testing.B) {
 		b.Logf("proxy              %7.3f   %7.3f", perCallMs(proxied.first), perCallMs(proxied.last))
 		b.Logf("added by proxy     %7.3f   %7.3f", perCallMs(added.first), perCallMs(added.last))
 		b.Logf("fs floor (2 writes)%7.3f   %7.3f", perCallMs(floor.first), perCallMs(floor.last))
+		pf, pl := proxied.medians()
+		df, dl := direct.medians()
+		ff, flast := floor.medians()
+		b.Logf("medians: direct %.3f / %.3f, proxy %.3f / %.3f, added %.3f / %.3f, floor %.3f / %.3f",
+			df, dl, pf, pl, pf-df, pl-dl, ff, flast)
 		b.Logf("split, in process:")
 		b.Logf("  judge events     %7.3f   %7.3f", perCallMs(split.apply.first), perCallMs(split.apply.last))
 		b.Logf("  report encoding  %7.3f   %7.3f", perCallMs(split.encode.first), perCallMs(split.encode.last))
 		b.Logf("  file writes      %7.3f   %7.3f", perCallMs(split.write.first), perCallMs(split.write.last))
 	}
+}
+
+// loadAvg is /proc/loadavg's first three fields: how busy the machine
+// was, to read the numbers with.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
 
 func fileSize(b *testing.B, path string) int64 {
@@ -168,30 +211,40 @@ func fileSize(b *testing.B, path string) int64 {
 	return fi.Size()
 }
 
-// fsFloor is the mean cost of one bare atomic replacement of a file of
-// size bytes: create a temporary file exclusively, write, close, rename.
-func fsFloor(b *testing.B, dir string, size int64) time.Duration {
-	data := make([]byte, size)
-	target := filepath.Join(dir, "floor.json")
-	const n = 200
-	start := time.Now()
-	for i := range n {
-		tmp := fmt.Sprintf("%s.%d.%d.tmp", target, os.Getpid(), i)
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := f.Write(data); err != nil {
-			b.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.Rename(tmp, target); err != nil {
-			b.Fatal(err)
-		}
+// fsFloor times bare atomic replacements of a file: create a temporary
+// file exclusively, write, close, rename.
+type fsFloor struct {
+	target string
+	data   []byte
+	n      int
+}
+
+func newFSFloor(b *testing.B, dir string) *fsFloor {
+	return &fsFloor{target: filepath.Join(dir, "floor.json")}
+}
+
+// replace replaces the file with size bytes and returns how long it took.
+func (f *fsFloor) replace(b *testing.B, size int64) time.Duration {
+	if int64(cap(f.data)) < size {
+		f.data = make([]byte, size, 2*size)
 	}
-	return time.Since(start) / n
+	f.n++
+	tmp := f.target + "." + strconv.Itoa(os.Getpid()) + "." + strconv.Itoa(f.n) + ".tmp"
+	start := time.Now()
+	t, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := t.Write(f.data[:size]); err != nil {
+		b.Fatal(err)
+	}
+	if err := t.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Rename(tmp, f.target); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
 }
 
 // splitTimes are the proxy's own costs per call, measured in process.
