@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cuonztech/agent-harness/builtin/fault"
+)
+
+func scenarioOptions(t *testing.T, args ...string) proxyOptions {
+	t.Helper()
+	o, err := parseProxyFlags(append([]string{"--upstream-command", "node"}, args...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func TestNewScenarioReportTarget(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name     string
+		target   string
+		wantCode int
+		wantErr  string // stderr substring, "" = no stderr
+	}{
+		{"absent file", filepath.Join(dir, "report.json"), exitOK, ""},
+		{"/dev/null", "/dev/null", exitUsage, "[agent-harness] proxy: flag --report-file: checking report file /dev/null: /dev/null is a character device, not a regular file"},
+		{"directory", dir, exitUsage, "is a directory, not a regular file"},
+		{"missing directory", filepath.Join(dir, "no", "r.json"), exitUsage, "flag --report-file: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			_, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			s, code := newScenario(scenarioOptions(t, "--report-file", tt.target), scenarioExtras{}, &stderr, cancel)
+			if code != tt.wantCode || (s == nil) != (tt.wantCode != exitOK) {
+				t.Fatalf("code %d, scenario %v; want %d", code, s != nil, tt.wantCode)
+			}
+			if tt.wantErr == "" && stderr.Len() != 0 || !strings.Contains(stderr.String(), tt.wantErr) || strings.Count(stderr.String(), "\n") > 1 {
+				t.Errorf("stderr %q, want one line containing %q", stderr.String(), tt.wantErr)
+			}
+			if tt.wantCode == exitOK {
+				b, err := os.ReadFile(tt.target)
+				if err != nil || !bytes.HasPrefix(b, []byte(`{"status":"starting","verdict":"NOT_TESTED"`)) {
+					t.Errorf("startup report %q, %v", b, err)
+				}
+			}
+		})
+	}
+}
+
+func TestBuildFault(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantName string
+		chaos    bool
+	}{
+		{"plain relay", nil, "", false},
+		{"F2 with retry-after", []string{"--scenario", "f2", "--retry-after", "5"}, "F2", false},
+		{"chaos with seed", []string{"--mode", "chaos", "--seed", "9", "--error-rate", "0.5"}, "chaos", true},
+		{"chaos without seed", []string{"--mode", "chaos"}, "chaos", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := scenarioOptions(t, tt.args...)
+			f, name, chaos, err := buildFault(o, scenarioExtras{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if name != tt.wantName || (chaos != nil) != tt.chaos || (f == nil) != (tt.wantName == "") {
+				t.Fatalf("name %q chaos %+v fault %v", name, chaos, f)
+			}
+			if chaos == nil {
+				return
+			}
+			c := f.(*fault.Chaos)
+			if uint64(chaos.Seed) != c.Seed() || chaos.ErrorRate != c.ErrorRate() || chaos.Seed < 0 || chaos.Seed >= maxRandomSeed {
+				t.Errorf("report seed %d rate %v, fault seed %d rate %v", chaos.Seed, chaos.ErrorRate, c.Seed(), c.ErrorRate())
+			}
+			if o.SeedSet && chaos.Seed != o.Seed {
+				t.Errorf("seed %d, want the flag's %d", chaos.Seed, o.Seed)
+			}
+		})
+	}
+	// A plugin fault replaces the built-in one.
+	plugin := fault.NewPassTwice()
+	f, name, _, err := buildFault(scenarioOptions(t), scenarioExtras{Fault: plugin})
+	if err != nil || f != fault.Fault(plugin) || name != "F4" {
+		t.Errorf("plugin fault: %v %q %v", f, name, err)
+	}
+}
