@@ -834,3 +834,23 @@ func TestScenarioStartFailureReport(t *testing.T) {
 		t.Errorf("stdout %q, want nothing", stdout.String())
 	}
 }
+
+// TestScenarioSignalWritesFinalReport: SIGTERM ends the session cleanly
+// with the final report written.
+func TestScenarioSignalWritesFinalReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	t.Parallel()
+	p := scnStart(t, "--scenario", "F1", "--audit-tools", "off")
+	p.call("create_booking", scnBooking)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.waitExit(); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit code %d, want %d", code, 128+int(syscall.SIGTERM))
+	}
+	r := p.readReport()
+	if r.Status != "finished" || r.Verdict != "PASS" || len(r.Report.Operations) != 1 {
+		t.Errorf("status %s verdict %s operations %d, want finished PASS 1", r.Status, r.Verdict, len(r.Report.Operations))
+	}
+	p.checkExecutions(r)
+}
