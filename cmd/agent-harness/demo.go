@@ -20,7 +20,9 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	fmt.Fprintln(stderr, "[agent-harness] demo MCP server on stdio: a demo, not a measurement (use \"agent-harness proxy\" to measure an agent)")
 	srv := demo.New(demo.Options{}).MCPServer()
-	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
+	// Draining: a client that closes stdin right after its requests (a
+	// shell pipe) still gets every answer.
+	t := &demo.DrainingTransport{Transport: &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}}
 	if err := srv.Run(ctx, t); err != nil && !isEndOfSession(err) {
 		fmt.Fprintf(stderr, "[agent-harness] demo: %v\n", err)
 		return exitFailure

@@ -206,53 +206,39 @@ func TestDemoServerEveryTool(t *testing.T) {
 	}
 }
 
-// TestDemoToolsListBytes reads the raw tools/list answer and checks that no
-// input schema uses $schema, pattern, format or propertyNames as a keyword.
-func TestDemoToolsListBytes(t *testing.T) {
+// TestDemoRawStdio writes requests and closes stdin at once, like a shell
+// pipe: every request is still answered. It checks the raw bytes: no input
+// schema in tools/list uses $schema, pattern, format or propertyNames as a
+// keyword, and execute_call passes the injected F2 answer through unchanged.
+func TestDemoRawStdio(t *testing.T) {
 	cmd := exec.Command(e2eBinary(t, "agent-harness"))
 	cmd.Dir = t.TempDir()
-	stdin, err := cmd.StdinPipe()
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"start_session","arguments":{"scenario":"F2"}}}`,
+	}, "\n") + "\n")
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("demo server: %v", err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
+	byID := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var m struct {
+			ID json.RawMessage `json:"id"`
 		}
-		close(lines)
-	}()
-	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
-	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	var raw string
-	deadline := time.After(e2eWait)
-	for raw == "" {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatal("demo server closed stdout")
-			}
-			if strings.Contains(l, `"id":2`) {
-				raw = l
-			}
-		case <-deadline:
-			t.Fatal("no tools/list answer")
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("stdout line is not JSON-RPC: %q", l)
+		}
+		byID[string(m.ID)] = l
+	}
+	for _, id := range []string{"1", "2", "3"} {
+		if byID[id] == "" {
+			t.Fatalf("no answer to request %s; stdout:\n%s", id, out)
 		}
 	}
-	_ = stdin.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("demo server exit: %v", err)
-	}
+	raw := byID["2"]
 	var msg struct {
 		Result struct {
 			Tools []struct {
@@ -289,6 +275,67 @@ func TestDemoToolsListBytes(t *testing.T) {
 			}
 		}
 		walk(v, false)
+	}
+
+}
+
+// TestDemoInjectedAnswerBytes talks to the demo server one request at a
+// time over raw stdio: execute_call passes the injected F2 answer through
+// byte for byte.
+func TestDemoInjectedAnswerBytes(t *testing.T) {
+	cmd := exec.Command(e2eBinary(t, "agent-harness"))
+	cmd.Dir = t.TempDir()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	ask := func(id int, line string) string {
+		t.Helper()
+		fmt.Fprintln(stdin, line)
+		prefix := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,`, id)
+		deadline := time.After(e2eWait)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatal("demo server closed stdout")
+				}
+				if strings.HasPrefix(l, prefix) {
+					return l
+				}
+			case <-deadline:
+				t.Fatalf("no answer to request %d", id)
+			}
+		}
+	}
+	ask(1, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	ask(2, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"start_session","arguments":{"scenario":"F2"}}}`)
+	got := ask(3, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_call","arguments":{"session_id":"session-1","tool":"create_booking","arguments":{"guest":"Ada"}}}}`)
+	want := `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"Error: HTTP 429 Too Many Requests: rate limit exceeded. Retry after 60 seconds."}],` +
+		`"structuredContent":{"error":"rate_limited","status":429,"retry_after":60},"isError":true}}`
+	if got != want {
+		t.Errorf("execute_call answer\n got %s\nwant %s", got, want)
+	}
+	_ = stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("demo server exit: %v", err)
 	}
 }
 

@@ -283,6 +283,13 @@ func (s *Server) executeCall(ctx context.Context, args json.RawMessage) (*mcp.Ca
 	if err := json.Unmarshal(resp.Result, &res); err != nil {
 		return nil, fmt.Errorf("decoding the pipeline's answer: %w", err)
 	}
+	// Keep structuredContent byte for byte (the F2 answer's field order).
+	var raw struct {
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}
+	if json.Unmarshal(resp.Result, &raw) == nil && len(raw.StructuredContent) > 0 {
+		res.StructuredContent = raw.StructuredContent
+	}
 	return &res, nil
 }
 

@@ -347,3 +347,21 @@ func forbiddenKeywords(t *testing.T, schema []byte) []string {
 	walk(v, false)
 	return found
 }
+
+func TestDemoShowsInjectedAnswerUnchanged(t *testing.T) {
+	cs := connect(t, Options{Dir: t.TempDir()})
+	id := startSession(t, cs, map[string]any{"scenario": "F2", "retry_after_seconds": 7})
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "execute_call",
+		Arguments: map[string]any{"session_id": id, "tool": "create_booking"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	content, _ := json.Marshal(res.Content)
+	sc, _ := json.Marshal(res.StructuredContent) // the client decodes it: keys sorted
+	if want := `[{"type":"text","text":"Error: HTTP 429 Too Many Requests: rate limit exceeded. Retry after 7 seconds."}]`; string(content) != want || !res.IsError {
+		t.Errorf("content %s isError %v, want %s", content, res.IsError, want)
+	}
+	if want := `{"error":"rate_limited","retry_after":7,"status":429}`; string(sc) != want {
+		t.Errorf("structuredContent %s, want %s", sc, want)
+	}
+}
