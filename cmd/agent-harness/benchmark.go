@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/cuonztech/agent-harness/host/reportfile"
 	"github.com/cuonztech/agent-harness/host/selftest"
 )
 
@@ -232,7 +233,8 @@ func runBenchmark(ctx context.Context, args []string, _ io.Reader, stdout, stder
 }
 
 // writeBenchmarkReport writes .cuonztech/benchmark-report.json, creating the
-// folder and replacing an older file.
+// folder and replacing an older file atomically (the proxy's report-file
+// writer: temporary file, then rename).
 func writeBenchmarkReport(res *selftest.Result) error {
 	data, err := res.JSON()
 	if err != nil {
@@ -241,7 +243,11 @@ func writeBenchmarkReport(res *selftest.Result) error {
 	if err := os.MkdirAll(filepath.Dir(benchmarkReportPath), 0o755); err != nil {
 		return fmt.Errorf("writing %s: %w", benchmarkReportPath, err)
 	}
-	if err := os.WriteFile(benchmarkReportPath, data, 0o644); err != nil {
+	w, err := reportfile.New(benchmarkReportPath, reportfile.Options{})
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", benchmarkReportPath, err)
+	}
+	if err := w.Write(data); err != nil {
 		return fmt.Errorf("writing %s: %w", benchmarkReportPath, err)
 	}
 	return nil

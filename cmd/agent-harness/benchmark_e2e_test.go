@@ -234,3 +234,15 @@ func TestBenchmarkHelp(t *testing.T) {
 		t.Errorf("exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
 }
+
+func TestBenchmarkReportUnwritable(t *testing.T) {
+	dir := t.TempDir()
+	// A directory where the report file should be: exit 1, one stderr line.
+	if err := os.MkdirAll(filepath.Join(dir, ".cuonztech", "benchmark-report.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runBuilt(t, dir, nil, "benchmark", "--scenarios", "F3")
+	if code != 1 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "benchmark-report.json") {
+		t.Errorf("exit %d stdout %q stderr %q, want 1, nothing, one line naming the file", code, stdout, stderr)
+	}
+}
