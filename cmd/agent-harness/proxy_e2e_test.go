@@ -125,7 +125,8 @@ func TestProxyTransparency(t *testing.T) {
 		t.Fatalf("direct upstream: exit %d, %d unexpected messages", code, len(rest))
 	}
 
-	proxy := startProxy(t, nil, upstreamFlags(t, "-page-size", "4")...)
+	// The audit tools (on by default) would be appended to tools/list.
+	proxy := startProxy(t, nil, append(upstreamFlags(t, "-page-size", "4"), "--audit-tools", "off")...)
 	got := transparencyScript(t, proxy)
 	code, rest := proxy.closeAndWait()
 	if code != 0 {

@@ -28,7 +28,8 @@ func npmServer(t *testing.T, pkg string) []string {
 
 // npmProxyFlags puts the proxy in front of an npm server's command line.
 func npmProxyFlags(cmdline []string) []string {
-	flags := []string{"--upstream-command", cmdline[0]}
+	// The audit tools (on by default) would be appended to tools/list.
+	flags := []string{"--audit-tools", "off", "--upstream-command", cmdline[0]}
 	for _, a := range cmdline[1:] {
 		flags = append(flags, "--upstream-arg="+a)
 	}
