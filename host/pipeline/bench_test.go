@@ -25,15 +25,23 @@ func (d *discardReport) Path() string         { return "discard" }
 // host/reportfile's BenchmarkWrite and cmd/agent-harness's
 // BenchmarkReportFileSession).
 func BenchmarkHandleCall(b *testing.B) {
-	for _, history := range []int{100, 5000} {
-		b.Run("history="+strconv.Itoa(history), func(b *testing.B) {
+	for _, tc := range []struct {
+		history int
+		report  bool
+	}{{100, false}, {100, true}, {5000, false}, {5000, true}} {
+		name := "history=" + strconv.Itoa(tc.history) + "/report-file=" + strconv.FormatBool(tc.report)
+		history := tc.history
+		b.Run(name, func(b *testing.B) {
 			rep := &discardReport{}
-			p := New(Options{
-				Judge:  judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil), Scenario: "F1"}),
-				Fault:  fault.NewGhostWrite(),
-				Report: rep,
-				Fatal:  func(err error) { b.Fatal(err) },
-			})
+			opts := Options{
+				Judge: judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil), Scenario: "F1"}),
+				Fault: fault.NewGhostWrite(),
+				Fatal: func(err error) { b.Fatal(err) },
+			}
+			if tc.report {
+				opts.Report = rep
+			}
+			p := New(opts)
 			result := relay.Response{Result: json.RawMessage(`{"content":[{"type":"text","text":"create_booking done"}]}`)}
 			forward := func(context.Context) (relay.Response, error) { return result, nil }
 			id := int64(0)
