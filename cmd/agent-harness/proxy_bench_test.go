@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +14,9 @@ import (
 // a bare byte-copying relay (testdata/byterelay, the physical floor), and
 // through `agent-harness proxy`. The three are interleaved call by call so
 // machine noise hits them alike. Reported: the direct median and the
-// median added by each relay (µs), and proxy-added / byterelay-added.
+// median added by each relay (µs), proxy-added / byterelay-added, and the
+// CPU time each relay process itself spent per call (µs, Linux), which
+// depends less on the load of a shared machine.
 //
 //	go test -run '^$' -bench ProxyAddedLatency -benchtime 3000x ./cmd/agent-harness
 //
@@ -45,6 +48,10 @@ func BenchmarkProxyAddedLatency(b *testing.B) {
 		}
 	}
 	samples := make([][]time.Duration, len(variants))
+	cpu0 := make([]time.Duration, len(variants))
+	for j, v := range variants {
+		cpu0[j] = processCPU(v.p.cmd.Process.Pid)
+	}
 	id := 10
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -55,6 +62,11 @@ func BenchmarkProxyAddedLatency(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	for j, name := range []string{"", "byterelay-cpu-µs/call", "proxy-cpu-µs/call"} {
+		if c := processCPU(variants[j].p.cmd.Process.Pid); name != "" && c > 0 {
+			b.ReportMetric(float64(c-cpu0[j])/float64(time.Microsecond)/float64(len(samples[j])), name)
+		}
+	}
 	med := make([]float64, len(variants))
 	for j := range variants {
 		med[j] = median(samples[j])
@@ -68,6 +80,27 @@ func BenchmarkProxyAddedLatency(b *testing.B) {
 	for _, v := range variants {
 		v.p.closeAndWait()
 	}
+}
+
+// processCPU is the CPU time all threads of process pid have used so far
+// (from /proc/PID/task/*/schedstat), zero where that is not readable.
+func processCPU(pid int) time.Duration {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return 0
+	}
+	var sum time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		var ns int64
+		if _, err := fmt.Sscan(string(b), &ns); err == nil {
+			sum += time.Duration(ns)
+		}
+	}
+	return sum
 }
 
 // median returns the median of ds in microseconds.

@@ -33,6 +33,9 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Command == "" && opts.Upstream == nil {
 		return errors.New("relay: no upstream command")
 	}
+	in, release := pollableInput(opts.Stdin)
+	defer release()
+	opts.Stdin = in
 	s, err := newSession(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("relay: %w", err)

@@ -1,0 +1,67 @@
+package relay
+
+import (
+	"io"
+	"os"
+	"syscall"
+)
+
+// pollableInput returns a reader of r that waits for data in the Go
+// netpoller instead of in a blocking read(2). With a blocking read the
+// agent reader's thread keeps its scheduler slot while it waits, and the
+// goroutine just started for a tools/call can sit behind it until the
+// runtime takes the slot back — measured here as ~100 µs added per call.
+//
+// Only pipes and sockets are switched (never a terminal or a file): the
+// descriptor is duplicated and O_NONBLOCK set on the shared open file for
+// the session; release closes the duplicate, which also ends a read still
+// waiting, and clears O_NONBLOCK again. Anything else is returned as is.
+func pollableInput(r io.Reader) (_ io.Reader, release func()) {
+	noop := func() {}
+	f, ok := r.(*os.File)
+	if !ok {
+		return r, noop
+	}
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return r, noop
+	}
+	dup := -1
+	var wasNonblock bool
+	_ = sc.Control(func(fd uintptr) {
+		var st syscall.Stat_t
+		if syscall.Fstat(int(fd), &st) != nil {
+			return
+		}
+		if m := st.Mode & syscall.S_IFMT; m != syscall.S_IFIFO && m != syscall.S_IFSOCK {
+			return
+		}
+		d, err := syscall.Dup(int(fd))
+		if err != nil {
+			return
+		}
+		syscall.CloseOnExec(d)
+		wasNonblock = isNonblock(d)
+		if err := syscall.SetNonblock(d, true); err != nil {
+			syscall.Close(d)
+			return
+		}
+		dup = d
+	})
+	if dup < 0 {
+		return r, noop
+	}
+	nf := os.NewFile(uintptr(dup), f.Name())
+	return nf, func() {
+		if !wasNonblock {
+			_ = syscall.SetNonblock(dup, false)
+		}
+		nf.Close()
+	}
+}
+
+// isNonblock reports whether O_NONBLOCK is set on fd.
+func isNonblock(fd int) bool {
+	flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), uintptr(syscall.F_GETFL), 0)
+	return errno == 0 && flags&syscall.O_NONBLOCK != 0
+}
