@@ -3,7 +3,9 @@ package sdk
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -74,12 +76,15 @@ func (p *Plugin) classify(input []byte) []byte {
 	return mustJSON(c)
 }
 
+// equivKey runs on every write call, so it parses with ParseJSON and
+// encodes by hand: encoding/json's reflection costs several times more in
+// a WebAssembly guest.
 func (p *Plugin) equivKey(input []byte) []byte {
 	if p.EquivKey == nil {
 		return nil
 	}
-	var c Call
-	if err := json.Unmarshal(input, &c); err != nil {
+	c, err := parseCall(input)
+	if err != nil {
 		return errorJSON("sdk: decoding equiv_key input: " + err.Error())
 	}
 	key, ok, err := p.EquivKey(c)
@@ -89,9 +94,36 @@ func (p *Plugin) equivKey(input []byte) []byte {
 	if !ok {
 		return nil
 	}
-	return mustJSON(struct {
-		Key string `json:"key"`
-	}{key})
+	out := append(make([]byte, 0, len(key)+12), `{"key":`...)
+	out = appendString(out, key)
+	return append(out, '}')
+}
+
+// parseCall reads {"tool", "arguments", "keyFields"}.
+func parseCall(input []byte) (Call, error) {
+	v, err := ParseJSON(input)
+	if err != nil {
+		return Call{}, err
+	}
+	if v.Kind != Object {
+		return Call{}, errors.New("input is not an object")
+	}
+	var c Call
+	if t, ok := v.Get("tool"); ok && t.Kind == String {
+		c.Tool = t.Text
+	}
+	if a, ok := v.Get("arguments"); ok {
+		c.Arguments = bytes.Clone(input[a.start:a.end])
+		c.args, c.parsed = a, true
+	}
+	if kf, ok := v.Get("keyFields"); ok {
+		for _, it := range kf.Items {
+			if it.Kind == String {
+				c.KeyFields = append(c.KeyFields, it.Text)
+			}
+		}
+	}
+	return c, nil
 }
 
 func (p *Plugin) equivSame(input []byte) []byte {
@@ -124,43 +156,20 @@ func (p *Plugin) equivSame(input []byte) []byte {
 	}{same, reason})
 }
 
-// faultInput is ah_fault's input.
-type faultInput struct {
-	Scenario string `json:"scenario"`
-	Applied  int    `json:"applied"`
-	Call     struct {
-		ID        int64           `json:"id"`
-		Tool      string          `json:"tool"`
-		Class     Class           `json:"class"`
-		Arguments json.RawMessage `json:"arguments"`
-		Time      time.Time       `json:"time"`
-	} `json:"call"`
-}
-
-// faultOutput is ah_fault's answer.
-type faultOutput struct {
-	Action       string          `json:"action"`
-	Result       json.RawMessage `json:"result,omitempty"`
-	Fault        string          `json:"fault,omitempty"`
-	DelayMs      int64           `json:"delay_ms,omitempty"`
-	DelayAfterMs int64           `json:"delay_after_ms,omitempty"`
-}
-
 var actionNames = map[ActionKind]string{Pass: "pass", Inject: "inject", ExecuteThenReplace: "execute_then_replace"}
 
+// fault runs on every call of a session with a plugin scenario, so like
+// equivKey it parses with ParseJSON and encodes by hand.
 func (p *Plugin) fault(input []byte) []byte {
-	var in faultInput
-	if err := json.Unmarshal(input, &in); err != nil {
+	in, err := parseFaultCall(input)
+	if err != nil {
 		return errorJSON("sdk: decoding fault input: " + err.Error())
 	}
 	f := p.Faults[in.Scenario]
 	if f == nil {
 		return errorJSON("sdk: unknown fault " + in.Scenario)
 	}
-	a, err := f(FaultCall{
-		Scenario: in.Scenario, Applied: in.Applied, ID: in.Call.ID, Tool: in.Call.Tool,
-		Class: in.Call.Class, Arguments: in.Call.Arguments, Time: in.Call.Time,
-	})
+	a, err := f(in)
 	if err != nil {
 		return errorJSON(err.Error())
 	}
@@ -171,11 +180,62 @@ func (p *Plugin) fault(input []byte) []byte {
 	if a.Kind == Pass && a.Delay == 0 && a.DelayAfter == 0 {
 		return nil
 	}
-	out := faultOutput{Action: name, DelayMs: a.Delay.Milliseconds(), DelayAfterMs: a.DelayAfter.Milliseconds()}
+	out := append(make([]byte, 0, 64+len(a.Result)), `{"action":"`...)
+	out = append(out, name...)
+	out = append(out, '"')
 	if a.Kind != Pass {
-		out.Result, out.Fault = a.Result, a.Fault
+		if len(a.Result) > 0 {
+			out = append(out, `,"result":`...)
+			out = append(out, a.Result...)
+		}
+		if a.Fault != "" {
+			out = append(out, `,"fault":`...)
+			out = appendString(out, a.Fault)
+		}
 	}
-	return mustJSON(out)
+	if ms := a.Delay.Milliseconds(); ms != 0 {
+		out = append(out, `,"delay_ms":`...)
+		out = strconv.AppendInt(out, ms, 10)
+	}
+	if ms := a.DelayAfter.Milliseconds(); ms != 0 {
+		out = append(out, `,"delay_after_ms":`...)
+		out = strconv.AppendInt(out, ms, 10)
+	}
+	return append(out, '}')
+}
+
+// parseFaultCall reads {"scenario", "applied", "call": {…}}.
+func parseFaultCall(input []byte) (FaultCall, error) {
+	v, err := ParseJSON(input)
+	if err != nil {
+		return FaultCall{}, err
+	}
+	var c FaultCall
+	if s, ok := v.Get("scenario"); ok && s.Kind == String {
+		c.Scenario = s.Text
+	}
+	if n, ok := v.Get("applied"); ok && n.Kind == Number {
+		c.Applied, _ = strconv.Atoi(n.Text)
+	}
+	call, _ := v.Get("call")
+	if n, ok := call.Get("id"); ok && n.Kind == Number {
+		c.ID, _ = strconv.ParseInt(n.Text, 10, 64)
+	}
+	if s, ok := call.Get("tool"); ok && s.Kind == String {
+		c.Tool = s.Text
+	}
+	if s, ok := call.Get("class"); ok && s.Kind == String {
+		c.Class = Class(s.Text)
+	}
+	if a, ok := call.Get("arguments"); ok {
+		c.Arguments = bytes.Clone(input[a.start:a.end])
+	}
+	if s, ok := call.Get("time"); ok && s.Kind == String {
+		if c.Time, err = time.Parse(time.RFC3339Nano, s.Text); err != nil {
+			return FaultCall{}, err
+		}
+	}
+	return c, nil
 }
 
 func mustJSON(v any) []byte {

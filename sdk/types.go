@@ -1,7 +1,9 @@
 package sdk
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -44,11 +46,38 @@ type Call struct {
 	// (--key-fields). A key must not depend on them: strip them with
 	// StripKeyFields or Call.Args.
 	KeyFields []string `json:"keyFields"`
+
+	args   Value // Arguments, parsed by the SDK's dispatch
+	parsed bool
 }
 
 // Args decodes Arguments with exact numbers (json.Number) and removes the
-// top-level key fields.
+// top-level key fields. Value is the faster alternative.
 func (c Call) Args() (map[string]any, error) { return decodeArgs(c.Arguments, c.KeyFields) }
+
+// Value returns the arguments object without its top-level key fields as a
+// parsed Value (already parsed by the dispatch: no second pass). Absent or
+// null arguments are an empty object; anything but an object is an error.
+func (c Call) Value() (Value, error) {
+	v := c.args
+	if !c.parsed {
+		raw := bytes.TrimSpace(c.Arguments)
+		if len(raw) == 0 {
+			raw = []byte("null")
+		}
+		var err error
+		if v, err = ParseJSON(raw); err != nil {
+			return Value{}, err
+		}
+	}
+	switch v.Kind {
+	case Null:
+		return Value{Kind: Object}, nil
+	case Object:
+		return v.WithoutKeyFields(c.KeyFields), nil
+	}
+	return Value{}, errors.New("arguments are not a JSON object")
+}
 
 // Pair is an earlier call whose outcome is uncertain and a later call of
 // the same tool, for an equiv_same hook.

@@ -12,11 +12,12 @@ import (
 // date string normalised. It always has an opinion, so every call of a
 // session gets a key from the same function.
 func Key(c sdk.Call) (string, bool, error) {
-	args, err := c.Args()
+	args, err := c.Value()
 	if err != nil {
 		return "", false, err
 	}
-	canon, err := sdk.Canonical(normalize(args))
+	normalize(&args)
+	canon, err := args.AppendCanonical(make([]byte, 0, 256))
 	if err != nil {
 		return "", false, err
 	}
@@ -30,20 +31,19 @@ func Key(c sdk.Call) (string, bool, error) {
 
 // normalize rewrites date strings at any depth; object names, numbers and
 // other values stay as they are.
-func normalize(v any) any {
-	switch v := v.(type) {
-	case string:
-		if d, ok := NormalizeDate(v); ok {
-			return d
+func normalize(v *sdk.Value) {
+	switch v.Kind {
+	case sdk.String:
+		if d, ok := NormalizeDate(v.Text); ok {
+			v.Text = d
 		}
-	case []any:
-		for i := range v {
-			v[i] = normalize(v[i])
+	case sdk.Array:
+		for i := range v.Items {
+			normalize(&v.Items[i])
 		}
-	case map[string]any:
-		for k := range v {
-			v[k] = normalize(v[k])
+	case sdk.Object:
+		for i := range v.Members {
+			normalize(&v.Members[i].Value)
 		}
 	}
-	return v
 }
