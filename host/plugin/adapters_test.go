@@ -214,10 +214,10 @@ func TestPairChecker(t *testing.T) {
 				hooks:    map[string][]byte{"ah_equiv_same": body},
 				data:     map[uint32]string{2048: tt.out},
 			}.write(t)
-			p, f, _ := loadWith(t, path, nil)
+			p, _, _ := loadWith(t, path, nil)
 			s, reason, err := p.PairChecker().Compare("t", json.RawMessage(`{"a":1}`), nil)
-			if s != tt.want || reason != tt.reason || (err != nil) != tt.fails || (len(f.get()) == 1) != tt.fails {
-				t.Errorf("Compare = %v, %q, %v (failures %q)", s, reason, err, f.get())
+			if s != tt.want || reason != tt.reason || (err != nil) != tt.fails || (p.Status().Failures == 1) != tt.fails {
+				t.Errorf("Compare = %v, %q, %v (status %+v)", s, reason, err, p.Status())
 			}
 		})
 	}

@@ -86,10 +86,13 @@ type Options struct {
 	// Config is the plugin's configuration JSON passed to ah_init by Load.
 	// nil passes null. LoadAll takes configurations by plugin name instead.
 	Config json.RawMessage
-	// OnFailure is called once per failed hook call and once when a plugin
-	// is disabled, with the plugin's manifest name and a short detail. The
-	// pipeline turns it into a judge EventPluginFailure. It is called on
-	// the goroutine of the failing call and must not call the plugin.
+	// OnFailure is called once per failed classify or fault call and once
+	// when a plugin is disabled, with the plugin's manifest name and a
+	// short detail; the pipeline turns it into a judge EventPluginFailure.
+	// Failed equiv_key and equiv_same calls are not passed here: they
+	// return an error the judge records itself. It is called on the
+	// goroutine of the failing call and must not call the plugin. See
+	// Failures for failures before the pipeline exists.
 	OnFailure func(plugin, detail string)
 }
 

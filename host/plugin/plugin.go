@@ -143,7 +143,12 @@ var errClosed = errors.New("plugin closed")
 // failure of either is accounted (counter, circuit breaker, OnFailure) and
 // returned wrapped in ErrHook; a disabled plugin returns ErrDisabled
 // without calling the guest.
-func (p *Plugin) invoke(hook, what string, input []byte, parse func(out []byte) error) error {
+//
+// notify says whether a failure goes to Options.OnFailure: true for the
+// classify and fault hooks; false for equiv_key and equiv_same, whose
+// errors the judge records itself (reporting them twice would count them
+// twice).
+func (p *Plugin) invoke(hook, what string, notify bool, input []byte, parse func(out []byte) error) error {
 	if p.closed.Load() {
 		return errClosed
 	}
@@ -151,7 +156,7 @@ func (p *Plugin) invoke(hook, what string, input []byte, parse func(out []byte) 
 		return &HookError{Plugin: p.Name(), Detail: "disabled after repeated failures", Disabled: true}
 	}
 	if len(input) > p.opts.InputLimit {
-		return p.fail(what, fmt.Errorf("input of %d bytes exceeds the limit of %d", len(input), p.opts.InputLimit))
+		return p.fail(what, notify, fmt.Errorf("input of %d bytes exceeds the limit of %d", len(input), p.opts.InputLimit))
 	}
 	out, err := p.run(hook, input)
 	if err == nil {
@@ -165,7 +170,7 @@ func (p *Plugin) invoke(hook, what string, input []byte, parse func(out []byte) 
 		if p.closed.Load() {
 			return errClosed
 		}
-		return p.fail(what, err)
+		return p.fail(what, notify, err)
 	}
 	p.consecutive.Store(0)
 	return nil
@@ -183,16 +188,17 @@ func (p *Plugin) run(hook string, input []byte) ([]byte, error) {
 	return out, err
 }
 
-// fail accounts one failure and trips the circuit breaker.
-func (p *Plugin) fail(what string, err error) error {
+// fail accounts one failure and trips the circuit breaker; notify passes
+// the failure to OnFailure (the disabling always is).
+func (p *Plugin) fail(what string, notify bool, err error) error {
 	detail := what + ": " + err.Error()
 	p.failures.Add(1)
 	p.mu.Lock()
 	p.lastFailure = detail
 	p.mu.Unlock()
-	p.report(detail)
+	p.report(detail, notify)
 	if n := p.consecutive.Add(1); n >= int64(p.opts.MaxFailures) && p.disabled.CompareAndSwap(false, true) {
-		p.report(fmt.Sprintf("disabled after %d consecutive failures", n))
+		p.report(fmt.Sprintf("disabled after %d consecutive failures", n), true)
 		p.pool.drain()
 	}
 	return &HookError{Plugin: p.Name(), Detail: detail}
@@ -221,9 +227,9 @@ func (e *HookError) Is(target error) bool {
 	return target == ErrHook || e.Disabled && target == ErrDisabled
 }
 
-func (p *Plugin) report(detail string) {
+func (p *Plugin) report(detail string, notify bool) {
 	p.opts.warnPlugin(p.Name(), detail)
-	if p.opts.OnFailure != nil {
+	if notify && p.opts.OnFailure != nil {
 		p.opts.OnFailure(p.Name(), detail)
 	}
 }
