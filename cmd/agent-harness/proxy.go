@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/cuonztech/agent-harness/builtin/canon"
@@ -38,6 +39,7 @@ func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 
 	ro := relayOptions(o, stdin, stdout, stderr)
 	sc.relayOptions(&ro)
+	defer useOneProcessor()()
 	err = relay.Run(ctx, ro)
 	if err != nil && !errors.Is(err, relay.ErrStartFailed) && !errors.Is(err, relay.ErrAgentGone) {
 		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
@@ -122,6 +124,21 @@ func withStopSignals(parent context.Context) (ctx context.Context, stop func(), 
 		cancel()
 	}
 	return ctx, stop, caught
+}
+
+// useOneProcessor runs the relay on one Go processor unless GOMAXPROCS is
+// set in the environment, and returns the function that restores the
+// previous setting. The relay is I/O-bound and hands every call between a
+// few goroutines; on one processor those hand-overs stay on one thread,
+// while with more the runtime wakes idle threads for each (futex wake-ups,
+// spinning), which cost more CPU and latency per call than the relay's own
+// work (see BenchmarkProxyAddedLatency).
+func useOneProcessor() (restore func()) {
+	if os.Getenv("GOMAXPROCS") != "" {
+		return func() {}
+	}
+	prev := runtime.GOMAXPROCS(1)
+	return func() { runtime.GOMAXPROCS(prev) }
 }
 
 // proxyExitCode maps how the session ended to the exit code (SPEC §4.4): 0

@@ -1,7 +1,9 @@
 package relay
 
 import (
+	"bufio"
 	"errors"
+	"io"
 
 	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
 )
@@ -13,25 +15,73 @@ const (
 	methodCancelled  = "notifications/cancelled"
 )
 
-// readAgent handles the agent's messages in order until EOF.
-func (s *session) readAgent() error {
-	return readLines(s.opts.Stdin, s.fromAgent)
+// agentWorker reads the agent's messages in order and runs tools/calls.
+// One worker at a time reads. A tools/call runs on the worker that read it,
+// after handing the reading to a spare worker (or a new one): the call's
+// way to the upstream then needs no goroutine switch. A worker whose call
+// is done waits as a spare, so workers and their grown stacks are reused
+// (a goroutine switch, a goroutine start and stack growth each cost more
+// than the relay's own work on a small call). A call is registered before
+// the hand-over, so the order of the agent's messages is kept.
+//
+// EOF or a read error is sent to done and ends the spares.
+func (s *session) agentWorker(br *bufio.Reader, done chan<- error) {
+	for {
+		call, err := s.readUntilCall(br)
+		if call == nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			close(s.agentEOF)
+			done <- err
+			return
+		}
+		select {
+		case s.baton <- struct{}{}:
+		default:
+			go s.agentWorker(br, done)
+		}
+		call()
+		select {
+		case <-s.baton: // read on
+		case <-s.agentEOF:
+			return
+		}
+	}
 }
 
-func (s *session) fromAgent(line []byte) {
+// readUntilCall handles the agent's messages until one is a tools/call,
+// whose runner it returns; nil and the read error at the end of input.
+func (s *session) readUntilCall(br *bufio.Reader) (func(), error) {
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			if call := s.fromAgent(line); call != nil {
+				return call, nil
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// fromAgent handles one message of the agent. For a tools/call it returns
+// the function that runs the call.
+func (s *session) fromAgent(line []byte) (call func()) {
 	if isBlank(line) {
-		return
+		return nil
 	}
 	env, err := wire.ParseEnvelope(line)
 	if err != nil {
 		if errors.Is(err, wire.ErrNotObject) {
 			_ = s.agentW.write(errorLine(nil, &RPCError{Code: codeInvalidRequest,
 				Message: "agent-harness: a message must be one JSON-RPC object (batches are not supported)"}))
-			return
+			return nil
 		}
 		_ = s.agentW.write(errorLine(nil, &RPCError{Code: codeParseError,
 			Message: "Parse error: " + err.Error()}))
-		return
+		return nil
 	}
 	switch {
 	case env.IsRequest():
@@ -39,18 +89,17 @@ func (s *session) fromAgent(line []byte) {
 		case methodInitialize:
 			if !s.initialized.Load() {
 				s.startup(line, env)
-				return
+				return nil
 			}
 		case methodToolsCall:
-			s.startCall(line, env)
-			return
+			return s.startCall(line, env)
 		case methodToolsList:
 			if !s.upHasTools.Load() && s.initialized.Load() && len(s.extras.Load().raws) > 0 {
 				_ = s.agentW.write(s.localToolsList(env.ID))
-				return
+				return nil
 			}
 			s.forwardRequest(line, env, kindList)
-			return
+			return nil
 		}
 		s.forwardRequest(line, env, kindPlain)
 	case env.IsNotification():
@@ -63,6 +112,7 @@ func (s *session) fromAgent(line []byte) {
 		// roots/list, ping) and anything else go through unchanged.
 		s.toUpstream(line)
 	}
+	return nil
 }
 
 // toUpstream forwards a message that needs no answer; once the upstream is

@@ -11,9 +11,10 @@ import (
 	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
 )
 
-// startCall starts one of the agent's tools/call requests on its own
-// goroutine: the pipeline, or LocalTool for an extra tool.
-func (s *session) startCall(line []byte, env wire.Envelope) {
+// startCall registers one of the agent's tools/call requests and returns
+// the function that runs it (the pipeline, or LocalTool for an extra tool);
+// nil when it was answered at once.
+func (s *session) startCall(line []byte, env wire.Envelope) func() {
 	nameRaw, _, _ := wire.Lookup(env.Params, "name")
 	name, _ := wire.Unquote(nameRaw)
 	args, _, hasArgs := wire.Lookup(env.Params, "arguments")
@@ -32,11 +33,10 @@ func (s *session) startCall(line []byte, env wire.Envelope) {
 	if dupCall || dupPending {
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInvalidRequest,
 			Message: "agent-harness: duplicate request id (an earlier request with this id is still open)"}))
-		return
+		return nil
 	}
 	if s.extras.Load().names[name] {
-		go s.runLocal(name, args, env.ID, key)
-		return
+		return func() { s.runLocal(name, args, env.ID, key) }
 	}
 	info := s.tools.Load().lookup(name)
 	call := &ToolCall{
@@ -48,7 +48,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) {
 		Params:     env.Params,
 	}
 	f := &forwarder{s: s, line: line, key: key, agentID: env.ID}
-	go s.runCall(call, cs, f)
+	return func() { s.runCall(call, cs, f) }
 }
 
 func (s *session) endCall(key string) {

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -68,7 +69,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 
 	agentDone := make(chan error, 1)
-	go func() { agentDone <- s.readAgent() }()
+	go s.agentWorker(bufio.NewReaderSize(opts.Stdin, 64<<10), agentDone)
 
 	var result error
 	select {

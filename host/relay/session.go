@@ -98,6 +98,11 @@ type session struct {
 	ownSeq  atomic.Int64
 	callSeq atomic.Int64
 
+	// baton hands the reading of the agent's input to a spare worker;
+	// agentEOF is closed at the end of the agent's input.
+	baton    chan struct{}
+	agentEOF chan struct{}
+
 	upGone        chan struct{}
 	upGoneOnce    sync.Once
 	upReaderDone  chan struct{}
@@ -121,6 +126,8 @@ func newSession(ctx context.Context, opts Options) (*session, error) {
 		callCtx:      context.WithoutCancel(ctx),
 		pending:      make(map[string]*pending),
 		calls:        make(map[string]*callState),
+		baton:        make(chan struct{}),
+		agentEOF:     make(chan struct{}),
 		upGone:       make(chan struct{}),
 		upReaderDone: make(chan struct{}),
 		stderrDone:   make(chan struct{}),
