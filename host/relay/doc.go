@@ -28,5 +28,22 @@
 // the proxy never sends notifications/initialized itself, the agent's own is
 // forwarded. Upstream→agent messages that arrive between the upstream's
 // initialize result and the proxy's answer are held back and delivered
-// after it, in order.
+// after it, in order. (A server that, in that window, waits for an answer
+// from the agent delays the startup until the call timeout.)
+//
+// Concurrency: every tools/call runs on its own goroutine (the one that
+// read it; reading goes on in a reused spare), so a slow call never holds
+// up others; writes to each side are serialised per message. Messages the
+// upstream sends before a call's answer reach the agent before it; a
+// message it sends after the answer may overtake the answer, which passes
+// the pipeline.
+//
+// End of session (agent EOF, signal): requests still open get up to
+// Options.StopGrace to be answered, then OnSessionEnd runs, then the
+// upstream is stopped (stdin closed, SIGTERM, SIGKILL to its process
+// group, each after StopGrace) while what it still writes is relayed; a
+// message being written to the agent is always completed. The upstream's
+// stderr is copied to Options.Stderr line by line, prefixed
+// "[agent-harness] upstream: ", and its last 20 lines (4 KiB) are repeated
+// when it exits unexpectedly.
 package relay
