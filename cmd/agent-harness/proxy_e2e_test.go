@@ -332,12 +332,15 @@ func TestProxyAgentInput(t *testing.T) {
 		t.Errorf("batch: got %s", m)
 	}
 	deep := strings.Repeat(`{"a":[`, 100000) + "1" + strings.Repeat(`]}`, 100000)
-	p.send(rpcRequest("11", "tools/call", `{"name":"echo","arguments":`+deep+`}`))
-	// The test upstream (encoding/json) rejects the depth with a parse
-	// error; the proxy forwarded it and stays up.
+	p.send(rpcRequest("11", "tools/call", `{"name":"create_booking","arguments":`+deep+`}`))
 	m = p.next()
-	if !strings.Contains(string(m), `"error":{"code":-32700`) {
+	if want := `{"jsonrpc":"2.0","id":11,"error":{"code":-32600,"message":"agent-harness: the message is nested 200002 levels deep (more than 10000); it was not forwarded"}}`; string(m) != want {
 		t.Errorf("deep nesting: got %.300s", m)
+	}
+	// At the limit (10000 levels in all): forwarded and answered.
+	p.send(rpcRequest("13", "tools/call", `{"name":"echo","arguments":`+strings.Repeat("[", 9998)+strings.Repeat("]", 9998)+`}`))
+	if m := p.next(); !strings.HasPrefix(string(m), `{"jsonrpc":"2.0","id":13,"result":{"content":[{"type":"text","text":"[[[`) {
+		t.Errorf("nesting at the limit: got %.300s", m)
 	}
 	if resp := p.request("12", "ping", ""); !strings.Contains(string(resp), `"result":{}`) {
 		t.Errorf("ping after bad input: %s", resp)

@@ -3,10 +3,17 @@ package relay
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
 )
+
+// maxAgentDepth bounds the nesting of the agent's messages: deeper ones are
+// refused with a clear error instead of being forwarded (most MCP servers'
+// JSON parsers fail or recurse out of stack far earlier; encoding/json's
+// limit is the same 10000).
+const maxAgentDepth = 10000
 
 const (
 	methodInitialize = "initialize"
@@ -81,6 +88,15 @@ func (s *session) fromAgent(line []byte) (call func()) {
 		}
 		_ = s.agentW.write(errorLine(nil, &RPCError{Code: codeParseError,
 			Message: "Parse error: " + err.Error()}))
+		return nil
+	}
+	if env.Depth > maxAgentDepth {
+		msg := fmt.Sprintf("agent-harness: the message is nested %d levels deep (more than %d); it was not forwarded", env.Depth, maxAgentDepth)
+		if env.IsRequest() {
+			_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInvalidRequest, Message: msg}))
+		} else {
+			s.log.Printf("WARNING: %s", msg)
+		}
 		return nil
 	}
 	switch {

@@ -478,6 +478,8 @@ func TestRelayAgentInput(t *testing.T) {
 	}{
 		{"invalid JSON", `{"jsonrpc":`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: invalid JSON at byte 12: unexpected end of input, expected a value"}}`},
 		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"agent-harness: a message must be one JSON-RPC object (batches are not supported)"}}`},
+		{"too deep", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"create_booking","arguments":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}}`,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"agent-harness: the message is nested 10002 levels deep (more than 10000); it was not forwarded"}}`},
 		{"duplicate open id", `{"jsonrpc":"2.0","id":"h","method":"tools/call","params":{"name":"create_booking"}}`,
 			`{"jsonrpc":"2.0","id":"h","error":{"code":-32600,"message":"agent-harness: duplicate request id (an earlier request with this id is still open)"}}`},
 	}

@@ -14,6 +14,9 @@ type Envelope struct {
 	HasMethod bool
 	// ResultStart is the offset of Result in the message.
 	ResultStart int
+	// Depth is the nesting depth of the whole message (1 for a flat
+	// object).
+	Depth int
 }
 
 // IsRequest reports whether the message is a request (method and id).
@@ -45,7 +48,9 @@ func ParseEnvelope(msg []byte) (Envelope, error) {
 		}
 		return env, ErrNotObject
 	}
+	env.Depth = 1
 	end, err := Members(msg, func(m Member) bool {
+		env.Depth = max(env.Depth, 1+m.Depth)
 		switch {
 		case m.KeyIs("id"):
 			env.ID = m.Value

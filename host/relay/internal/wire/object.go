@@ -12,6 +12,8 @@ type Member struct {
 	Key        []byte
 	Value      []byte
 	ValueStart int
+	// Depth is the value's nesting depth (0 for a scalar).
+	Depth int
 }
 
 // KeyIs reports whether the member's key, unescaped, equals name.
@@ -55,11 +57,11 @@ func Members(obj []byte, fn func(m Member) bool) (int, error) {
 			return i, synErr(i, "expected ':' after an object key")
 		}
 		vs := skipSpace(obj, i+1)
-		ve, err := SkipValue(obj, vs)
+		ve, depth, err := skipValueDepth(obj, vs)
 		if err != nil {
 			return ve, err
 		}
-		if fn != nil && !fn(Member{Key: obj[ks:ke], Value: obj[vs:ve], ValueStart: vs}) {
+		if fn != nil && !fn(Member{Key: obj[ks:ke], Value: obj[vs:ve], ValueStart: vs, Depth: depth}) {
 			fn = nil // keep validating to the end, but stop calling
 		}
 		i = skipSpace(obj, ve)

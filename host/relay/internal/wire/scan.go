@@ -50,64 +50,74 @@ func skipSpace(d []byte, i int) int {
 // SkipValue validates the JSON value that starts at d[i] (after optional
 // whitespace) and returns the offset just past it.
 func SkipValue(d []byte, i int) (int, error) {
+	end, _, err := skipValueDepth(d, i)
+	return end, err
+}
+
+// skipValueDepth is SkipValue that also returns the value's nesting depth
+// (0 for a scalar, 1 for a flat object or array).
+func skipValueDepth(d []byte, i int) (end, depth int, err error) {
 	// stack holds '{' or '[' per open container; it lives on the heap only
 	// for deeply nested input.
 	var small [64]byte
 	stack := small[:0]
-	var err error
 	i = skipSpace(d, i)
 value:
 	if i >= len(d) {
-		return i, synErr(i, "unexpected end of input, expected a value")
+		return i, depth, synErr(i, "unexpected end of input, expected a value")
 	}
 	switch c := d[i]; {
 	case c == '{':
 		i = skipSpace(d, i+1)
 		if i < len(d) && d[i] == '}' {
 			i++
+			depth = max(depth, len(stack)+1)
 			goto after
 		}
 		stack = append(stack, '{')
+		depth = max(depth, len(stack))
 		if i, err = skipKey(d, i); err != nil {
-			return i, err
+			return i, depth, err
 		}
 		goto value
 	case c == '[':
 		i = skipSpace(d, i+1)
 		if i < len(d) && d[i] == ']' {
 			i++
+			depth = max(depth, len(stack)+1)
 			goto after
 		}
 		stack = append(stack, '[')
+		depth = max(depth, len(stack))
 		goto value
 	case c == '"':
 		if i, err = skipString(d, i); err != nil {
-			return i, err
+			return i, depth, err
 		}
 	case c == 't':
 		if i, err = skipLiteral(d, i, "true"); err != nil {
-			return i, err
+			return i, depth, err
 		}
 	case c == 'f':
 		if i, err = skipLiteral(d, i, "false"); err != nil {
-			return i, err
+			return i, depth, err
 		}
 	case c == 'n':
 		if i, err = skipLiteral(d, i, "null"); err != nil {
-			return i, err
+			return i, depth, err
 		}
 	case c == '-' || (c >= '0' && c <= '9'):
 		if i, err = skipNumber(d, i); err != nil {
-			return i, err
+			return i, depth, err
 		}
 	default:
-		return i, synErr(i, fmt.Sprintf("unexpected character %q", c))
+		return i, depth, synErr(i, fmt.Sprintf("unexpected character %q", c))
 	}
 after:
 	for len(stack) > 0 {
 		i = skipSpace(d, i)
 		if i >= len(d) {
-			return i, synErr(i, "unexpected end of input inside a container")
+			return i, depth, synErr(i, "unexpected end of input inside a container")
 		}
 		top := stack[len(stack)-1]
 		switch c := d[i]; {
@@ -115,7 +125,7 @@ after:
 			i = skipSpace(d, i+1)
 			if top == '{' {
 				if i, err = skipKey(d, i); err != nil {
-					return i, err
+					return i, depth, err
 				}
 			}
 			goto value
@@ -123,10 +133,10 @@ after:
 			stack = stack[:len(stack)-1]
 			i++
 		default:
-			return i, synErr(i, fmt.Sprintf("unexpected character %q after a value", c))
+			return i, depth, synErr(i, fmt.Sprintf("unexpected character %q after a value", c))
 		}
 	}
-	return i, nil
+	return i, depth, nil
 }
 
 // skipKey skips `"key" :` plus the whitespace after the colon.

@@ -191,3 +191,27 @@ func FuzzValid(f *testing.F) {
 		}
 	})
 }
+
+func TestEnvelopeDepth(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+	}{
+		{`{}`, 1},
+		{`{"id":1}`, 1},
+		{`{"params":{}}`, 2},
+		{`{"params":[]}`, 2},
+		{`{"params":{"a":[1,{"b":[]}]}}`, 5},
+		{`{"a":[[[]]],"b":{}}`, 4},
+		{`{"params":` + strings.Repeat("[", 50000) + strings.Repeat("]", 50000) + `}`, 50001},
+	}
+	for _, tt := range tests {
+		env, err := ParseEnvelope([]byte(tt.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if env.Depth != tt.want {
+			t.Errorf("depth of %.40s = %d, want %d", tt.in, env.Depth, tt.want)
+		}
+	}
+}
