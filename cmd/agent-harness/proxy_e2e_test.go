@@ -461,3 +461,30 @@ func TestProxyUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyAuditToolsAppended: with the audit tools on (the default) the
+// last tools/list page is the upstream's bytes with the two audit tools
+// appended to the tools array; earlier pages are unchanged.
+func TestProxyAuditToolsAppended(t *testing.T) {
+	list := func(p *peer) [][]byte {
+		p.initialize()
+		first := p.request("2", "tools/list", `{}`)
+		last := p.request("3", "tools/list", `{"cursor":"page-8"}`)
+		return [][]byte{first, last}
+	}
+	direct := startPeer(t, nil, e2eBinary(t, "upstream"), "-page-size", "8")
+	want := list(direct)
+	direct.closeAndWait()
+	p := startProxy(t, nil, upstreamFlags(t, "-page-size", "8")...)
+	got := list(p)
+	p.closeAndWait()
+	if string(got[0]) != string(want[0]) {
+		t.Errorf("first page changed:\n direct %.300s\n  proxy %.300s", want[0], got[0])
+	}
+	cut := strings.LastIndex(string(want[1]), "]")
+	if !strings.HasPrefix(string(got[1]), string(want[1][:cut])+`,{"name":"cuonztech__get_report"`) ||
+		!strings.HasSuffix(string(got[1]), string(want[1][cut:])) ||
+		!strings.Contains(string(got[1]), `{"name":"cuonztech__get_score"`) {
+		t.Errorf("last page: want the upstream's bytes with the audit tools appended, got %.2000s", got[1])
+	}
+}
