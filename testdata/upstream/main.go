@@ -429,10 +429,11 @@ func (s *server) count(tool string, args json.RawMessage) {
 		s.mu.Unlock()
 		return
 	}
-	data := s.countsResultLocked()
-	s.mu.Unlock()
+	// Written under the lock, so a later count never loses to an earlier
+	// one (two executions at once both rename the file).
+	defer s.mu.Unlock()
 	tmp := s.countsFile + ".tmp"
-	if err := os.WriteFile(tmp, []byte(data), 0o644); err == nil {
+	if err := os.WriteFile(tmp, []byte(s.countsResultLocked()), 0o644); err == nil {
 		_ = os.Rename(tmp, s.countsFile)
 	}
 }
