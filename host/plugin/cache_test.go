@@ -10,6 +10,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/host/plugin"
 	"github.com/cuonztech/agent-harness/host/plugin/plugintest"
+	"github.com/cuonztech/agent-harness/plugins/minimal"
 )
 
 // cacheFiles lists the compiled entries under dir.
@@ -66,6 +67,9 @@ func TestCompilationCache(t *testing.T) {
 		}
 	})
 
+	small := filepath.Join(t.TempDir(), "minimal.wasm")
+	os.WriteFile(small, minimal.Wasm, 0o644)
+
 	t.Run("two loaders share a directory", func(t *testing.T) {
 		shared := t.TempDir()
 		var wg sync.WaitGroup
@@ -74,7 +78,7 @@ func TestCompilationCache(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				p, err := plugin.Load(ctx, path, plugin.Options{CacheDir: shared})
+				p, err := plugin.Load(ctx, small, plugin.Options{CacheDir: shared})
 				if err == nil {
 					err = p.Close(ctx)
 				}
@@ -96,7 +100,7 @@ func TestCompilationCache(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "file")
 		os.WriteFile(file, nil, 0o600)
 		log := &logBuffer{}
-		p, err := plugin.Load(ctx, path, plugin.Options{CacheDir: file, Log: log})
+		p, err := plugin.Load(ctx, small, plugin.Options{CacheDir: file, Log: log})
 		if err != nil {
 			t.Fatal(err)
 		}

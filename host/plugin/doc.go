@@ -44,6 +44,10 @@
 //	reportMeta.Plugins = set.ReportJSON()  // refresh on every report write
 //	fails.Attach(func(name, detail string) { /* judge.Event{Kind: judge.EventPluginFailure, Plugin: name, Detail: detail} */ })
 //
+// OnFailure carries classify and fault failures and the disabling of a
+// plugin; equiv_key and equiv_same failures are returned as errors, which
+// the judge records itself (the adapters implement judge.Namer).
+//
 // The sandbox and its whitelist live in internal/sandbox; the conformance
 // kit for any module is in plugintest.
 package plugin

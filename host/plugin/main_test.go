@@ -10,8 +10,5 @@ import (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	plugintest.Cleanup()
-	if cacheDir != "" {
-		os.RemoveAll(cacheDir)
-	}
 	os.Exit(code)
 }

@@ -2,9 +2,10 @@ package plugin_test
 
 import (
 	"bytes"
-	"os"
 	"sync"
 	"testing"
+
+	"github.com/cuonztech/agent-harness/host/plugin/plugintest"
 )
 
 var (
@@ -15,13 +16,7 @@ var (
 // sharedCache is one compilation cache directory for the test binary, so
 // the Go plugins compile once per run.
 func sharedCache(t testing.TB) string {
-	cacheOnce.Do(func() {
-		d, err := os.MkdirTemp("", "plugin-cache-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		cacheDir = d
-	})
+	cacheOnce.Do(func() { cacheDir = plugintest.CacheDir(t) })
 	return cacheDir
 }
 

@@ -31,5 +31,5 @@ func TestConformance(t *testing.T) {
 	if err := os.WriteFile(path, Wasm, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	plugintest.Conformance(t, path, plugin.Options{})
+	plugintest.Conformance(t, path, plugin.Options{NoCache: true})
 }

@@ -38,12 +38,8 @@ func Build(t testing.TB, pkg string) string {
 	if err, ok := buildErr[pkg]; ok {
 		t.Fatal(err)
 	}
-	if builtDir == "" {
-		d, err := os.MkdirTemp("", "plugintest-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		builtDir = d
+	if err := ensureDir(); err != nil {
+		t.Fatal(err)
 	}
 	root, err := moduleRoot(goCmd)
 	if err != nil {
@@ -59,6 +55,29 @@ func Build(t testing.TB, pkg string) string {
 	}
 	built[pkg] = out
 	return out
+}
+
+func ensureDir() error {
+	if builtDir == "" {
+		d, err := os.MkdirTemp("", "plugintest-")
+		if err != nil {
+			return err
+		}
+		builtDir = d
+	}
+	return nil
+}
+
+// CacheDir returns a compilation cache directory shared by the test
+// binary, so each module compiles once per run; Cleanup removes it.
+func CacheDir(t testing.TB) string {
+	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if err := ensureDir(); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(builtDir, "cache")
 }
 
 type buildError struct {

@@ -22,8 +22,9 @@ import (
 // fields, member order, exact numbers), takes inputs up to 512 KiB,
 // survives many and concurrent calls, and stays enabled.
 //
-// opts.OnFailure and opts.Log are replaced; the file cache is disabled
-// unless opts.CacheDir is set.
+// opts.OnFailure and opts.Log are replaced; without opts.CacheDir a
+// compilation cache shared by the test binary is used (removed by
+// Cleanup).
 func Conformance(t *testing.T, path string, opts plugin.Options) {
 	t.Helper()
 	var mu sync.Mutex
@@ -34,8 +35,8 @@ func Conformance(t *testing.T, path string, opts plugin.Options) {
 		failures = append(failures, name+": "+detail)
 	}
 	opts.Log = &testLog{t: t}
-	if opts.CacheDir == "" {
-		opts.NoCache = true
+	if opts.CacheDir == "" && !opts.NoCache {
+		opts.CacheDir = CacheDir(t)
 	}
 	if opts.Timeout == 0 {
 		opts.Timeout = 5 * time.Second // conformance is about behaviour, not speed
