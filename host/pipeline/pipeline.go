@@ -104,6 +104,8 @@ type Pipeline struct {
 	written uint64     // gen covered by the last successful write
 	buf     []byte     // reused encoding buffer
 	failed  error      // set once the report file could not be written
+
+	pluginFails pluginFailures // plugin failures not yet applied (PluginFailed)
 }
 
 // New returns a pipeline. It panics when opts.Judge is nil.
@@ -238,14 +240,16 @@ func (p *Pipeline) fatal(err error) (relay.Response, error) {
 	return relay.Response{}, errBroken
 }
 
-// apply hands ev to the judge and returns the state generation that
-// includes it. Events after the session end are dropped.
+// apply hands ev to the judge, after any queued plugin failures, and
+// returns the state generation that includes it. Events after the session
+// end are dropped.
 func (p *Pipeline) apply(ev judge.Event) uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.ended {
 		return p.gen
 	}
+	p.applyPluginFailuresLocked()
 	p.judge.Apply(ev)
 	p.gen++
 	return p.gen

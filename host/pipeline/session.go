@@ -27,6 +27,7 @@ func (p *Pipeline) OnSessionEnd() error {
 		}
 	}
 	gen := p.bump(func() {
+		p.applyPluginFailuresLocked()
 		p.judge.Apply(judge.Event{Kind: judge.EventEnd, Time: p.clock.Now()})
 		p.ended = true
 		if p.status != StatusFailed {
