@@ -120,9 +120,9 @@ func (p *Process) ExitDescription() string {
 
 // Stop ends the whole process group: it closes the child's stdin, waits up
 // to grace for the child to exit, sends SIGTERM to the group, waits up to
-// grace for the group to be gone, then sends SIGKILL. It returns when the
-// child has been reaped (or after a last grace period). Safe to call more
-// than once.
+// grace for the group to be gone, then sends SIGKILL and waits up to grace
+// again. It returns when the child has been reaped (or after a last grace
+// period). Safe to call more than once.
 func (p *Process) Stop(grace time.Duration) {
 	p.stopOnce.Do(func() {
 		close(p.stopping)
@@ -133,13 +133,11 @@ func (p *Process) Stop(grace time.Duration) {
 		}
 		if groupAlive(p.pgid) {
 			_ = syscall.Kill(-p.pgid, syscall.SIGTERM)
-			deadline := time.Now().Add(grace)
-			for groupAlive(p.pgid) && time.Now().Before(deadline) {
-				time.Sleep(10 * time.Millisecond)
-			}
+			waitGroupGone(p.pgid, grace)
 		}
 		if groupAlive(p.pgid) {
 			_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+			waitGroupGone(p.pgid, grace)
 		}
 		select {
 		case <-p.done:
@@ -154,6 +152,14 @@ func (p *Process) Stop(grace time.Duration) {
 func (p *Process) Close() {
 	p.stdout.Close()
 	p.stderr.Close()
+}
+
+// waitGroupGone polls until the process group has no live member, at most d.
+func waitGroupGone(pgid int, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for groupAlive(pgid) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // groupAlive reports whether the process group still has a member that is
