@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cuonztech/agent-harness/host/plugin"
 	"github.com/cuonztech/agent-harness/host/plugin/plugintest"
@@ -13,8 +14,11 @@ import (
 )
 
 // testOptions keeps tests off the user's cache directory and quiet.
+// testOptions gives a generous per-call deadline: tests run under -race on
+// loaded 2-core machines, where a Go plugin's first calls can take longer
+// than the 100 ms default. Tests about deadlines set their own.
 func testOptions(t testing.TB) plugin.Options {
-	return plugin.Options{CacheDir: sharedCache(t), Log: &logBuffer{}}
+	return plugin.Options{CacheDir: sharedCache(t), Log: &logBuffer{}, Timeout: 10 * time.Second}
 }
 
 func TestLoadErrors(t *testing.T) {
