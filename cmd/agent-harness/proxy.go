@@ -30,14 +30,22 @@ func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	defer stopSignals()
 	ctx, stopRelay := context.WithCancel(ctx)
 	defer stopRelay()
-	// Scenario, judge, report file and audit tools (proxyscenario.go); a bad
-	// report file target exits 2 here, before the upstream starts.
-	sc, code := newScenario(o, scenarioExtras{}, stderr, stopRelay)
+	// Plugins (proxyplugins.go), then scenario, judge, report file and
+	// audit tools (proxyscenario.go), all before the upstream starts: a bad
+	// report file target or --scenario exits 2, a plugin that does not
+	// load exits 1.
+	plugins, code := loadProxyPlugins(ctx, o, stderr)
+	if plugins == nil {
+		return code
+	}
+	defer plugins.close()
+	sc, code := newScenario(o, plugins.extras(o.Scenario), stderr, stopRelay)
 	if sc == nil {
 		return code
 	}
+	plugins.attach(sc.pipeline.PluginFailed)
 
-	ro := relayOptions(o, stdin, stdout, stderr)
+	ro := relayOptions(o, plugins.classifiers(), stdin, stdout, stderr)
 	sc.relayOptions(&ro)
 	defer useOneProcessor()()
 	err = relay.Run(ctx, ro)
@@ -71,12 +79,12 @@ func proxyFlagOutcome(err error, stdout, stderr io.Writer) (code int, done bool)
 	}
 }
 
-// relayOptions maps the proxy flags onto the relay. The pipeline (faults,
-// judge, report file) and the audit tools plug in here: Pipeline,
-// ExtraTools, LocalTool, OnTools, OnSessionEnd.
-func relayOptions(o proxyOptions, stdin io.Reader, stdout, stderr io.Writer) relay.Options {
+// relayOptions maps the proxy flags and the plugins' classifiers onto the
+// relay. The pipeline (faults, judge, report file) and the audit tools
+// plug in here: Pipeline, ExtraTools, LocalTool, OnTools, OnSessionEnd.
+func relayOptions(o proxyOptions, plugins []classify.Classifier, stdin io.Reader, stdout, stderr io.Writer) relay.Options {
 	kf := canon.ParseKeyFields(o.KeyFields)
-	chain := classify.NewChain(classify.ChainOptions{WriteTools: o.WriteTools, ReadTools: o.ReadTools})
+	chain := classify.NewChain(classify.ChainOptions{WriteTools: o.WriteTools, ReadTools: o.ReadTools, Plugins: plugins})
 	return relay.Options{
 		Command:       o.UpstreamCommand,
 		Args:          o.UpstreamArgs,

@@ -48,14 +48,9 @@ type scenario struct {
 // upstream is started. stop cancels the relay; it is called when the report
 // file fails during the session.
 func newScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop context.CancelFunc) (*scenario, int) {
-	var report pipeline.ReportWriter
-	if o.ReportFile != "" {
-		w, err := reportfile.New(o.ReportFile, reportfile.Options{})
-		if err != nil {
-			fmt.Fprintf(stderr, "[agent-harness] proxy: flag --report-file: %s\n", oneLine(err.Error()))
-			return nil, exitUsage
-		}
-		report = w
+	report, code := openReport(o, stderr)
+	if code != exitOK {
+		return nil, code
 	}
 	f, name, chaos, err := buildFault(o, ex)
 	if err != nil {
@@ -90,6 +85,39 @@ func newScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop conte
 		return nil, exitFailure // the pipeline printed the line
 	}
 	return s, exitOK
+}
+
+// openReport checks the --report-file target and returns its writer (nil
+// without --report-file). A bad target is one stderr line and exit 2.
+func openReport(o proxyOptions, stderr io.Writer) (pipeline.ReportWriter, int) {
+	if o.ReportFile == "" {
+		return nil, exitOK
+	}
+	w, err := reportfile.New(o.ReportFile, reportfile.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "[agent-harness] proxy: flag --report-file: %s\n", oneLine(err.Error()))
+		return nil, exitUsage
+	}
+	return w, exitOK
+}
+
+// reportStartupFailed writes the report file of a run that failed before
+// its scenario was built (a --plugin did not load): status "failed" with
+// startupError, verdict NOT_TESTED. Without --report-file it does nothing;
+// a write that fails prints its line (the proxy exits 1 either way).
+func reportStartupFailed(o proxyOptions, cause error, stderr io.Writer) {
+	report, code := openReport(o, io.Discard) // checked before: exit 2 then
+	if report == nil || code != exitOK {
+		return
+	}
+	name, mode := o.Scenario, pipeline.ModeDeterministic
+	if o.Mode == pipeline.ModeChaos {
+		name, mode = "chaos", pipeline.ModeChaos
+	}
+	j := judge.New(judge.Config{KeyFields: canon.ParseKeyFields(o.KeyFields), Scenario: name, Kind: "proxy"})
+	p := pipeline.New(pipeline.Options{Judge: j, Report: report, Mode: mode, Stderr: stderr,
+		Fatal: func(error) {}})
+	_ = p.StartupFailed(cause)
 }
 
 // buildFault returns the configured fault, the judge's scenario name, and

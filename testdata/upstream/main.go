@@ -14,6 +14,8 @@
 //	-grandchild-pidfile F  start a sleeping grandchild and write its pid to F [UPSTREAM_GRANDCHILD_PIDFILE]
 //	-ignore-stdin-eof   keep running after stdin closes (needs SIGTERM) [UPSTREAM_IGNORE_STDIN_EOF]
 //	-ignore-sigterm     ignore SIGTERM (needs SIGKILL) [UPSTREAM_IGNORE_SIGTERM]
+//	-hotel-tools        also list check_in_guest (a write) and update_status_view
+//	                    (a read), which the built-in name patterns misclassify [UPSTREAM_HOTEL_TOOLS]
 //
 // Tools (every tool accepts "fail": true → an isError result, not counted,
 // and "sleep_ms": N → answer after N ms):
@@ -69,6 +71,13 @@ var baseTools = []string{
 	`{"name":"hang","description":"Never answers.","inputSchema":{"type":"object"}}`,
 }
 
+// hotelTools are listed with -hotel-tools: names the built-in patterns
+// misclassify (check_* reads, update_* writes), for classifier plugins.
+var hotelTools = []string{
+	`{"name":"check_in_guest","description":"Checks a guest in.","inputSchema":{"type":"object","properties":{"guest":{"type":"string"},"room":{"type":"string"}}}}`,
+	`{"name":"update_status_view","description":"Shows the status view.","inputSchema":{"type":"object"}}`,
+}
+
 type server struct {
 	pageSize   int
 	countsFile string
@@ -93,6 +102,7 @@ func main() {
 	grandchild := flag.String("grandchild-pidfile", os.Getenv("UPSTREAM_GRANDCHILD_PIDFILE"), "start a sleeping grandchild, write its pid here")
 	ignoreEOF := flag.Bool("ignore-stdin-eof", os.Getenv("UPSTREAM_IGNORE_STDIN_EOF") != "", "keep running after stdin EOF")
 	ignoreTerm := flag.Bool("ignore-sigterm", os.Getenv("UPSTREAM_IGNORE_SIGTERM") != "", "ignore SIGTERM")
+	hotel := flag.Bool("hotel-tools", os.Getenv("UPSTREAM_HOTEL_TOOLS") != "", "also list check_in_guest and update_status_view")
 	flag.Parse()
 
 	for i := 1; i <= *stderrLines; i++ {
@@ -120,6 +130,9 @@ func main() {
 		pageSize: *pageSize, countsFile: *countsFile, noTools: *noTools,
 		out: os.Stdout, tools: append([]string(nil), baseTools...),
 		counts: map[string]int{}, waiters: map[string]chan json.RawMessage{},
+	}
+	if *hotel {
+		s.tools = append(s.tools, hotelTools...)
 	}
 	s.serve()
 	if *ignoreEOF {

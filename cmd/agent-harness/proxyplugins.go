@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cuonztech/agent-harness/builtin/canon"
+	"github.com/cuonztech/agent-harness/builtin/classify"
+	"github.com/cuonztech/agent-harness/host/plugin"
+)
+
+// proxyPlugins are the --plugin modules of one proxy run (SPEC §9). The
+// zero value (no --plugin) has none and adds nothing.
+type proxyPlugins struct {
+	set *plugin.Set
+	// fails carries plugin failures to the pipeline once it exists
+	// (attach); the ones during loading are queued until then.
+	fails *plugin.Failures
+}
+
+// loadProxyPlugins loads the --plugin modules, after the report file
+// target was checked and before the scenario is built and the upstream
+// started. A module that does not load is one stderr line and exit 1,
+// with a "failed" report file when one was asked for; a --scenario name
+// that is neither F1–F5 nor a fault of a loaded plugin is a usage error
+// (exit 2) naming the faults there are. Without --plugin nothing is
+// loaded and the compilation cache is not touched.
+func loadProxyPlugins(ctx context.Context, o proxyOptions, stderr io.Writer) (*proxyPlugins, int) {
+	pp := &proxyPlugins{fails: &plugin.Failures{}}
+	if len(o.Plugins) == 0 {
+		return pp, exitOK
+	}
+	if _, code := openReport(o, stderr); code != exitOK {
+		return nil, code
+	}
+	set, err := plugin.LoadAll(ctx, o.Plugins, o.PluginConfig, plugin.Options{
+		Timeout:   o.PluginTimeout,
+		MemoryMiB: o.PluginMemoryMiB,
+		CacheDir:  o.PluginCacheDir,
+		KeyFields: canon.ParseKeyFields(o.KeyFields).Names(),
+		Log:       stderr,
+		OnFailure: pp.fails.Report,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
+		reportStartupFailed(o, err, stderr)
+		return nil, exitFailure
+	}
+	pp.set = set
+	if err := checkPluginScenario(o.Scenario, set); err != nil {
+		pp.close()
+		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
+		return nil, exitUsage
+	}
+	return pp, exitOK
+}
+
+// checkPluginScenario refuses a --scenario name that is neither built in
+// nor declared by a loaded plugin.
+func checkPluginScenario(name string, set *plugin.Set) error {
+	if name == "" || isBuiltinScenario(name) || set.Fault(name) != nil {
+		return nil
+	}
+	have := "the loaded plugins declare no fault"
+	if names := set.FaultNames(); len(names) > 0 {
+		have = "plugin faults: " + strings.Join(names, ", ")
+	}
+	return fmt.Errorf("flag --scenario: %q is not a scenario (F1–F5; %s)", name, have)
+}
+
+// extras are the plugins' parts of the scenario: the fault selected by
+// --scenario, the judge's equivalence hooks and the report's plugin list.
+func (pp *proxyPlugins) extras(scenario string) scenarioExtras {
+	if pp.set == nil {
+		return scenarioExtras{}
+	}
+	ex := scenarioExtras{
+		Equivalences: pp.set.Equivalences(),
+		PairCheckers: pp.set.PairCheckers(),
+		Plugins:      pp.set.ReportJSON,
+	}
+	if !isBuiltinScenario(scenario) {
+		ex.Fault = pp.set.Fault(scenario)
+	}
+	return ex
+}
+
+// classifiers are the plugins' classify hooks for the classification
+// chain (after the explicit globs, before the annotations).
+func (pp *proxyPlugins) classifiers() []classify.Classifier {
+	return pp.set.Classifiers()
+}
+
+// attach sends every plugin failure, including those queued so far, to
+// sink (the pipeline's PluginFailed).
+func (pp *proxyPlugins) attach(sink func(plugin, detail string)) {
+	pp.fails.Attach(sink)
+}
+
+// close unloads the plugins.
+func (pp *proxyPlugins) close() {
+	if pp.set != nil {
+		_ = pp.set.Close(context.Background())
+	}
+}
