@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cuonztech/agent-harness/plugins/minimal"
+)
+
+func TestLoadProxyPlugins(t *testing.T) {
+	dir := t.TempDir()
+	wasm := filepath.Join(dir, "minimal.wasm")
+	if err := os.WriteFile(wasm, minimal.Wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := filepath.Join(dir, "cache")
+	report := filepath.Join(dir, "report.json")
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string // the one line; "" = none
+		// with a loaded set: the extras for the scenario
+		fault   string
+		equivs  int
+		plugins string
+		// report: the startupError substring of a "failed" report file
+		report string
+	}{
+		{name: "no plugin", args: []string{"--scenario", "F1"}, code: exitOK},
+		{name: "minimal, built-in scenario", args: []string{"--plugin", wasm, "--scenario", "F1"}, code: exitOK,
+			equivs: 1, plugins: `[{"name":"minimal","version":"0.1.0","status":"ok","failures":0,"detail":""}]`},
+		{name: "minimal, its fault", args: []string{"--plugin", wasm, "--scenario", "noop"}, code: exitOK,
+			fault: "noop", equivs: 1, plugins: `[{"name":"minimal","version":"0.1.0","status":"ok","failures":0,"detail":""}]`},
+		{name: "unknown scenario", args: []string{"--plugin", wasm, "--scenario", "slow_write"}, code: exitUsage,
+			stderr: `[agent-harness] proxy: flag --scenario: "slow_write" is not a scenario (F1–F5; plugin faults: noop)` + "\n"},
+		{name: "missing module", args: []string{"--plugin", filepath.Join(dir, "none.wasm"), "--report-file", report}, code: exitFailure,
+			stderr: "[agent-harness] proxy: loading plugin " + filepath.Join(dir, "none.wasm") + ": ", report: "none.wasm"},
+		{name: "report target before the plugins", args: []string{"--plugin", filepath.Join(dir, "none.wasm"), "--report-file", dir}, code: exitUsage,
+			stderr: "[agent-harness] proxy: flag --report-file: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			os.Remove(report)
+			args := tt.args
+			if strings.Contains(strings.Join(args, " "), "--plugin ") {
+				args = append(args, "--plugin-cache-dir", cache)
+			}
+			var stderr bytes.Buffer
+			pp, code := loadProxyPlugins(context.Background(), scenarioOptions(t, args...), &stderr)
+			if code != tt.code || (pp != nil) != (code == exitOK) {
+				t.Fatalf("code %d plugins %v, want %d; stderr %q", code, pp != nil, tt.code, stderr.String())
+			}
+			if tt.stderr == "" && stderr.Len() > 0 || !strings.HasPrefix(stderr.String(), tt.stderr) || strings.Count(stderr.String(), "\n") > 1 {
+				t.Errorf("stderr %q, want one line starting %q", stderr.String(), tt.stderr)
+			}
+			b, err := os.ReadFile(report)
+			if tt.report == "" && err == nil {
+				t.Errorf("report file written: %s", b)
+			}
+			if tt.report != "" {
+				var r struct{ Status, Verdict, StartupError string }
+				if err := json.Unmarshal(b, &r); err != nil || r.Status != "failed" || r.Verdict != "NOT_TESTED" || !strings.Contains(r.StartupError, tt.report) {
+					t.Errorf("report file %s (%v), want failed, NOT_TESTED, startupError with %q", b, err, tt.report)
+				}
+			}
+			if pp == nil {
+				return
+			}
+			defer pp.close()
+			o := scenarioOptions(t, args...)
+			ex := pp.extras(o.Scenario)
+			fault := ""
+			if ex.Fault != nil {
+				fault = ex.Fault.Name()
+			}
+			plugins := ""
+			if ex.Plugins != nil {
+				plugins = string(ex.Plugins())
+			}
+			if fault != tt.fault || len(ex.Equivalences) != tt.equivs || plugins != tt.plugins || len(pp.classifiers()) != tt.equivs {
+				t.Errorf("fault %q equivalences %d classifiers %d plugins %s; want %q %d %d %s",
+					fault, len(ex.Equivalences), len(pp.classifiers()), plugins, tt.fault, tt.equivs, tt.equivs, tt.plugins)
+			}
+		})
+	}
+	// The loading cases used the cache.
+	if _, err := os.Stat(cache); err != nil {
+		t.Errorf("cache of the loading cases: %v", err)
+	}
+}
+
+// TestLoadProxyPluginsNoCacheWithoutPlugins: a run without --plugin does
+// not touch the default compilation cache directory.
+func TestLoadProxyPluginsNoCacheWithoutPlugins(t *testing.T) {
+	o := scenarioOptions(t)
+	o.PluginCacheDir = filepath.Join(t.TempDir(), "cache")
+	pp, code := loadProxyPlugins(context.Background(), o, &bytes.Buffer{})
+	if pp == nil || code != exitOK {
+		t.Fatalf("code %d", code)
+	}
+	pp.close()
+	if _, err := os.Stat(o.PluginCacheDir); !os.IsNotExist(err) {
+		t.Errorf("cache directory: %v, want it never created", err)
+	}
+}
