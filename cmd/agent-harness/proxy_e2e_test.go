@@ -3,11 +3,15 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // captured is one message the agent received, labelled by the script step.
@@ -487,4 +491,130 @@ func TestProxyAuditToolsAppended(t *testing.T) {
 		!strings.Contains(string(got[1]), `{"name":"cuonztech__get_score"`) {
 		t.Errorf("last page: want the upstream's bytes with the audit tools appended, got %.2000s", got[1])
 	}
+}
+
+// sdkAgentSession runs a go-sdk client with its DEFAULT options — protocol
+// 2026-07-28, which starts with server/discover (SEP-2575) instead of
+// initialize — over cmd, lists all tools (when list is set) and calls
+// create_booking twice with the same arguments. It returns the tools, the
+// two results as JSON, and the protocol version the session negotiated.
+func sdkAgentSession(t *testing.T, cmd *exec.Cmd, list bool) (tools []byte, results [2][]byte, version string) {
+	t.Helper()
+	ctx := t.Context()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-sdk-agent", Version: "0.0.1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: e2eWait}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	version = cs.InitializeResult().ProtocolVersion
+	if list {
+		var all []*mcp.Tool
+		for tool, err := range cs.Tools(ctx, nil) {
+			if err != nil {
+				t.Fatalf("tools/list: %v", err)
+			}
+			all = append(all, tool)
+		}
+		if tools, err = json.Marshal(all); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range results {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_booking", Arguments: map[string]any{"room": "a"}})
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if results[i], err = json.Marshal(res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	return tools, results, version
+}
+
+// TestProxyGoSDKClientDiscover: a go-sdk client with its default protocol
+// version starts the session with server/discover. The proxy must list and
+// classify the tools there too (else every call would be one of an unknown
+// tool and every run NOT_TESTED), and stay transparent.
+func TestProxyGoSDKClientDiscover(t *testing.T) {
+	sdk := e2eBinary(t, "sdkupstream")
+	wantTools, wantResults, wantVersion := sdkAgentSession(t, exec.Command(sdk), true)
+	if wantVersion != "2026-07-28" {
+		t.Fatalf("direct session negotiated %q; this test is about the 2026-07-28 discover handshake", wantVersion)
+	}
+
+	t.Run("transparent", func(t *testing.T) {
+		cmd := exec.Command(e2eBinary(t, "agent-harness"), "proxy", "--upstream-command", sdk, "--audit-tools", "off")
+		stderr := &syncBuffer{}
+		cmd.Stderr = stderr
+		tools, results, version := sdkAgentSession(t, cmd, true)
+		if version != wantVersion {
+			t.Errorf("protocol version %q through the proxy, %q direct", version, wantVersion)
+		}
+		sameJSON(t, "tools", wantTools, tools)
+		for i := range results {
+			sameJSON(t, fmt.Sprintf("call %d", i), wantResults[i], results[i])
+		}
+		if code := cmd.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("exit %d; stderr:\n%s", code, stderr.String())
+		}
+		for _, w := range []string{
+			"[agent-harness] Upstream tools (3):\n",
+			"[agent-harness]   write        create_booking  (default write pattern)\n",
+			"[agent-harness]   read         get_booking  (annotation readOnlyHint=true)\n",
+			"[agent-harness]   unclassified sync_ledger  (no annotation, no pattern match)\n",
+			"[agent-harness] Key field recognised: create_booking (idempotency_key)\n",
+		} {
+			if !strings.Contains(stderr.String(), w) {
+				t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+			}
+		}
+	})
+
+	t.Run("F1 is judged", func(t *testing.T) {
+		reportFile := filepath.Join(t.TempDir(), "report.json")
+		cmd := exec.Command(e2eBinary(t, "agent-harness"), "proxy", "--upstream-command", sdk,
+			"--scenario", "F1", "--audit-tools", "off", "--report-file", reportFile)
+		stderr := &syncBuffer{}
+		cmd.Stderr = stderr
+		// The agent calls without listing first: only the proxy's own
+		// listing classifies the tool.
+		_, results, _ := sdkAgentSession(t, cmd, false)
+		if code := cmd.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("exit %d; stderr:\n%s", code, stderr.String())
+		}
+		// F1: the first write is executed, the agent gets a timeout; the
+		// same write sent again is executed a second time.
+		sameJSON(t, "F1 answer", []byte(`{"content":[{"type":"text","text":"Error: the request timed out before the server answered (timeout after 30000 ms). The outcome is unknown."}],"isError":true}`), results[0])
+		if strings.Contains(string(results[1]), `"isError":true`) {
+			t.Errorf("second call: %s", results[1])
+		}
+		b, err := os.ReadFile(reportFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep struct {
+			Status  string `json:"status"`
+			Verdict string `json:"verdict"`
+			Report  struct {
+				Violations []struct{ Type string } `json:"violations"`
+			} `json:"report"`
+			ToolClassification []struct{ Name, Class string } `json:"toolClassification"`
+		}
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatalf("report file: %v\n%s", err, b)
+		}
+		if rep.Status != "finished" || rep.Verdict != "FAIL" || len(rep.Report.Violations) != 1 || rep.Report.Violations[0].Type != "DUPLICATE_EXECUTION" {
+			t.Errorf("want a finished FAIL with DUPLICATE_EXECUTION, got %.1500s", b)
+		}
+		classes := map[string]string{}
+		for _, c := range rep.ToolClassification {
+			classes[c.Name] = c.Class
+		}
+		if classes["create_booking"] != "write" || classes["get_booking"] != "read" || len(classes) != 3 {
+			t.Errorf("toolClassification %v", rep.ToolClassification)
+		}
+	})
 }

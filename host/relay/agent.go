@@ -102,11 +102,20 @@ func (s *session) fromAgent(line []byte) (call func()) {
 	switch {
 	case env.IsRequest():
 		switch env.Method {
-		case methodInitialize:
+		case methodInitialize, methodDiscover:
 			if !s.initialized.Load() {
 				s.startup(line, env)
 				return nil
 			}
+			s.forwardRequest(line, env, kindHandshake)
+			return nil
+		case methodPing:
+		default:
+			if !s.initialized.Load() {
+				s.listLazily(env)
+			}
+		}
+		switch env.Method {
 		case methodToolsCall:
 			return s.startCall(line, env)
 		case methodToolsList:

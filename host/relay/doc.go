@@ -31,6 +31,31 @@
 // after it, in order. (A server that, in that window, waits for an answer
 // from the agent delays the startup until the call timeout.)
 //
+// Protocol 2026-07-28 (SEP-2575, stateless MCP): a client such as the
+// go-sdk's (v1.8.0 by default) starts with server/discover instead of
+// initialize, and then sends no initialize and no notifications/initialized;
+// every request carries the protocol version, client info and client
+// capabilities in params._meta. The proxy treats server/discover like
+// initialize: it forwards it unchanged and, when the upstream answers with a
+// result, lists all tools with requests that carry the agent's own three
+// _meta members (io.modelcontextprotocol/protocolVersion, /clientInfo,
+// /clientCapabilities — a 2026-07-28 server refuses a request without them
+// as a legacy request before initialize), prints the table, then answers
+// the discover (with "tools":{} added like for initialize). When the
+// result's supportedVersions does not list the agent's version, the newest
+// listed version of 2026-07-28 or later is used; when it lists none, or the
+// upstream answers with an error, the answer reaches the agent unchanged
+// and the proxy waits for the agent's fall-back initialize. Re-listings
+// carry the same _meta.
+//
+// Lazy listing: when the agent's first request other than initialize,
+// server/discover or ping arrives before any handshake started the session
+// (a stateless client may skip server/discover), the proxy lists the tools
+// first, with that request's own SEP-2575 _meta, so a tools/call is never
+// taken for a call of an unknown tool when the upstream lists the tool. If
+// the upstream refuses that listing (a legacy server before initialize) it
+// is not tried again; the agent's initialize then lists the tools.
+//
 // Concurrency: every tools/call runs on its own goroutine (the one that
 // read it; reading goes on in a reused spare), so a slow call never holds
 // up others; writes to each side are serialised per message. Messages the

@@ -23,12 +23,22 @@ type fakeUpstream struct {
 	noTools  bool
 	// hang lists tools whose calls are never answered.
 	hang map[string]bool
+	// discover is the result of server/discover; empty: the method is
+	// unknown (a legacy server).
+	discover string
+	// strict refuses requests of the legacy protocol (no SEP-2575 _meta
+	// protocol version) before initialize, like the go-sdk server.
+	strict bool
+	// idless tools are answered with an error whose id is null (the
+	// upstream's own parse error) instead of a response.
+	idless map[string]bool
 
 	in  *io.PipeReader // what the relay writes
 	out *io.PipeWriter // what the relay reads
 
 	mu       sync.Mutex
 	received []string // every line received, in order
+	started  bool     // only the serve goroutine uses it
 }
 
 // conn is the relay's end of the fake upstream.
@@ -69,13 +79,35 @@ func (f *fakeUpstream) serve() {
 			Params struct {
 				Name   string `json:"name"`
 				Cursor string `json:"cursor"`
+				Meta   struct {
+					Version string `json:"io.modelcontextprotocol/protocolVersion"`
+				} `json:"_meta"`
 			} `json:"params"`
 		}
 		if json.Unmarshal([]byte(line), &m) != nil || m.ID == nil || m.Method == "" {
 			continue
 		}
+		if m.Method == "initialize" || m.Method == "server/discover" || m.Params.Meta.Version != "" {
+			f.started = true
+		}
+		if f.strict && !f.started && m.Method != "ping" {
+			msg, _ := json.Marshal(fmt.Sprintf("method %q is invalid during session initialization", m.Method))
+			if _, err := fmt.Fprintf(f.out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32600,"message":%s}}`+"\n", m.ID, msg); err != nil {
+				return
+			}
+			continue
+		}
 		var result string
 		switch m.Method {
+		case "server/discover":
+			if f.discover == "" {
+				f.started = false
+				if _, err := fmt.Fprintf(f.out, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`+"\n", m.ID); err != nil {
+					return
+				}
+				continue
+			}
+			result = f.discover
 		case "initialize":
 			caps := `{"tools":{}}`
 			if f.noTools {
@@ -86,6 +118,12 @@ func (f *fakeUpstream) serve() {
 			result = f.page(m.Params.Cursor)
 		case "tools/call":
 			if f.hang[m.Params.Name] {
+				continue
+			}
+			if f.idless[m.Params.Name] {
+				if _, err := io.WriteString(f.out, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`+"\n"); err != nil {
+					return
+				}
 				continue
 			}
 			result = `{"content":[{"type":"text","text":"called ` + m.Params.Name + `"}]}`

@@ -24,6 +24,10 @@ const (
 	// kindList: the agent's tools/list; the response is learned from and
 	// gets the extra tools on its last page.
 	kindList
+	// kindHandshake: the agent's initialize or server/discover after the
+	// session started; the answer gets "tools":{} when the proxy must
+	// announce tools.
+	kindHandshake
 	// kindWait: a goroutine waits on ch (a tools/call, the initialize, the
 	// proxy's own requests).
 	kindWait
@@ -86,14 +90,21 @@ type session struct {
 	holding bool
 	held    [][]byte
 
-	tools       atomic.Pointer[toolSet]
-	extras      atomic.Pointer[extraSet]
-	allExtras   []extraTool
-	upHasTools  atomic.Bool
+	tools      atomic.Pointer[toolSet]
+	extras     atomic.Pointer[extraSet]
+	allExtras  []extraTool
+	upHasTools atomic.Bool
+	// initialized: the session has started (a handshake was answered with
+	// a result, or the lazy listing succeeded) and the tools are listed.
 	initialized atomic.Bool
-	relistMu    sync.Mutex // one re-listing at a time
-	toolsMu     sync.Mutex // read-modify-write of tools
-	warnedJSON  atomic.Bool
+	// lazyTried: the listing before the agent's first request was tried.
+	lazyTried atomic.Bool
+	// listMeta is the SEP-2575 _meta of the proxy's own tools/list
+	// requests (nil: the legacy protocol).
+	listMeta   atomic.Pointer[[]byte]
+	relistMu   sync.Mutex // one re-listing at a time
+	toolsMu    sync.Mutex // read-modify-write of tools
+	warnedJSON atomic.Bool
 
 	ownSeq  atomic.Int64
 	callSeq atomic.Int64

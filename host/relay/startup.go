@@ -13,10 +13,14 @@ import (
 // maxListPages bounds the proxy's own tools/list pagination.
 const maxListPages = 10000
 
-// startup handles the agent's initialize: forward it unchanged, take the
-// upstream's result, list and classify all tools, print the table, then
+// startup handles the agent's handshake — initialize, or server/discover
+// (SEP-2575) — while the session has not started: forward it unchanged, take
+// the upstream's result, list and classify all tools, print the table, then
 // answer the agent with the upstream's result. Upstream→agent messages that
 // arrive meanwhile are held back and delivered after the answer, in order.
+// An error answer reaches the agent unchanged and the session stays
+// unstarted: after a failed server/discover the agent falls back to
+// initialize.
 func (s *session) startup(line []byte, env wire.Envelope) {
 	if s.upstreamGone() {
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeUpstreamGone, Message: textUpstreamUnavailable}))
@@ -48,54 +52,111 @@ func (s *session) startup(line []byte, env wire.Envelope) {
 		}
 	case <-timer.C:
 		s.abandon(key, p)
-		s.log.Printf("the upstream MCP server did not answer initialize within %d ms", s.opts.CallTimeout.Milliseconds())
+		s.log.Printf("the upstream MCP server did not answer %s within %d ms", env.Method, s.opts.CallTimeout.Milliseconds())
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInternalError,
-			Message: fmt.Sprintf("agent-harness: the upstream MCP server did not answer initialize within %d ms", s.opts.CallTimeout.Milliseconds())}))
+			Message: fmt.Sprintf("agent-harness: the upstream MCP server did not answer %s within %d ms", env.Method, s.opts.CallTimeout.Milliseconds())}))
 		s.startFailOnce.Do(func() { close(s.startFailed) })
 		return
 	}
 	if m.env.Result == nil {
-		// An initialize error reaches the agent unchanged; it may try again.
+		// A handshake error reaches the agent unchanged; it may try again
+		// (after server/discover: with initialize).
 		s.releaseHold(m.line)
 		return
 	}
-	capsTools := false
-	if caps, _, ok := wire.Lookup(m.env.Result, "capabilities"); ok {
-		if t, _, ok := wire.Lookup(caps, "tools"); ok && !wire.IsNull(t) {
-			capsTools = true
+	var meta []byte
+	if env.Method == methodDiscover {
+		var ok bool
+		if meta, ok = discoverListMeta(env.Params, m.env.Result); !ok {
+			// No stateless protocol version in common: the agent falls
+			// back to initialize, which starts the session.
+			s.releaseHold(m.line)
+			return
 		}
 	}
+	capsTools := hasToolsCapability(m.env.Result)
 	s.upHasTools.Store(capsTools)
+	s.listMeta.Store(&meta)
 	var infos []ToolInfo
 	if capsTools {
 		var err error
-		infos, err = s.listAll()
+		infos, err = s.listAll(meta)
 		if err != nil {
 			s.log.Printf("WARNING: could not list all of the upstream's tools: %v", err)
 		}
 	}
+	s.announceTools(infos)
+	s.releaseHold(s.withToolsCapability(m.line, m.env))
+}
+
+// listLazily lists the upstream's tools before the agent's first request
+// when the session was not started by a handshake the proxy saw (a
+// stateless SEP-2575 client may send requests without server/discover). The
+// listing carries the request's own SEP-2575 _meta. If the upstream refuses
+// it (e.g. a legacy server before initialize), the handshake that follows
+// lists the tools; this is tried once.
+func (s *session) listLazily(env wire.Envelope) {
+	if s.lazyTried.Swap(true) || s.upstreamGone() {
+		return
+	}
+	meta := requestMeta(env.Params, "")
+	infos, err := s.listAll(meta)
+	if err != nil && len(infos) == 0 {
+		s.log.Printf("could not list the upstream's tools before the agent's first request (%s): %v; they are listed after the agent's initialize", env.Method, err)
+		return
+	}
+	if err != nil {
+		s.log.Printf("WARNING: could not list all of the upstream's tools: %v", err)
+	}
+	s.upHasTools.Store(true)
+	s.listMeta.Store(&meta)
+	s.announceTools(infos)
+}
+
+// announceTools installs the first tool list of the session, prints the
+// classification table and starts the session.
+func (s *session) announceTools(infos []ToolInfo) {
 	if infos == nil {
 		infos = []ToolInfo{}
 	}
+	s.toolsMu.Lock()
 	s.setTools(infos)
+	s.toolsMu.Unlock()
 	s.log.Raw(classify.Table(infos, s.opts.KeyFieldNames))
 	if s.opts.OnTools != nil {
 		s.opts.OnTools(infos)
 	}
-	out := m.line
-	if !capsTools && len(s.extras.Load().raws) > 0 {
-		out = addToolsCapability(m.line, m.env)
-	}
 	s.initialized.Store(true)
-	s.releaseHold(out)
+}
+
+// hasToolsCapability reports whether an initialize or server/discover
+// result announces tools.
+func hasToolsCapability(result []byte) bool {
+	if caps, _, ok := wire.Lookup(result, "capabilities"); ok {
+		if t, _, ok := wire.Lookup(caps, "tools"); ok && !wire.IsNull(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// withToolsCapability is a handshake answer with "tools":{} added to its
+// capabilities when the upstream announces none and the proxy offers extra
+// tools; otherwise the line unchanged.
+func (s *session) withToolsCapability(line []byte, env wire.Envelope) []byte {
+	if env.Result == nil || hasToolsCapability(env.Result) || len(s.extras.Load().raws) == 0 {
+		return line
+	}
+	return addToolsCapability(line, env)
 }
 
 // listAll lists every upstream tool, following nextCursor, and classifies
-// each. On an error it returns what it has so far.
-func (s *session) listAll() ([]ToolInfo, error) {
+// each. meta is the SEP-2575 _meta of the listing requests (nil for the
+// legacy protocol). On an error it returns what it has so far.
+func (s *session) listAll(meta []byte) ([]ToolInfo, error) {
 	infos := []ToolInfo{}
 	cursors := make(map[string]bool)
-	params := []byte(`{}`)
+	params := listParams(meta, nil)
 	for range maxListPages {
 		m, err := s.ownRequest("tools/list", params)
 		if err != nil {
@@ -117,7 +178,7 @@ func (s *session) listAll() ([]ToolInfo, error) {
 			return infos, errors.New("tools/list: the upstream repeated a cursor")
 		}
 		cursors[string(page.nextCursor)] = true
-		params = append(append([]byte(`{"cursor":`), page.nextCursor...), '}')
+		params = listParams(meta, page.nextCursor)
 	}
 	return infos, fmt.Errorf("tools/list: more than %d pages", maxListPages)
 }
@@ -135,7 +196,11 @@ func (s *session) relist() {
 	s.mu.Lock()
 	s.relistQueued = false
 	s.mu.Unlock()
-	infos, err := s.listAll()
+	var meta []byte
+	if m := s.listMeta.Load(); m != nil {
+		meta = *m
+	}
+	infos, err := s.listAll(meta)
 	if err != nil {
 		s.log.Printf("WARNING: could not re-list the upstream's tools after %s: %v", methodToolsListChanged, err)
 		if len(infos) == 0 {

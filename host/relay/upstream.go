@@ -76,6 +76,8 @@ func (s *session) upstreamResponse(line []byte, env wire.Envelope) {
 		s.toAgent(line)
 	case kind == kindList:
 		s.answerToolsList(line, env)
+	case kind == kindHandshake:
+		s.toAgent(s.withToolsCapability(line, env))
 	case kind == kindWait:
 		if p.hold {
 			s.startHolding()
@@ -94,7 +96,7 @@ func (s *session) markUpstreamGone() {
 		var answers [][]byte
 		s.mu.Lock()
 		for key, p := range s.pending {
-			if p.kind == kindPlain || p.kind == kindList {
+			if p.kind == kindPlain || p.kind == kindList || p.kind == kindHandshake {
 				answers = append(answers, errorLine(p.agentID, &RPCError{Code: codeUpstreamGone, Message: textUpstreamDiedInRequest}))
 				delete(s.pending, key)
 			}
