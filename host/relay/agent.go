@@ -157,7 +157,7 @@ func (s *session) forwardRequest(line []byte, env wire.Envelope, kind pendingKin
 		return
 	}
 	key := wire.IDKey(env.ID)
-	p := &pending{kind: kind, agentID: env.ID}
+	p := &pending{kind: kind, agentID: env.ID, stream: env.Method == methodSubscriptionsListen}
 	if !s.register(key, p) {
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInvalidRequest,
 			Message: "agent-harness: duplicate request id (an earlier request with this id is still open)"}))

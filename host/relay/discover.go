@@ -14,6 +14,9 @@ import (
 const (
 	methodDiscover = "server/discover"
 	methodPing     = "ping"
+	// methodSubscriptionsListen opens the stream of the upstream's
+	// notifications; it stays open until cancelled.
+	methodSubscriptionsListen = "subscriptions/listen"
 
 	// firstStatelessVersion is the first protocol version of SEP-2575.
 	firstStatelessVersion = "2026-07-28"

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
 	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
@@ -229,6 +230,26 @@ func FuzzDiscoverListMeta(f *testing.F) {
 		pv, _, _ := wire.Lookup(meta, metaProtocolVersion)
 		if v, ok := wire.Unquote(pv); !ok || v < firstStatelessVersion {
 			t.Fatalf("meta %q has no stateless protocol version", meta)
+		}
+	})
+}
+
+// TestRelaySubscriptionStreamDoesNotDelayTheEnd: subscriptions/listen stays
+// open for the whole session; at the agent's EOF the proxy does not wait
+// the stop grace for its answer (in the bubble's deterministic clock).
+func TestRelaySubscriptionStreamDoesNotDelayTheEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := startRelay(t, &fakeUpstream{tools: testTools, discover: discoverResult}, nil)
+		a.send(discoverRequest)
+		a.recv()
+		a.send(`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{` + statelessMeta + `}}}`)
+		synctest.Wait()
+		start := time.Now()
+		if err := a.end(); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("the session end waited %v for the open subscription", d)
 		}
 	})
 }

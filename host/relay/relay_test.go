@@ -99,6 +99,8 @@ func (f *fakeUpstream) serve() {
 		}
 		var result string
 		switch m.Method {
+		case "subscriptions/listen":
+			continue // open until cancelled
 		case "server/discover":
 			if f.discover == "" {
 				f.started = false

@@ -44,6 +44,9 @@ type pending struct {
 	// hold: when the response arrives, hold back further upstream→agent
 	// messages until the agent has its initialize answer.
 	hold bool
+	// stream: a request that stays open for the whole session
+	// (subscriptions/listen); the end of the session does not wait for it.
+	stream bool
 }
 
 // upMsg is one message from the upstream with its envelope.
@@ -268,7 +271,7 @@ func (s *session) busyLocked() bool {
 		return true
 	}
 	for _, p := range s.pending {
-		if p.kind != kindAbandoned {
+		if p.kind != kindAbandoned && !p.stream {
 			return true
 		}
 	}
