@@ -118,11 +118,19 @@ func (p *Process) ExitDescription() string {
 	return p.waitErr.Error()
 }
 
+// killWait bounds the wait, after SIGKILL, for the group's members to be
+// gone. SIGKILL cannot be ignored, but it is delivered asynchronously: a
+// member can still run for a moment after kill(2) returned (longer on a
+// loaded machine).
+const killWait = 2 * time.Second
+
 // Stop ends the whole process group: it closes the child's stdin, waits up
 // to grace for the child to exit, sends SIGTERM to the group, waits up to
-// grace for the group to be gone, then sends SIGKILL and waits up to grace
-// again. It returns when the child has been reaped (or after a last grace
-// period). Safe to call more than once.
+// grace for the group to be gone, then sends SIGKILL and waits until no
+// member of the group runs any more (zombies nobody reaps count as gone),
+// at most max(grace, killWait). It returns when the child has been reaped
+// (or after a last grace period), so no process of the group outlives it.
+// Safe to call more than once.
 func (p *Process) Stop(grace time.Duration) {
 	p.stopOnce.Do(func() {
 		close(p.stopping)
@@ -137,7 +145,7 @@ func (p *Process) Stop(grace time.Duration) {
 		}
 		if groupAlive(p.pgid) {
 			_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
-			waitGroupGone(p.pgid, grace)
+			waitGroupGone(p.pgid, max(grace, killWait))
 		}
 		select {
 		case <-p.done:
