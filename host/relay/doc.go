@@ -56,6 +56,14 @@
 // the upstream refuses that listing (a legacy server before initialize) it
 // is not tried again; the agent's initialize then lists the tools.
 //
+// An error response the upstream sends without a usable id (absent, null
+// — typically its own parse error) cannot be attributed to a request: it
+// is logged ("upstream sent an error without a request id: <message>") and
+// forwarded to the agent unchanged, and open requests keep waiting for
+// their own answers, at most the call timeout (then: unknown outcome).
+// Failing an open call instead would be a guess; a wrong one would turn a
+// call that executed into one of unknown outcome.
+//
 // Concurrency: every tools/call runs on its own goroutine (the one that
 // read it; reading goes on in a reused spare), so a slow call never holds
 // up others; writes to each side are serialised per message. Messages the

@@ -581,3 +581,52 @@ func TestRelayStartupListing(t *testing.T) {
 		}
 	})
 }
+
+// TestRelayUpstreamErrorWithoutID: an error the upstream sends without a
+// usable id (its own parse error) is logged and forwarded to the agent; the
+// open call is not guessed at and keeps waiting, up to the call timeout.
+func TestRelayUpstreamErrorWithoutID(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		up := &fakeUpstream{tools: testTools, idless: map[string]bool{"create_booking": true}}
+		var fwdErr error
+		a := startRelay(t, up, func(o *Options) {
+			o.Pipeline = &recordingPipeline{do: func(ctx context.Context, _ *ToolCall, fwd Forward) (Response, error) {
+				r, err := fwd(ctx)
+				fwdErr = err
+				return r, err
+			}}
+		})
+		a.initialize()
+		a.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"create_booking","arguments":{}}}`)
+		for i, want := range []string{
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`,
+			`{"jsonrpc":"2.0","id":5,"result":{"content":[{"text":"Error: the upstream MCP server did not answer within 60000 ms (agent-harness call timeout). The outcome is unknown.","type":"text"}],"isError":true}}`,
+		} {
+			if got := a.recv(); got != want {
+				t.Errorf("message %d:\n got %s\nwant %s", i, got, want)
+			}
+		}
+		a.end()
+		if !errors.Is(fwdErr, ErrNoAnswer) {
+			t.Errorf("forward error %v, want ErrNoAnswer", fwdErr)
+		}
+		if want := "[agent-harness] upstream sent an error without a request id: Parse error\n"; !strings.Contains(a.stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, a.stderr.String())
+		}
+	})
+}
+
+func TestUsableID(t *testing.T) {
+	tests := []struct {
+		id   string
+		want bool
+	}{
+		{`1`, true}, {`-3`, true}, {`"a"`, true}, {`""`, true},
+		{``, false}, {`null`, false}, {`{}`, false}, {`[1]`, false}, {`true`, false},
+	}
+	for _, tt := range tests {
+		if got := usableID([]byte(tt.id)); got != tt.want {
+			t.Errorf("usableID(%s) = %v, want %v", tt.id, got, tt.want)
+		}
+	}
+}

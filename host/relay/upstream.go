@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
 )
@@ -37,6 +39,11 @@ func (s *session) fromUpstream(line []byte) {
 		if !errors.Is(err, wire.ErrNotObject) && !s.warnedJSON.Swap(true) {
 			s.log.Printf("WARNING: the upstream wrote invalid JSON to stdout (%v); forwarded unchanged", err)
 		}
+		s.toAgent(line)
+		return
+	}
+	if !env.HasMethod && !usableID(env.ID) && env.Error != nil {
+		s.idlessError(env.Error)
 		s.toAgent(line)
 		return
 	}
@@ -213,4 +220,40 @@ func (s *session) ownRequest(method string, params []byte) (upMsg, error) {
 		s.abandon(key, p)
 		return upMsg{}, ErrNoAnswer
 	}
+}
+
+// usableID reports whether a raw JSON-RPC id can name a request: a string or
+// a number (absent, null and other values cannot).
+func usableID(id []byte) bool {
+	if len(id) == 0 {
+		return false
+	}
+	c := id[0]
+	return c == '"' || c == '-' || (c >= '0' && c <= '9')
+}
+
+// idlessError logs an error response the upstream sent without a usable id
+// (typically its own parse error, id null). It cannot be attributed to a
+// request: it is forwarded to the agent as it came (as without the proxy)
+// and requests still open keep waiting for their own answers, at most the
+// call timeout. Failing an open call instead would be a guess, and a wrong
+// one would turn a call that executed into one of unknown outcome and show
+// the agent an error it would not have seen.
+func (s *session) idlessError(errObj []byte) {
+	msg := string(errObj)
+	if v, _, ok := wire.Lookup(errObj, "message"); ok {
+		if m, ok := wire.Unquote(v); ok {
+			msg = m
+		}
+	}
+	const maxLen = 500
+	if len(msg) > maxLen {
+		cut := maxLen
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "…"
+	}
+	msg = strings.Join(strings.Fields(msg), " ")
+	s.log.Printf("upstream sent an error without a request id: %s", msg)
 }
