@@ -25,17 +25,59 @@ type FileMeta struct {
 	Plugins json.RawMessage
 }
 
-// opEncoding caches the encoded report entries of one operation: its
-// operations[] entry, and its violations and observations as
-// comma-separated entries (empty when none).
-type opEncoding struct {
-	op, viol, obs []byte
+// fileCache holds the report-file encodings between AppendFile calls.
+type fileCache struct {
+	// Per operation, in order of first attempt: its operations[] entry, and
+	// its violations and observations (each entry with a leading comma;
+	// empty when none or when the operation is not live).
+	ops, viol, obs arena
+	keys           arena // keySummary entries, in order of first use
+	scratch        []byte
+
+	uncl []byte // comma-separated UNCLASSIFIED_REPEAT entries
+
+	// Small sections, re-encoded only when what they are computed from
+	// changed.
+	coverage cached[coverageKey]
+	score    cached[scoreKey]
+	patches  cached[patchKey]
 }
 
-// fileCache holds encodings that change rarely.
-type fileCache struct {
-	unclDirty bool
-	uncl      []byte // comma-separated UNCLASSIFIED_REPEAT entries
+// cached is one encoding with the key it was computed from.
+type cached[K comparable] struct {
+	ok  bool
+	key K
+	enc []byte
+}
+
+// get returns the cached encoding for key, calling encode on a miss.
+func (c *cached[K]) get(key K, encode func(dst []byte) []byte) []byte {
+	if !c.ok || c.key != key {
+		c.ok, c.key, c.enc = true, key, encode(c.enc[:0])
+	}
+	return c.enc
+}
+
+// coverageKey is everything coverage() reads (the name sets only grow, so
+// their lengths identify them).
+type coverageKey struct {
+	calls                            CallCounts
+	unclTools, unknownTools          int
+	fired, ended                     bool
+	injected, ops, readsOK, inFlight int
+}
+
+// scoreKey is everything scoreOf reads.
+type scoreKey struct {
+	verdict string
+	t       tally
+}
+
+// patchKey is everything patches() reads (an operation's tool and id never
+// change).
+type patchKey struct {
+	ghost, idem, retry, unverified           *operation
+	ghostExtra, extras, retries, unverifiedN int
 }
 
 // AppendFile appends the whole report-file JSON object (the envelope of
@@ -91,9 +133,20 @@ func (j *Judge) AppendFile(dst []byte, meta FileMeta) []byte {
 	dst = append(dst, `,"report":`...)
 	dst = j.appendReport(dst, verdict, reason)
 	dst = append(dst, `,"score":`...)
-	dst = appendJSON(dst, scoreOf(verdict, j.tally()))
+	t := j.tally()
+	dst = append(dst, j.enc.score.get(scoreKey{verdict, t}, func(b []byte) []byte {
+		return appendJSON(b, scoreOf(verdict, t))
+	})...)
 	dst = append(dst, `,"patches":`...)
-	dst = appendJSON(dst, j.patches())
+	pk := patchKey{
+		ghost: j.lists[catGhostExtra].head, idem: j.lists[catIdemExtra].head,
+		retry: j.lists[catRetryAfter].head, unverified: j.lists[catUnverified].head,
+		ghostExtra: j.tot.ghostExtra, extras: j.tot.extras, retries: j.tot.retry,
+		unverifiedN: j.lists[catUnverified].n,
+	}
+	dst = append(dst, j.enc.patches.get(pk, func(b []byte) []byte {
+		return appendJSON(b, j.patches())
+	})...)
 	dst = append(dst, `,"toolClassification":`...)
 	dst = appendRaw(dst, meta.ToolClassification, "[]")
 	if meta.Plugins != nil {
@@ -115,33 +168,26 @@ func (j *Judge) appendReport(dst []byte, verdict, reason string) []byte {
 
 	dst = append(dst, `,"operations":[`...)
 	first := true
-	for _, op := range j.opSeq {
-		if op.c.live {
-			dst = appendItem(dst, op.enc.op, &first)
-		}
-	}
+	dst = j.enc.ops.appendTo(dst, &first)
 	dst = append(dst, `],"violations":[`...)
 	first = true
-	for _, op := range j.opSeq {
-		if op.c.live {
-			dst = appendItem(dst, op.enc.viol, &first)
-		}
-	}
+	dst = j.enc.viol.appendTo(dst, &first)
 	dst = append(dst, `],"observations":[`...)
 	first = true
-	for _, op := range j.opSeq {
-		if op.c.live {
-			dst = appendItem(dst, op.enc.obs, &first)
-		}
-	}
+	dst = j.enc.obs.appendTo(dst, &first)
 	dst = appendItem(dst, j.enc.uncl, &first)
 	dst = append(dst, `],"coverage":`...)
-	dst = appendJSON(dst, j.coverage())
+	ck := coverageKey{
+		calls: j.callsByClass, unclTools: len(j.unclTools.names), unknownTools: len(j.unknownTools.names),
+		fired: j.scenarioFired, ended: j.ended,
+		injected: j.injectedCount, ops: j.tot.ops, readsOK: j.readsOK, inFlight: j.inFlight,
+	}
+	dst = append(dst, j.enc.coverage.get(ck, func(b []byte) []byte {
+		return appendJSON(b, j.coverage())
+	})...)
 	dst = append(dst, `,"keySummary":[`...)
 	first = true
-	for _, ks := range j.keySeq {
-		dst = appendItem(dst, ks.enc, &first)
-	}
+	dst = j.enc.keys.appendTo(dst, &first)
 	dst = append(dst, `],"pluginFailures":[`...)
 	for i, p := range j.plugins {
 		if i > 0 {
@@ -154,15 +200,26 @@ func (j *Judge) appendReport(dst []byte, verdict, reason string) []byte {
 
 // encodeDirty re-encodes what changed since the last AppendFile.
 func (j *Judge) encodeDirty() {
+	e := &j.enc
 	for _, op := range j.dirtyOps {
 		op.inDirty = false
 		if !op.dirty {
 			continue
 		}
 		op.dirty = false
-		op.enc.op = appendJSON(op.enc.op[:0], op.info())
-		op.enc.viol = appendEntries(op.enc.viol[:0], op.violations())
-		op.enc.obs = appendEntries(op.enc.obs[:0], op.observations())
+		i := op.seq - 1
+		if !op.c.live {
+			e.ops.set(i, nil)
+			e.viol.set(i, nil)
+			e.obs.set(i, nil)
+			continue
+		}
+		e.scratch = appendJSON(append(e.scratch[:0], ','), op.info())
+		e.ops.set(i, e.scratch)
+		e.scratch = appendEntries(e.scratch[:0], op.violations())
+		e.viol.set(i, e.scratch)
+		e.scratch = appendEntries(e.scratch[:0], op.observations())
+		e.obs.set(i, e.scratch)
 	}
 	clear(j.dirtyOps)
 	j.dirtyOps = j.dirtyOps[:0]
@@ -170,11 +227,17 @@ func (j *Judge) encodeDirty() {
 		ks.inDirty = false
 		if ks.dirty {
 			ks.dirty = false
-			ks.enc = appendJSON(ks.enc[:0], ks.info())
+			e.scratch = appendJSON(append(e.scratch[:0], ','), ks.info())
+			e.keys.set(ks.seq-1, e.scratch)
 		}
 	}
 	clear(j.dirtyKeys)
 	j.dirtyKeys = j.dirtyKeys[:0]
+	for _, a := range []*arena{&e.ops, &e.viol, &e.obs, &e.keys} {
+		if a.needsCompaction() {
+			a.compact()
+		}
+	}
 	dirty := false
 	for _, u := range j.unclSeq {
 		if u.dirty {
@@ -182,20 +245,18 @@ func (j *Judge) encodeDirty() {
 		}
 	}
 	if dirty {
-		j.enc.uncl = j.enc.uncl[:0]
+		e.uncl = e.uncl[:0]
 		first := true
 		for _, u := range j.unclSeq {
-			j.enc.uncl = appendItem(j.enc.uncl, appendJSON(nil, u.observation()), &first)
+			e.uncl = appendItem(e.uncl, appendJSON(nil, u.observation()), &first)
 		}
 	}
 }
 
+// appendEntries appends the encoding of each item with a leading comma.
 func appendEntries[T any](dst []byte, items []T) []byte {
-	for i, it := range items {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendJSON(dst, it)
+	for _, it := range items {
+		dst = appendJSON(append(dst, ','), it)
 	}
 	return dst
 }

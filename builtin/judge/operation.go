@@ -102,7 +102,6 @@ type operation struct {
 
 	dirty   bool
 	inDirty bool
-	enc     opEncoding
 }
 
 // nearObs is a POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS: the later operation
@@ -213,7 +212,6 @@ type keyState struct {
 	silent      bool
 	dirty       bool
 	inDirty     bool
-	enc         []byte
 	inSilentAll bool
 }
 
