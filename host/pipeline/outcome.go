@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -37,22 +36,6 @@ func outcomeOf(class classify.Class, resp relay.Response, err error) (judge.Outc
 		return judge.UpstreamRejected, ""
 	}
 	return judge.Executed, ""
-}
-
-// isErrorResult reports whether a raw CallToolResult has "isError": true;
-// ok is false when result is not a JSON object. Any other isError value
-// (absent, false, not a boolean) is not an error, as for MCP clients.
-func isErrorResult(result json.RawMessage) (isErr, ok bool) {
-	var r struct {
-		IsError json.RawMessage `json:"isError"`
-	}
-	if len(bytes.TrimSpace(result)) == 0 || bytes.TrimSpace(result)[0] != '{' {
-		return false, false
-	}
-	if err := json.Unmarshal(result, &r); err != nil {
-		return false, false
-	}
-	return bytes.Equal(bytes.TrimSpace(r.IsError), []byte("true")), true
 }
 
 // digest identifies the upstream's result bytes, so the judge can tell

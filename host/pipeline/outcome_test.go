@@ -44,23 +44,3 @@ func TestOutcomeOf(t *testing.T) {
 		})
 	}
 }
-
-// FuzzIsErrorResult: never panics; "isError": true only for an object
-// whose isError member is the literal true.
-func FuzzIsErrorResult(f *testing.F) {
-	for _, s := range []string{`{"isError":true}`, `{"isError":false}`, `{}`, `[]`, `{"`, `{"isError":tru}`, `{"a":{"isError":true}}`, ` {"isError":true} `} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		isErr, ok := isErrorResult(b)
-		if isErr && !ok {
-			t.Fatal("isError without a valid object")
-		}
-		if isErr {
-			var m map[string]json.RawMessage
-			if err := json.Unmarshal(b, &m); err != nil {
-				t.Fatalf("isError true for invalid JSON %q", b)
-			}
-		}
-	})
-}
