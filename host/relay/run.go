@@ -34,9 +34,12 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Command == "" && opts.Upstream == nil {
 		return errors.New("relay: no upstream command")
 	}
-	in, release := pollableInput(opts.Stdin)
-	defer release()
+	in, releaseIn := pollableInput(opts.Stdin)
+	defer releaseIn()
 	opts.Stdin = in
+	out, releaseOut := pollableOutput(opts.Stdout)
+	defer releaseOut()
+	opts.Stdout = out
 	s, err := newSession(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("relay: %w", err)
@@ -60,8 +63,8 @@ func Run(ctx context.Context, opts Options) error {
 			return fmt.Errorf("%w: %w", ErrStartFailed, err)
 		}
 		s.proc = p
-		s.upR = p.Stdout()
-		s.upW = newLineWriter(p.Stdin(), func(error) { s.markUpstreamGone() })
+		s.upR = rawFile(p.Stdout())
+		s.upW = newLineWriter(rawFile(p.Stdin()), func(error) { s.markUpstreamGone() })
 		go s.readUpstream()
 		go s.copyStderr()
 		go s.watchExit()

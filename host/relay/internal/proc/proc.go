@@ -87,11 +87,11 @@ func closeAll(fs ...*os.File) {
 // Pid is the process id of the upstream (also its process group id).
 func (p *Process) Pid() int { return p.pgid }
 
-// Stdin is the write end of the child's stdin.
-func (p *Process) Stdin() io.Writer { return p.stdin }
+// Stdin is the write end of the child's stdin (a non-blocking pipe).
+func (p *Process) Stdin() *os.File { return p.stdin }
 
-// Stdout is the read end of the child's stdout.
-func (p *Process) Stdout() io.Reader { return p.stdout }
+// Stdout is the read end of the child's stdout (a non-blocking pipe).
+func (p *Process) Stdout() *os.File { return p.stdout }
 
 // Stderr is the read end of the child's stderr.
 func (p *Process) Stderr() io.Reader { return p.stderr }
