@@ -85,11 +85,11 @@ func (a *arena) compact() {
 	a.dead, a.moves = 0, 0
 }
 
-// appendTo appends the entries in index order, comma-separated, to dst:
-// one copy per run of entries that lie next to each other in the buffer.
-// *first says whether nothing was written to the enclosing JSON array yet;
-// it is cleared when an entry is written.
-func (a *arena) appendTo(dst []byte, first *bool) []byte {
+// emit appends the entries in index order, comma-separated, to dst
+// through f: one part per run of entries that lie next to each other in
+// the buffer. *first says whether nothing was written to the enclosing JSON
+// array yet; it is cleared when an entry is written.
+func (a *arena) emit(dst []byte, first *bool, f *fileParts) []byte {
 	start, end := 0, -1
 	for _, s := range a.spans {
 		if s.n == 0 {
@@ -100,22 +100,22 @@ func (a *arena) appendTo(dst []byte, first *bool) []byte {
 			continue
 		}
 		if end >= 0 {
-			dst = a.run(dst, start, end, first)
+			dst = a.run(dst, start, end, first, f)
 		}
 		start, end = s.off, s.off+s.n
 	}
 	if end >= 0 {
-		dst = a.run(dst, start, end, first)
+		dst = a.run(dst, start, end, first, f)
 	}
 	return dst
 }
 
-// run appends buf[from:to], without its leading comma when it is the first
+// run emits buf[from:to], without its leading comma when it is the first
 // entry of the array.
-func (a *arena) run(dst []byte, from, to int, first *bool) []byte {
+func (a *arena) run(dst []byte, from, to int, first *bool, f *fileParts) []byte {
 	if *first {
 		from++
 		*first = false
 	}
-	return append(dst, a.buf[from:to]...)
+	return f.ref(dst, a.buf[from:to])
 }

@@ -20,8 +20,12 @@ import (
 //   - Report, Markdown and AppendFile are linear in the size of the report;
 //     AppendFile re-encodes only operations that changed since its last call.
 type Judge struct {
-	mu  sync.Mutex
-	cfg Config
+	// encMu guards enc, the report-file encodings; it is taken before mu
+	// and held while a WriteFile writes, so that events (mu alone) go on
+	// meanwhile.
+	encMu sync.Mutex
+	mu    sync.Mutex
+	cfg   Config
 
 	seq uint64 // events applied
 
@@ -60,7 +64,7 @@ type Judge struct {
 
 	dirtyOps  []*operation
 	dirtyKeys []*keyState
-	enc       fileCache
+	enc       fileCache // guarded by encMu (and changed under mu too)
 }
 
 // totals are the running sums of every operation's contrib.
