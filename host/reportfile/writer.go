@@ -71,20 +71,27 @@ func (w *Writer) Target() string { return w.target }
 // target. It returns an error only when both failed; the caller must then
 // stop before the agent gets another answer.
 func (w *Writer) Write(data []byte) error {
-	errTemp := w.writeTemp(data)
+	return w.WriteParts([][]byte{data})
+}
+
+// WriteParts is Write for contents given as parts, written one after the
+// other, so that a caller holding the contents in pieces need not copy
+// them into one buffer first.
+func (w *Writer) WriteParts(parts [][]byte) error {
+	errTemp := w.writeTemp(parts)
 	if errTemp == nil {
 		return nil
 	}
-	errDirect := w.writeDirect(data)
+	errDirect := w.writeDirect(parts)
 	if errDirect == nil {
 		return nil
 	}
 	return fmt.Errorf("%w; direct write: %w", errTemp, errDirect)
 }
 
-// writeTemp writes data to a new temporary file and renames it over the
+// writeTemp writes parts to a new temporary file and renames it over the
 // target.
-func (w *Writer) writeTemp(data []byte) error {
+func (w *Writer) writeTemp(parts [][]byte) error {
 	f, name, err := w.createTemp()
 	if err != nil {
 		return fmt.Errorf("temporary file: %w", err)
@@ -94,7 +101,7 @@ func (w *Writer) writeTemp(data []byte) error {
 		err = f.Chmod(w.perm)
 	}
 	if err == nil {
-		err = writeClose(f, data, w.opts.Sync)
+		err = writeClose(f, parts, w.opts.Sync)
 	} else {
 		f.Close()
 	}
@@ -134,7 +141,7 @@ func (w *Writer) createTemp() (*os.File, string, error) {
 // a symlink and without blocking (a FIFO without reader fails at once, one
 // with a reader is refused after fstat), and truncates only after checking
 // that what it opened is a regular file.
-func (w *Writer) writeDirect(data []byte) error {
+func (w *Writer) writeDirect(parts [][]byte) error {
 	f, err := os.OpenFile(w.target, os.O_WRONLY|os.O_CREATE|directFlags, w.perm)
 	if err != nil {
 		return err
@@ -150,12 +157,17 @@ func (w *Writer) writeDirect(data []byte) error {
 		f.Close()
 		return err
 	}
-	return writeClose(f, data, w.opts.Sync)
+	return writeClose(f, parts, w.opts.Sync)
 }
 
-// writeClose writes data, optionally syncs, and closes f.
-func writeClose(f *os.File, data []byte, sync bool) error {
-	_, err := f.Write(data)
+// writeClose writes parts, optionally syncs, and closes f.
+func writeClose(f *os.File, parts [][]byte, sync bool) error {
+	var err error
+	for _, p := range parts {
+		if _, err = f.Write(p); err != nil {
+			break
+		}
+	}
 	if err == nil && sync {
 		err = f.Sync()
 	}
