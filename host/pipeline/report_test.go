@@ -1,0 +1,123 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cuonztech/agent-harness/builtin/canon"
+	"github.com/cuonztech/agent-harness/builtin/classify"
+	"github.com/cuonztech/agent-harness/builtin/fault"
+	"github.com/cuonztech/agent-harness/builtin/judge"
+	"github.com/cuonztech/agent-harness/host/relay"
+)
+
+// bytesReport keeps every file written through Write.
+type bytesReport struct{ files [][]byte }
+
+func (r *bytesReport) Write(data []byte) error {
+	r.files = append(r.files, bytes.Clone(data))
+	return nil
+}
+func (r *bytesReport) Path() string { return "out/report.json" }
+
+// partsReport also takes parts, and records which way each file came.
+type partsReport struct {
+	bytesReport
+	parts int   // files written through WriteParts
+	err   error // returned by WriteParts when set
+}
+
+func (r *partsReport) WriteParts(parts [][]byte) error {
+	if r.err != nil {
+		return r.err
+	}
+	var b []byte
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	r.parts++
+	r.files = append(r.files, b)
+	return nil
+}
+
+// runReportSession runs a short F1 session with the real judge and returns
+// the pipeline.
+func runReportSession(t *testing.T, rep ReportWriter) *Pipeline {
+	t.Helper()
+	p := New(Options{
+		Judge:  judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil), Scenario: "F1"}),
+		Fault:  fault.NewGhostWrite(),
+		Report: rep, Clock: newFakeClock(true),
+		Fatal: func(err error) { t.Fatal(err) },
+	})
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.OnTools([]relay.ToolInfo{{Name: "create_booking", Class: classify.Write}})
+	forward := func(context.Context) (relay.Response, error) {
+		return relay.Response{Result: json.RawMessage(okResult)}, nil
+	}
+	for i := range 40 {
+		c := &relay.ToolCall{ID: int64(i + 1), Tool: "create_booking", Class: classify.Write, AcceptsKey: true,
+			Arguments: json.RawMessage(`{"room":` + strconv.Itoa(i%25) + `}`)}
+		if _, err := p.HandleCall(context.Background(), c, forward); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.OnSessionEnd(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestReportFileParts: a writer that takes parts gets every file that way,
+// byte-identical to the single-buffer encoding.
+func TestReportFileParts(t *testing.T) {
+	whole, parts := &bytesReport{}, &partsReport{}
+	runReportSession(t, whole)
+	p := runReportSession(t, parts)
+	if len(parts.files) != len(whole.files) || parts.parts != len(parts.files) {
+		t.Fatalf("%d files (%d as parts), want %d, all as parts", len(parts.files), parts.parts, len(whole.files))
+	}
+	for i := range whole.files {
+		if !bytes.Equal(parts.files[i], whole.files[i]) {
+			t.Fatalf("file %d differs:\n%s\nwant\n%s", i, parts.files[i], whole.files[i])
+		}
+	}
+	if last := parts.files[len(parts.files)-1]; !bytes.Equal(last, p.ReportJSON()) {
+		t.Error("last file differs from ReportJSON")
+	}
+}
+
+// TestReportFilePartsFailure: a failed parts write is handled as a failed
+// write: one stderr line and Fatal.
+func TestReportFilePartsFailure(t *testing.T) {
+	var stderr bytes.Buffer
+	var fatal []error
+	rep := &partsReport{err: errDiskFull}
+	p := New(Options{
+		Judge: judge.New(judge.Config{}), Report: rep, Stderr: &stderr,
+		Fatal: func(err error) { fatal = append(fatal, err) },
+	})
+	if err := p.Start(); !errors.Is(err, errDiskFull) {
+		t.Fatalf("Start = %v, want the write error", err)
+	}
+	c := &relay.ToolCall{ID: 1, Tool: "create_booking", Class: classify.Write, Arguments: json.RawMessage(`{}`)}
+	if _, err := p.HandleCall(context.Background(), c, nil); err == nil {
+		t.Fatal("call answered after the report file failed")
+	}
+	if len(fatal) != 1 || !errors.Is(fatal[0], errDiskFull) {
+		t.Errorf("Fatal calls %v", fatal)
+	}
+	if want := "[agent-harness] cannot write report file out/report.json: " + errDiskFull.Error() + "\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	if len(rep.files) != 0 || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("files %d, stderr %q", len(rep.files), stderr.String())
+	}
+}
