@@ -13,13 +13,13 @@ import (
 // agent reader's thread keeps its scheduler slot while it waits, and the
 // goroutine just started for a tools/call can sit behind it until the
 // runtime takes the slot back — measured here as ~100 µs added per call.
-// Reads are raw system calls (package fdio).
+// With raw, reads are raw system calls (package fdio).
 //
 // Only pipes and sockets are switched (never a terminal or a file): the
 // descriptor is duplicated and O_NONBLOCK set on the shared open file for
 // the session; release closes the duplicate, which also ends a read still
 // waiting, and clears O_NONBLOCK again. Anything else is returned as is.
-func pollableInput(r io.Reader) (_ io.Reader, release func()) {
+func pollableInput(r io.Reader, raw bool) (_ io.Reader, release func()) {
 	f, ok := r.(*os.File)
 	if !ok {
 		return r, func() {}
@@ -28,7 +28,7 @@ func pollableInput(r io.Reader) (_ io.Reader, release func()) {
 	if nf == nil {
 		return r, release
 	}
-	if x, ok := fdio.New(nf); ok {
+	if x, ok := fdio.New(nf); ok && raw {
 		return x, release
 	}
 	return nf, release

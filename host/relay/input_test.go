@@ -28,7 +28,7 @@ func TestPollableStdio(t *testing.T) {
 		pick func(r, w *os.File) (*os.File, func() (any, func()))
 	}{
 		{"input", func(r, _ *os.File) (*os.File, func() (any, func())) {
-			return r, func() (any, func()) { return pollableInput(r) }
+			return r, func() (any, func()) { return pollableInput(r, true) }
 		}},
 		{"output", func(_, w *os.File) (*os.File, func() (any, func())) {
 			return w, func() (any, func()) { return pollableOutput(w) }
@@ -68,7 +68,7 @@ func TestPollableLeavesOthersAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer file.Close()
-	if got, release := pollableInput(file); got != io.Reader(file) {
+	if got, release := pollableInput(file, true); got != io.Reader(file) {
 		t.Error("a regular file was switched")
 	} else {
 		release()

@@ -33,8 +33,8 @@ type fakeUpstream struct {
 	// upstream's own parse error) instead of a response.
 	idless map[string]bool
 
-	in  *io.PipeReader // what the relay writes
-	out *io.PipeWriter // what the relay reads
+	in  io.Reader      // what the relay writes
+	out io.WriteCloser // what the relay reads
 
 	mu       sync.Mutex
 	received []string // every line received, in order
@@ -121,6 +121,10 @@ func (f *fakeUpstream) serve() {
 		case "tools/call":
 			if f.hang[m.Params.Name] {
 				continue
+			}
+			if m.Params.Name == "big" {
+				result = `{"content":[{"type":"text","text":"` + strings.Repeat("b", 4<<20) + `"}]}`
+				break
 			}
 			if f.idless[m.Params.Name] {
 				if _, err := io.WriteString(f.out, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`+"\n"); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"time"
@@ -34,12 +35,14 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Command == "" && opts.Upstream == nil {
 		return errors.New("relay: no upstream command")
 	}
-	in, releaseIn := pollableInput(opts.Stdin)
+	in, releaseIn := pollableInput(opts.Stdin, opts.RawIO)
 	defer releaseIn()
 	opts.Stdin = in
-	out, releaseOut := pollableOutput(opts.Stdout)
-	defer releaseOut()
-	opts.Stdout = out
+	if opts.RawIO {
+		out, releaseOut := pollableOutput(opts.Stdout)
+		defer releaseOut()
+		opts.Stdout = out
+	}
 	s, err := newSession(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("relay: %w", err)
@@ -63,8 +66,13 @@ func Run(ctx context.Context, opts Options) error {
 			return fmt.Errorf("%w: %w", ErrStartFailed, err)
 		}
 		s.proc = p
-		s.upR = rawFile(p.Stdout())
-		s.upW = newLineWriter(rawFile(p.Stdin()), func(error) { s.markUpstreamGone() })
+		var upR io.Reader = p.Stdout()
+		var upW io.Writer = p.Stdin()
+		if opts.RawIO {
+			upR, upW = rawFile(p.Stdout()), rawFile(p.Stdin())
+		}
+		s.upR = upR
+		s.upW = newLineWriter(upW, func(error) { s.markUpstreamGone() })
 		go s.readUpstream()
 		go s.copyStderr()
 		go s.watchExit()
