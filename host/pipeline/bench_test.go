@@ -19,26 +19,41 @@ type discardReport struct{ bytes int }
 func (d *discardReport) Write(b []byte) error { d.bytes += len(b); return nil }
 func (d *discardReport) Path() string         { return "discard" }
 
+// discardParts also takes the file as parts, as *reportfile.Writer does.
+type discardParts struct{ discardReport }
+
+func (d *discardParts) WriteParts(parts [][]byte) error {
+	for _, p := range parts {
+		d.bytes += len(p)
+	}
+	return nil
+}
+
 // BenchmarkHandleCall is the pipeline's own cost per forwarded write with
 // the real judge, after a session of the given length: events, fault
-// decision, and two report encodings (the file system is left out; see
+// decision, and two report-file writes (the file system is left out; see
 // host/reportfile's BenchmarkWrite and cmd/agent-harness's
-// BenchmarkReportFileSession).
+// BenchmarkReportFileSession). report=none has no report file,
+// report=buffer encodes each file into one buffer (a writer without
+// WriteParts), report=parts hands the judge's parts to the writer.
 func BenchmarkHandleCall(b *testing.B) {
 	for _, tc := range []struct {
 		history int
-		report  bool
-	}{{100, false}, {100, true}, {5000, false}, {5000, true}} {
-		name := "history=" + strconv.Itoa(tc.history) + "/report-file=" + strconv.FormatBool(tc.report)
+		report  string
+	}{{100, "none"}, {100, "buffer"}, {100, "parts"}, {5000, "none"}, {5000, "buffer"}, {5000, "parts"}} {
+		name := "history=" + strconv.Itoa(tc.history) + "/report=" + tc.report
 		history := tc.history
 		b.Run(name, func(b *testing.B) {
-			rep := &discardReport{}
+			rep := &discardParts{}
 			opts := Options{
 				Judge: judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil), Scenario: "F1"}),
 				Fault: fault.NewGhostWrite(),
 				Fatal: func(err error) { b.Fatal(err) },
 			}
-			if tc.report {
+			switch tc.report {
+			case "buffer":
+				opts.Report = &rep.discardReport
+			case "parts":
 				opts.Report = rep
 			}
 			p := New(opts)
