@@ -14,6 +14,10 @@
 //
 //   - Writes of the report file are serialised and coalesced: a call whose
 //     events are already covered by a newer write does not write again.
+//     A forwarded call writes twice (before forwarding, after its answer is
+//     decided), an injected answer once. When the writer takes parts
+//     (*reportfile.Writer), the judge's cached encodings go to the file
+//     without being copied into one buffer.
 //   - When the report file cannot be written, the pipeline prints one line
 //     on stderr and, inside a call, calls Options.Fatal before the answer
 //     reaches the agent; outside calls (start, session end) it returns the
