@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 	"time"
@@ -69,13 +70,36 @@ func FuzzJudgeEvents(f *testing.F) {
 			cfg.Scenario = []string{"", "F1", "F2", "F4", "chaos"}[int(data[0])%5]
 		}
 		j := New(cfg)
-		for _, ev := range eventsFromBytes(data) {
+		j.enc.file.minRef = 1 // every arena run a part of its own
+		for i, ev := range eventsFromBytes(data) {
 			j.Apply(ev)
 			checkInvariants(t, j)
+			if i%4 == 0 {
+				_ = j.AppendFile(nil, FileMeta{}) // incremental encodings, as in the proxy
+			}
 		}
 		out := j.AppendFile(nil, FileMeta{})
 		if !json.Valid(out) {
 			t.Fatalf("invalid report file JSON: %s", out)
+		}
+		var file struct {
+			Report json.RawMessage `json:"report"`
+		}
+		if err := json.Unmarshal(out, &file); err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := json.Marshal(j.Report()); !bytes.Equal(file.Report, want) {
+			t.Fatalf("file report differs from Report():\n%s", lineDiff(indent(want), indent(file.Report)))
+		}
+		var parts []byte
+		_ = j.WriteFile(FileMeta{}, func(ps [][]byte) error {
+			for _, p := range ps {
+				parts = append(parts, p...)
+			}
+			return nil
+		})
+		if !bytes.Equal(parts, out) {
+			t.Fatal("WriteFile parts differ from AppendFile")
 		}
 		_ = j.Markdown()
 	})
