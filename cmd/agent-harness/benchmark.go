@@ -64,18 +64,9 @@ func parseBenchmarkFlags(args []string) (benchmarkFlags, error) {
 	jitter := fs.String("jitter", "", "")
 	seed := fs.String("seed", "", "")
 	fs.BoolVar(&f.help, "help", false, "")
-	if err := checkFlagValues(fs, args); err != nil {
+	if help, err := parseFlagSet(fs, args); help || err != nil {
+		f.help = help
 		return f, err
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			f.help = true
-			return f, nil
-		}
-		return f, err
-	}
-	if f.help {
-		return f, nil
 	}
 	if fs.NArg() > 0 {
 		return f, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -120,6 +111,24 @@ func parseBenchmarkFlags(args []string) (benchmarkFlags, error) {
 // checkFlagValues rejects what pflag would accept silently: a value flag
 // given without "=" whose next argument starts with "--" (never taken as a
 // value; write --flag=--value), and empty values.
+// parseFlagSet checks values (see checkFlagValues), then parses args into
+// fs; help is true when the set's --help flag was given or pflag saw -h.
+func parseFlagSet(fs *pflag.FlagSet, args []string) (help bool, err error) {
+	if err := checkFlagValues(fs, args); err != nil {
+		return false, err
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return true, nil
+		}
+		return false, err
+	}
+	if h := fs.Lookup("help"); h != nil && h.Value.String() == "true" {
+		return true, nil
+	}
+	return false, nil
+}
+
 func checkFlagValues(fs *pflag.FlagSet, args []string) error {
 	for i := 0; i < len(args); i++ {
 		a := args[i]

@@ -93,18 +93,9 @@ func parsePluginFlags(args []string) (pluginFlags, error) {
 	cacheDir := fs.String("plugin-cache-dir", "", "")
 	fs.BoolVar(&f.json, "json", false, "")
 	fs.BoolVar(&f.help, "help", false, "")
-	if err := checkFlagValues(fs, args); err != nil {
+	if help, err := parseFlagSet(fs, args); help || err != nil {
+		f.help = help
 		return f, err
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			f.help = true
-			return f, nil
-		}
-		return f, err
-	}
-	if f.help {
-		return f, nil
 	}
 	switch fs.NArg() {
 	case 0:
