@@ -229,6 +229,18 @@ func (s *Server) add(sess *session) string {
 	return dropped
 }
 
+// sessionArg decodes arguments that hold only a session_id and looks the
+// session up.
+func (s *Server) sessionArg(args json.RawMessage) (*session, error) {
+	var in struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := decode(args, &in); err != nil {
+		return nil, err
+	}
+	return s.lookup(in.SessionID)
+}
+
 func (s *Server) lookup(id string) (*session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -397,13 +409,7 @@ func (s *Server) writeAuditReport(data []byte) (string, error) {
 }
 
 func (s *Server) getScore(_ context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
-	var in struct {
-		SessionID string `json:"session_id"`
-	}
-	if err := decode(args, &in); err != nil {
-		return nil, err
-	}
-	sess, err := s.lookup(in.SessionID)
+	sess, err := s.sessionArg(args)
 	if err != nil {
 		return nil, err
 	}
@@ -449,13 +455,7 @@ func (s *Server) listScenarios(_ context.Context, args json.RawMessage) (*mcp.Ca
 }
 
 func (s *Server) resetSession(_ context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
-	var in struct {
-		SessionID string `json:"session_id"`
-	}
-	if err := decode(args, &in); err != nil {
-		return nil, err
-	}
-	sess, err := s.lookup(in.SessionID)
+	sess, err := s.sessionArg(args)
 	if err != nil {
 		return nil, err
 	}
