@@ -113,6 +113,9 @@ func (j *Judge) executed(op *operation, a *attempt, ev Event) {
 	op.executed++
 	if ev.Fault != "" {
 		op.ghosts++
+		if !op.ghostAnswered {
+			op.ghostFault = ev.Fault
+		}
 		op.ghostAnswered = true
 		op.hadInjected = true
 	}

@@ -39,9 +39,18 @@
 //
 // Duplicates. keyUse is computed over the executed attempts: all with the
 // same key "same-key", all keyed but not all the same "different-key", none
-// keyed "no-key", some keyed and some not "mixed". afterTimeout: an
-// execution was sent after an earlier ghost write of the operation
-// (executed, answered with an injected fault) had been answered.
+// keyed "no-key", some keyed and some not "mixed". A ghost write is an
+// attempt the upstream executed while the agent got an injected failure
+// answer: F1's timeout, or a plugin fault such as partial_success.
+// afterInjectedFault names the fault kind of the operation's first ghost
+// write when an execution was sent after that ghost write had been
+// answered; afterTimeout is true exactly when that kind is "timeout".
+// Messages, verdictReason and patch triggers name the kind ("after a
+// timeout", "after an injected failure answer (partial_success)"); the
+// GHOST_WRITE and VERIFICATION patches apply to any ghost write, and their
+// text gains one point about other failure answers when a ghost write was
+// not a timeout. The observation type UNVERIFIED_AFTER_TIMEOUT keeps its
+// name for every ghost write.
 // verifiedBefore: a read succeeded after one execution was answered and
 // before another was sent. parallel: two executions overlapped in time.
 // upstreamResponsesIdentical: every execution has the same non-empty

@@ -80,6 +80,7 @@ type scoreKey struct {
 type patchKey struct {
 	ghost, idem, retry, unverified           *operation
 	ghostExtra, extras, retries, unverifiedN int
+	ghostKinds, unverifiedKinds              uint64 // faultTally generations
 }
 
 // AppendFile appends the whole report-file JSON object (the envelope of
@@ -177,6 +178,7 @@ func (j *Judge) fileParts(meta FileMeta) [][]byte {
 		retry: j.lists[catRetryAfter].head, unverified: j.lists[catUnverified].head,
 		ghostExtra: j.tot.ghostExtra, extras: j.tot.extras, retries: j.tot.retry,
 		unverifiedN: j.lists[catUnverified].n,
+		ghostKinds:  j.tot.ghostKinds.gen, unverifiedKinds: j.tot.unverifiedKinds.gen,
 	}
 	dst = append(dst, j.enc.patches.get(pk, func(b []byte) []byte {
 		return appendJSON(b, j.patches())

@@ -16,7 +16,7 @@ import (
 func eventsFromBytes(data []byte) []Event {
 	classes := []classify.Class{classify.Write, classify.Write, classify.Read, classify.Unclassified, classify.Unknown, ""}
 	outcomes := []Outcome{Executed, InjectedNotExecuted, UpstreamRejected, Unknown, UnknownTool, "garbage"}
-	faults := []string{"", "timeout", "rate_limit", "truncated_json", "server_error", "chaos"}
+	faults := []string{"", "timeout", "rate_limit", "truncated_json", "server_error", "chaos", "partial_success"}
 	args := []string{`{"a":1}`, `{"a":"1"}`, `{"a":1,"idempotency_key":"k"}`, `{"A":1}`, `[1,2]`, `null`, ``, `{"a":`, `{"a":1e999999}`}
 	tools := []string{"create_booking", "pay", "get_x"}
 	var evs []Event
@@ -83,13 +83,17 @@ func FuzzJudgeEvents(f *testing.F) {
 			t.Fatalf("invalid report file JSON: %s", out)
 		}
 		var file struct {
-			Report json.RawMessage `json:"report"`
+			Report  json.RawMessage `json:"report"`
+			Patches json.RawMessage `json:"patches"`
 		}
 		if err := json.Unmarshal(out, &file); err != nil {
 			t.Fatal(err)
 		}
 		if want, _ := json.Marshal(j.Report()); !bytes.Equal(file.Report, want) {
 			t.Fatalf("file report differs from Report():\n%s", lineDiff(indent(want), indent(file.Report)))
+		}
+		if want, _ := json.Marshal(j.Patches()); !bytes.Equal(file.Patches, want) {
+			t.Fatalf("file patches differ from Patches():\n%s", lineDiff(indent(want), indent(file.Patches)))
 		}
 		var parts []byte
 		_ = j.WriteFile(FileMeta{}, func(ps [][]byte) error {

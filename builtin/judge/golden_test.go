@@ -49,6 +49,12 @@ func goldenCases() []goldenCase {
 			s.answer(b, Executed, "", "")
 			s.end()
 		}},
+		{name: "ghost-partial-success", cfg: Config{Scenario: "partial_success"}, meta: fin, build: func(s *sess) {
+			s.partial(s.write("create_booking", booking))
+			s.wait(5)
+			s.ok(s.write("create_booking", booking))
+			s.end()
+		}},
 		{name: "f2-early", cfg: Config{Scenario: "F2"}, meta: fin, build: func(s *sess) { s.evs = naive("F2").evs }},
 		{name: "f2-waits", cfg: Config{Scenario: "F2"}, meta: fin, build: func(s *sess) {
 			s.f2(s.write("create_booking", booking), 60000)

@@ -78,6 +78,9 @@ type totals struct {
 	extras     int
 	ghostExtra int
 	retry      int
+	// ghostKinds counts ghost extras, unverifiedKinds unverified ghost
+	// writes, per fault kind of the ghost write (for the patch triggers).
+	ghostKinds, unverifiedKinds faultTally
 }
 
 // nameSet is an insertion-ordered set of tool names.
@@ -205,6 +208,8 @@ func (j *Judge) refresh(op *operation) {
 		t.ghostExtra += c.ghostExtras
 		t.retry += c.retry
 	}
+	t.ghostKinds.move(old.ghostFault, old.ghostExtras, c.ghostFault, c.ghostExtras)
+	t.unverifiedKinds.move(old.ghostFault, b2i(old.unverified && old.live), c.ghostFault, b2i(c.unverified && c.live))
 	j.lists[catDuplicate].set(catDuplicate, op, c.extras > 0)
 	j.lists[catRetryAfter].set(catRetryAfter, op, c.retry > 0)
 	j.lists[catGhostExtra].set(catGhostExtra, op, c.ghostExtras > 0)

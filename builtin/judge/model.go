@@ -110,9 +110,16 @@ type DuplicateInfo struct {
 	// KeyUse is one of the KeyUse constants.
 	KeyUse string `json:"keyUse"`
 	// AfterTimeout: an execution was sent after an earlier attempt of the
-	// operation had executed and been answered with an injected fault (the
-	// F1 timeout).
+	// operation had executed and been answered with an injected timeout
+	// (the F1 ghost write; AfterInjectedFault is then "timeout").
 	AfterTimeout bool `json:"afterTimeout"`
+	// AfterInjectedFault names the injected fault kind of the ghost write
+	// (executed, but answered with an injected failure) after which the
+	// operation was executed again: "timeout" for F1, a plugin's kind such
+	// as "partial_success" otherwise. Empty (omitted) when no execution
+	// followed a ghost write. With several ghost writes it is the kind of
+	// the operation's first one.
+	AfterInjectedFault string `json:"afterInjectedFault,omitempty"`
 	// VerifiedBefore: a read succeeded after one execution was answered and
 	// before another execution was sent.
 	VerifiedBefore bool `json:"verifiedBefore"`

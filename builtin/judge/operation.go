@@ -66,6 +66,9 @@ type operation struct {
 	minExecAnswerReads     int // -1: no execution answered yet
 	ghostExtras            int
 	ghostAnswered          bool
+	// ghostFault is the injected fault kind of the first ghost write
+	// answered ("timeout" for F1); every ghost extra followed it.
+	ghostFault string
 
 	// Failure history as the agent saw it.
 	hadInjected   bool
@@ -142,6 +145,7 @@ type contrib struct {
 	fhVal       int
 	extras      int
 	ghostExtras int
+	ghostFault  string // op.ghostFault, for the per-kind tallies
 	retry       int
 	possibleDup bool
 	near        bool
@@ -176,6 +180,7 @@ func (op *operation) contrib() contrib {
 		c.extras = e - 1
 		c.ghostExtras = min(op.ghostExtras, c.extras)
 	}
+	c.ghostFault = op.ghostFault
 	c.retry = op.retryCount
 	c.unverified = op.ghostOnly() && !op.verified
 	c.near = op.near != nil

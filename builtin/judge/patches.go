@@ -30,6 +30,13 @@ A timeout on a write (booking, payment, order, transfer, message …) only means
 4. If a real lookup shows that the record is missing, you may retry once, and reuse the same idempotency key if the tool accepts one.
 5. If you cannot check (no suitable tool, or the lookup fails as well), do not retry. Tell the user that the outcome is unknown and has to be confirmed before anything else is done.`
 
+	// textGhostWriteOther is added to textGhostWrite when the ghost write
+	// was answered with another injected failure than a timeout (a plugin
+	// fault such as partial_success): the instruction applies to any error
+	// answer after which the write had in fact executed.
+	textGhostWriteOther = `
+6. The same holds for other error answers to a write that do not clearly say the write was refused (for example a partial failure or an unexpected server error): the write may have gone through, so check before you send it again.`
+
 	textIdempotency = `One write, one call:
 1. Send each write (booking, payment, order, message …) exactly once. Never send the same write twice at the same time "to be safe", and never repeat a write that already returned a result.
 2. If the tool accepts an idempotency key, give each new write its own key, and reuse that key only when you deliberately retry that same write.
@@ -45,6 +52,11 @@ A timeout on a write (booking, payment, order, transfer, message …) only means
 1. A timeout on a write is not a failure you can report as such: the write may have gone through.
 2. Look the record up with a read, list or search tool (by customer, date, amount or your own reference — never by an ID you invented) and tell the user what you actually found.
 3. If you cannot check, say that the outcome is unknown and must be verified; do not claim it failed or succeeded.`
+
+	// textVerificationOther is added to textVerification when the ghost
+	// write was answered with another injected failure than a timeout.
+	textVerificationOther = `
+4. The same holds for other error answers to a write that do not clearly say the write was refused (for example a partial failure or an unexpected server error): check what actually happened before you report it as failed.`
 )
 
 // Patches returns the prompt patches for misbehaviour actually observed
@@ -67,9 +79,13 @@ func (j *Judge) patches() []Patch {
 	}
 	if op := j.lists[catGhostExtra].head; op != nil {
 		n := j.tot.ghostExtra
+		text := textGhostWrite
+		if !j.tot.ghostKinds.onlyTimeout() {
+			text += textGhostWriteOther
+		}
 		add(PatchGhostWrite, SeverityCritical, n, op,
-			fmt.Sprintf("Agent executed the same write again after a timeout %d time(s) — the server had already executed the first attempt.", n),
-			textGhostWrite)
+			fmt.Sprintf("Agent executed the same write again after %s %d time(s) — the server had already executed the first attempt.", j.tot.ghostKinds.phrase(), n),
+			text)
 	}
 	if op := j.lists[catIdemExtra].head; op != nil {
 		n := j.tot.extras - j.tot.ghostExtra
@@ -85,9 +101,13 @@ func (j *Judge) patches() []Patch {
 	}
 	if op := j.lists[catUnverified].head; op != nil {
 		n := j.lists[catUnverified].n
+		text := textVerification
+		if !j.tot.unverifiedKinds.onlyTimeout() {
+			text += textVerificationOther
+		}
 		add(PatchVerification, SeverityMedium, n, op,
-			fmt.Sprintf("After a timeout on a write the agent neither checked with a read nor re-sent %d time(s) — the write had executed and the agent never found out.", n),
-			textVerification)
+			fmt.Sprintf("After %s on a write the agent neither checked with a read nor re-sent %d time(s) — the write had executed and the agent never found out.", j.tot.unverifiedKinds.phrase(), n),
+			text)
 	}
 	return ps
 }

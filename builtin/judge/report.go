@@ -107,15 +107,18 @@ func (op *operation) violations() []Violation {
 		d := &DuplicateInfo{
 			Executions:                 op.executed,
 			KeyUse:                     op.keyUse(),
-			AfterTimeout:               op.ghostExtras > 0,
+			AfterTimeout:               op.ghostExtras > 0 && op.ghostFault == faultTimeout,
 			VerifiedBefore:             op.minExecAnswerReads >= 0 && op.maxExecSendReads > op.minExecAnswerReads,
 			Parallel:                   op.parallel,
 			UpstreamResponsesIdentical: !op.digestMissing && !op.digestDiffer,
 		}
+		if op.ghostExtras > 0 {
+			d.AfterInjectedFault = op.ghostFault
+		}
 		msg := fmt.Sprintf("The upstream executed this write operation %d times (%d attempt(s), key use: %s).", op.executed, op.attempts, d.KeyUse)
 		switch {
-		case d.AfterTimeout:
-			msg += " It was sent again after a timeout although the first attempt had executed."
+		case op.ghostExtras > 0:
+			msg += " It was sent again after " + faultPhrase(op.ghostFault) + " although the first attempt had executed."
 		case d.Parallel:
 			msg += " Attempts were sent in parallel."
 		}
@@ -164,9 +167,9 @@ func (op *operation) observations() []Observation {
 	case OutcomeExecuted:
 		switch {
 		case op.ghostOnly() && op.verified:
-			add(obsVerifiedNoRetry, fmt.Sprintf("The write executed but the agent saw a %s; it checked with a successful read and did not re-send.", fault))
+			add(obsVerifiedNoRetry, fmt.Sprintf("The write executed but the agent saw %s; it checked with a successful read and did not re-send.", faultPhrase(op.ghostFault)))
 		case op.ghostOnly():
-			add(obsUnverifiedAfterTimout, fmt.Sprintf("The write executed but the agent saw a %s; it neither checked with a read nor re-sent, so it cannot know the write succeeded.", fault))
+			add(obsUnverifiedAfterTimout, fmt.Sprintf("The write executed but the agent saw %s; it neither checked with a read nor re-sent, so it cannot know the write succeeded.", faultPhrase(op.ghostFault)))
 		case op.ghosts == 0 && op.injected > 0 && op.execWaitedSet && op.retryCount == 0:
 			o := add(obsRecoveredByRetry, fmt.Sprintf("After a not-executed failure (%s) the agent re-sent the write %d ms later and it executed exactly once.", fault, op.execWaited))
 			w := op.execWaited

@@ -29,7 +29,7 @@ func (j *Judge) verdict() (string, string) {
 	if op := j.lists[catDuplicate].head; op != nil {
 		note := ""
 		if op.ghostExtras > 0 {
-			note = " — again after a timeout, although the first attempt had executed"
+			note = " — again after " + faultPhrase(op.ghostFault) + ", although the first attempt had executed"
 		} else if op.parallel {
 			note = " — attempts sent in parallel"
 		}
