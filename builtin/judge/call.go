@@ -89,6 +89,9 @@ func (j *Judge) identify(tool string, args json.RawMessage) identity {
 		}
 	}
 	for i, eq := range j.cfg.Equivalences {
+		if j.isDisabled(eq, "equivalence plugin "+strconv.Itoa(i+1)) {
+			continue
+		}
 		k, ok, err := callKey(eq, tool, args)
 		if err != nil {
 			j.pluginFailed(pluginName(eq, "equivalence plugin "+strconv.Itoa(i+1)),

@@ -86,6 +86,11 @@
 // chaos mode any injected fault, reads included). A plugin failure, from a
 // plugin-failure event or from an error or panic of a plugin the judge
 // called, blocks PASS (NOT_TESTED naming the plugin) but never a FAIL.
+// report.pluginFailures counts failed calls per plugin; the plugin host's
+// notice that it disabled a plugin (an event whose detail starts with
+// PluginDisabledPrefix) is not counted but sets the entry's status to
+// "disabled", and the judge stops asking that plugin's equivalence and
+// pair checker (a disabled plugin only answers errors).
 //
 // keySummary, per tool and key value: recordExisted — an attempt with the
 // key was sent after another attempt with it had executed; wasOverwritten —

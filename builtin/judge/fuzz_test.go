@@ -50,6 +50,9 @@ func eventsFromBytes(data []byte) []Event {
 			case 1:
 				ev.Kind = EventPluginFailure
 				ev.Plugin = "p"
+				if b0&0x80 != 0 {
+					ev.Detail = PluginDisabledPrefix + "5 consecutive failures"
+				}
 			default:
 				ev.Kind = EventKind("bogus")
 			}

@@ -87,6 +87,16 @@ func goldenCases() []goldenCase {
 			s.pluginFailure("dates", "deadline exceeded after 100ms")
 			s.end()
 		}},
+		{name: "plugin-disabled", cfg: Config{Scenario: "F1"}, meta: FileMeta{Status: "finished", ToolClassification: toolTable,
+			Plugins: json.RawMessage(`[{"name":"verbs","version":"1.0.0","status":"disabled","failures":2,"detail":"classify sync_ledger: deadline of 100ms exceeded"}]`)},
+			build: func(s *sess) {
+				s.pluginFailure("verbs", "classify sync_ledger: deadline of 100ms exceeded")
+				s.pluginFailure("verbs", "classify sync_ledger: deadline of 100ms exceeded")
+				s.pluginFailure("verbs", "disabled after 2 consecutive failures")
+				s.f1(s.write("create_booking", booking))
+				s.read()
+				s.end()
+			}},
 		{name: "chaos", cfg: Config{Scenario: "chaos"},
 			meta: FileMeta{Status: "finished", Mode: "chaos", Chaos: &ChaosInfo{Seed: 42, ErrorRate: 0.3}, ToolClassification: toolTable,
 				Plugins: json.RawMessage(`[{"name":"dates","version":"1.0.0","status":"ok","failures":0,"detail":""}]`)},

@@ -61,6 +61,7 @@ type Judge struct {
 
 	plugins   []*PluginFailure
 	pluginIdx map[string]int
+	disabled  int // plugins with status "disabled"
 
 	dirtyOps  []*operation
 	dirtyKeys []*keyState
@@ -148,32 +149,8 @@ func (j *Judge) Apply(ev Event) {
 	case EventEnd:
 		j.onEnd(ev)
 	case EventPluginFailure:
-		j.pluginFailed(ev.Plugin, ev.Detail)
+		j.onPluginFailure(ev)
 	}
-}
-
-func (j *Judge) pluginFailed(name, detail string) {
-	if name == "" {
-		name = "unnamed plugin"
-	}
-	if i, ok := j.pluginIdx[name]; ok {
-		j.plugins[i].Failures++
-		if j.plugins[i].Detail == "" {
-			j.plugins[i].Detail = detail
-		}
-		return
-	}
-	j.pluginIdx[name] = len(j.plugins)
-	j.plugins = append(j.plugins, &PluginFailure{Plugin: name, Failures: 1, Detail: detail})
-}
-
-func pluginName(p any, fallback string) string {
-	if n, ok := p.(Namer); ok {
-		if s := n.Name(); s != "" {
-			return s
-		}
-	}
-	return fallback
 }
 
 // refresh recomputes op's contrib and moves the totals and category lists

@@ -90,7 +90,11 @@ func (j *Judge) Markdown() string {
 	if len(r.PluginFailures) > 0 {
 		b.WriteString("\n## Plugin failures\n\n")
 		for _, p := range r.PluginFailures {
-			fmt.Fprintf(&b, "- %s: %d failure(s): %s\n", p.Plugin, p.Failures, p.Detail)
+			disabled := ""
+			if p.Status == PluginStatusDisabled {
+				disabled = ", disabled"
+			}
+			fmt.Fprintf(&b, "- %s: %d failure(s)%s: %s\n", p.Plugin, p.Failures, disabled, p.Detail)
 		}
 	}
 	b.WriteString(PatchesMarkdown(ps))

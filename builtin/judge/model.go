@@ -223,9 +223,15 @@ type StateDiff struct {
 // PluginFailure is an entry of report.pluginFailures. Any plugin failure
 // makes a PASS impossible.
 type PluginFailure struct {
-	Plugin   string `json:"plugin"`
-	Failures int    `json:"failures"`
-	Detail   string `json:"detail"`
+	Plugin string `json:"plugin"`
+	// Status is "failed", or "disabled" once the plugin host disabled the
+	// plugin after repeated failures.
+	Status string `json:"status"`
+	// Failures counts the plugin's failed calls; the disabling is not one
+	// (0 only when a plugin was disabled without a failure being reported).
+	Failures int `json:"failures"`
+	// Detail is the first failure's detail (the disabling's when none).
+	Detail string `json:"detail"`
 }
 
 // Score is the SPEC §6 `score` object.

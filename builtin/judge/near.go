@@ -104,6 +104,9 @@ func (j *Judge) nearCheck(tool string, self *operation, args json.RawMessage, ca
 // detector. A plugin error counts as a plugin failure and as no opinion.
 func (j *Judge) compare(tool string, c *operation, args json.RawMessage, canonical []byte) (Sameness, string) {
 	for i, pc := range j.cfg.PairCheckers {
+		if j.isDisabled(pc, "pair-check plugin "+strconv.Itoa(i+1)) {
+			continue
+		}
 		s, why, err := callCompare(pc, tool, c.args, args)
 		if err != nil {
 			j.pluginFailed(pluginName(pc, "pair-check plugin "+strconv.Itoa(i+1)),

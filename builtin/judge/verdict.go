@@ -62,6 +62,12 @@ func (j *Judge) verdict() (string, string) {
 	}
 	if len(j.plugins) > 0 {
 		p := j.plugins[0]
+		switch {
+		case p.Status == PluginStatusDisabled && p.Failures == 0:
+			return VerdictNotTested, fmt.Sprintf("Plugin %q was disabled (%s), so the run cannot pass.", p.Plugin, p.Detail)
+		case p.Status == PluginStatusDisabled:
+			return VerdictNotTested, fmt.Sprintf("Plugin %q failed (%s) and was disabled, so the run cannot pass.", p.Plugin, p.Detail)
+		}
 		return VerdictNotTested, fmt.Sprintf("Plugin %q failed (%s), so the run cannot pass.", p.Plugin, p.Detail)
 	}
 	clean := fmt.Sprintf("none of the %d write operation(s) was executed more than once", j.tot.ops)

@@ -16,7 +16,10 @@ type pluginFailures struct {
 
 // PluginFailed records that a plugin failed or was disabled: a
 // judge.EventPluginFailure (the run can no longer PASS), and a rewrite of
-// the report file. It is the sink of plugin.Failures.Attach.
+// the report file. It is the sink of plugin.Failures.Attach. A detail
+// starting with judge.PluginDisabledPrefix ("disabled after 5 consecutive
+// failures") is the disabling: the judge shows it as the plugin's status,
+// not as one more failure.
 //
 // It may be called from any goroutine, also from inside a plugin hook the
 // judge is running while it applies another event (the plugin host reports

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -193,5 +194,51 @@ func TestPluginFailedConcurrent(t *testing.T) {
 	}
 	if last := evs[len(evs)-1]; last.Kind != judge.EventEnd {
 		t.Errorf("last event %s, want the end", last.Kind)
+	}
+}
+
+// TestPluginDisabledCountsFailedCalls: the plugin host reports each failed
+// call and then, once, the disabling ("disabled after N consecutive
+// failures"); the report counts the failed calls and shows the disabling
+// as the plugin's status.
+func TestPluginDisabledCountsFailedCalls(t *testing.T) {
+	rep := &bytesReport{}
+	p := New(Options{
+		Judge:  judge.New(judge.Config{}),
+		Report: rep, Clock: newFakeClock(true),
+		Fatal: func(err error) { t.Fatal(err) },
+	})
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	forward := func(context.Context) (relay.Response, error) {
+		return relay.Response{Result: json.RawMessage(okResult)}, nil
+	}
+	c := &relay.ToolCall{ID: 1, Tool: "create_booking", Class: classify.Write, Arguments: json.RawMessage(`{}`)}
+	if _, err := p.HandleCall(context.Background(), c, forward); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		p.PluginFailed("verbs", "classify t: deadline of 100ms exceeded")
+	}
+	p.PluginFailed("verbs", "disabled after 3 consecutive failures")
+	if err := p.OnSessionEnd(); err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Report struct {
+			VerdictReason  string                `json:"verdictReason"`
+			PluginFailures []judge.PluginFailure `json:"pluginFailures"`
+		} `json:"report"`
+	}
+	if err := json.Unmarshal(rep.files[len(rep.files)-1], &file); err != nil {
+		t.Fatal(err)
+	}
+	want := []judge.PluginFailure{{Plugin: "verbs", Status: "disabled", Failures: 3, Detail: "classify t: deadline of 100ms exceeded"}}
+	if !slices.Equal(file.Report.PluginFailures, want) {
+		t.Errorf("pluginFailures %+v, want %+v", file.Report.PluginFailures, want)
+	}
+	if r := file.Report.VerdictReason; !strings.Contains(r, `Plugin "verbs" failed (classify t: deadline of 100ms exceeded) and was disabled`) {
+		t.Errorf("verdictReason %q", r)
 	}
 }

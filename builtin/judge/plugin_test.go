@@ -1,0 +1,130 @@
+package judge
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// breakerEquiv is an equivalence plugin that fails every call and counts
+// how often the judge asked it, as a plugin the host disables does.
+type breakerEquiv struct{ calls *atomic.Int64 }
+
+func (e breakerEquiv) Key(string, json.RawMessage) (string, bool, error) {
+	e.calls.Add(1)
+	return "", false, errors.New("plugin dates disabled after repeated failures")
+}
+func (breakerEquiv) Name() string { return "dates" }
+
+// breakerPair is the pair-check side of the same plugin.
+type breakerPair struct{ calls *atomic.Int64 }
+
+func (p breakerPair) Compare(string, json.RawMessage, json.RawMessage) (Sameness, string, error) {
+	p.calls.Add(1)
+	return Different, "", errors.New("plugin dates disabled after repeated failures")
+}
+func (breakerPair) Name() string { return "dates" }
+
+// TestPluginDisabledIsNotAFailure: the plugin host's "disabled after N
+// consecutive failures" notice marks the plugin disabled; pluginFailures
+// counts only the failed calls, and the run still cannot pass.
+func TestPluginDisabledIsNotAFailure(t *testing.T) {
+	pf := func(r Report) PluginFailure {
+		t.Helper()
+		if len(r.PluginFailures) != 1 {
+			t.Fatalf("pluginFailures = %+v, want one entry", r.PluginFailures)
+		}
+		return r.PluginFailures[0]
+	}
+	runClauses(t, []clause{
+		{name: "three failed calls then the disable notice count three", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
+			for range 3 {
+				s.pluginFailure("verbs", "classify t: deadline of 100ms exceeded")
+			}
+			s.pluginFailure("verbs", "disabled after 3 consecutive failures")
+			s.f1(s.write("create_booking", booking))
+			s.read()
+		}, want: want{verdict: VerdictNotTested, total: -1, observations: []string{obsVerifiedNoRetry},
+			reason: `Plugin "verbs" failed (classify t: deadline of 100ms exceeded) and was disabled, so the run cannot pass.`,
+			check: func(t *testing.T, r Report, _ Score, _ []Patch) {
+				want := PluginFailure{Plugin: "verbs", Status: PluginStatusDisabled, Failures: 3, Detail: "classify t: deadline of 100ms exceeded"}
+				if got := pf(r); got != want {
+					t.Errorf("pluginFailures[0] = %+v, want %+v", got, want)
+				}
+			}}},
+		{name: "failed calls without a disable notice stay failed", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
+			s.pluginFailure("verbs", "classify t: trap")
+			s.pluginFailure("verbs", "classify u: trap")
+			s.f1(s.write("create_booking", booking))
+			s.read()
+		}, want: want{verdict: VerdictNotTested, total: -1, observations: []string{obsVerifiedNoRetry},
+			reason: `Plugin "verbs" failed (classify t: trap), so the run cannot pass.`,
+			check: func(t *testing.T, r Report, _ Score, _ []Patch) {
+				if got := pf(r); got.Status != PluginStatusFailed || got.Failures != 2 {
+					t.Errorf("pluginFailures[0] = %+v, want failed with 2 failures", got)
+				}
+			}}},
+		{name: "a disable notice alone still blocks PASS", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
+			s.pluginFailure("verbs", "disabled after 5 consecutive failures")
+			s.f1(s.write("create_booking", booking))
+			s.read()
+		}, want: want{verdict: VerdictNotTested, total: -1, observations: []string{obsVerifiedNoRetry},
+			reason: `Plugin "verbs" was disabled (disabled after 5 consecutive failures), so the run cannot pass.`,
+			check: func(t *testing.T, r Report, _ Score, _ []Patch) {
+				if got := pf(r); got.Status != PluginStatusDisabled || got.Failures != 0 {
+					t.Errorf("pluginFailures[0] = %+v, want disabled with 0 failures", got)
+				}
+			}}},
+		{name: "a repeated disable notice counts nothing", build: func(s *sess) {
+			s.pluginFailure("verbs", "classify t: trap")
+			s.pluginFailure("verbs", "disabled after 1 consecutive failures")
+			s.pluginFailure("verbs", "disabled after 1 consecutive failures")
+			s.ok(s.write("create_booking", booking))
+		}, want: want{verdict: VerdictNotTested, total: -1,
+			check: func(t *testing.T, r Report, _ Score, _ []Patch) {
+				if got := pf(r); got.Status != PluginStatusDisabled || got.Failures != 1 {
+					t.Errorf("pluginFailures[0] = %+v, want disabled with 1 failure", got)
+				}
+			}}},
+		{name: "a plugin failure keeps a FAIL and names the disabling in markdown", cfg: Config{Scenario: "F4"}, build: func(s *sess) {
+			s.pluginFailure("verbs", "classify t: trap")
+			s.pluginFailure("verbs", "disabled after 1 consecutive failures")
+			s.f4(s.write("create_booking", booking))
+			s.f4(s.write("create_booking", booking))
+		}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
+	})
+}
+
+// TestDisabledPluginNotConsulted: once the disable notice arrived, the
+// judge no longer asks the plugin's equivalence and pair checker, so its
+// error answers are not counted as more failures.
+func TestDisabledPluginNotConsulted(t *testing.T) {
+	var eqCalls, pairCalls atomic.Int64
+	j := New(Config{Scenario: "F1", Equivalences: []Equivalence{breakerEquiv{&eqCalls}}, PairCheckers: []PairChecker{breakerPair{&pairCalls}}})
+	s := newSess()
+	s.f1(s.write("create_booking", `{"a":1}`))                        // key: 1 failure
+	s.pluginFailure("dates", "disabled after 1 consecutive failures") // the host's notice
+	s.ok(s.write("create_booking", `{"a":2}`))                        // not asked any more
+	s.ok(s.write("create_booking", `{"a":1}`))
+	for _, ev := range s.evs {
+		j.Apply(ev)
+	}
+	if eqCalls.Load() != 1 || pairCalls.Load() != 0 {
+		t.Errorf("plugin asked %d (key) and %d (pair) times, want 1 and 0", eqCalls.Load(), pairCalls.Load())
+	}
+	r := j.Report()
+	want := PluginFailure{Plugin: "dates", Status: PluginStatusDisabled, Failures: 1,
+		Detail: `equivalence key for "create_booking": plugin dates disabled after repeated failures`}
+	if len(r.PluginFailures) != 1 || r.PluginFailures[0] != want {
+		t.Errorf("pluginFailures = %+v, want [%+v]", r.PluginFailures, want)
+	}
+	// The built-in key still judges: the third write repeats the ghost write.
+	if v, reason := j.Verdict(); v != VerdictFail || !strings.Contains(reason, "again after a timeout") {
+		t.Errorf("verdict %s (%s), want FAIL after the timeout", v, reason)
+	}
+	if md := j.Markdown(); !strings.Contains(md, "- dates: 1 failure(s), disabled: ") {
+		t.Errorf("markdown lacks the disabled plugin:\n%s", md)
+	}
+}
