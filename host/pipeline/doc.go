@@ -24,4 +24,12 @@
 //     error to the caller.
 //   - Calls of unclassified tools and of tools the upstream did not list
 //     never reach the fault (SPEC §4.2: no scenario fires on them).
+//   - An upstream result is read in one pass for its top-level isError and
+//     resultType. A result whose resultType is present and not "complete"
+//     (MCP 2026-07-28 multi-round-trip, e.g. "input_required"; absent,
+//     null and "" count as complete, as in the go-sdk) did not complete the
+//     call: its outcome is unknown, not executed, and it does not consume
+//     F1. The agent's re-send with the requested input therefore makes the
+//     operation EXECUTION_UNKNOWN and the run NOT_TESTED — never a wrong
+//     DUPLICATE_EXECUTION, never a PASS.
 package pipeline

@@ -9,23 +9,33 @@ import (
 // deeper input is invalid for it, and so here.
 const maxNestingDepth = 10000
 
-// isErrorResult reports whether a raw CallToolResult has "isError": true;
-// ok is false when result is not a JSON object. Any other isError value
-// (absent, false, not a boolean) is not an error, as for MCP clients.
+// resultScan is what scanResult reads from a raw CallToolResult.
+type resultScan struct {
+	// isError: the result has "isError": true.
+	isError bool
+	// resultType is the raw JSON value of the top-level resultType member
+	// (MCP 2026-07-28), nil when there is none.
+	resultType []byte
+}
+
+// scanResult reads a raw CallToolResult's top-level isError and resultType
+// members; ok is false when result is not a JSON object. Any isError value
+// but true (absent, false, not a boolean) is not an error, as for MCP
+// clients.
 //
-// It gives exactly the answer of json.Unmarshal into a struct with an
-// `isError` json.RawMessage field (tested against that by
-// FuzzIsErrorResult), in one pass without allocating: the whole input is
-// validated as encoding/json does (any syntax error, or nesting deeper than
-// 10,000 levels, is not an object), only top-level members are compared
-// with isError, member names match as encoding/json matches field names
-// (escapes decoded, case-insensitively with Unicode simple folding), and
-// the last matching member decides.
-func isErrorResult(result []byte) (isErr, ok bool) {
+// It gives exactly the answer of json.Unmarshal into a struct with
+// `isError` and `resultType` json.RawMessage fields (tested against that
+// by FuzzIsErrorResult), in one pass without allocating: the whole input
+// is validated as encoding/json does (any syntax error, or nesting deeper
+// than 10,000 levels, is not an object), only top-level members are
+// compared with the two names, member names match as encoding/json matches
+// field names (escapes decoded, case-insensitively with Unicode simple
+// folding), and the last matching member decides.
+func scanResult(result []byte) (s resultScan, ok bool) {
 	b := result
 	i := skipSpace(b, 0)
 	if i == len(b) || b[i] != '{' {
-		return false, false
+		return resultScan{}, false
 	}
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
@@ -35,55 +45,60 @@ func isErrorResult(result []byte) (isErr, ok bool) {
 			start := i
 			var plain bool
 			if i, plain, ok = skipMemberName(b, i); !ok {
-				return false, false
+				return resultScan{}, false
 			}
-			match := nameIsError(b[start:i], plain)
+			name := b[start:i]
+			isErr, resType := memberOf(name, plain)
 			i = skipSpace(b, i)
 			if i == len(b) || b[i] != ':' {
-				return false, false
+				return resultScan{}, false
 			}
 			i = skipSpace(b, i+1)
 			vstart := i
 			if i, ok = skipValue(b, i, 1); !ok {
-				return false, false
+				return resultScan{}, false
 			}
-			if match {
-				isErr = string(b[vstart:i]) == "true"
+			switch {
+			case isErr:
+				s.isError = string(b[vstart:i]) == "true"
+			case resType:
+				s.resultType = b[vstart:i]
 			}
 			i = skipSpace(b, i)
 			if i == len(b) {
-				return false, false
+				return resultScan{}, false
 			}
 			if b[i] == '}' {
 				i++
 				break
 			}
 			if b[i] != ',' {
-				return false, false
+				return resultScan{}, false
 			}
 			i = skipSpace(b, i+1)
 		}
 	}
 	if skipSpace(b, i) != len(b) {
-		return false, false
+		return resultScan{}, false
 	}
-	return isErr, true
+	return s, true
 }
 
-// nameIsError reports whether a member name (quoted, valid JSON string)
-// selects the isError field for encoding/json. plain names (ASCII, no
-// escapes) are compared directly; others are decoded by encoding/json
-// itself and folded as it folds field names.
-func nameIsError(quoted []byte, plain bool) bool {
-	const name = "isError"
+// memberOf reports whether a member name (quoted, valid JSON string)
+// selects the isError or the resultType field for encoding/json. plain
+// names (ASCII, no escapes) are compared directly; others are decoded by
+// encoding/json itself and folded as it folds field names.
+func memberOf(quoted []byte, plain bool) (isError, resultType bool) {
+	const e, r = "isError", "resultType"
 	if plain {
-		return len(quoted) == len(name)+2 && asciiEqualFold(quoted[1:len(quoted)-1], name)
+		n := quoted[1 : len(quoted)-1]
+		return len(n) == len(e) && asciiEqualFold(n, e), len(n) == len(r) && asciiEqualFold(n, r)
 	}
 	var s string
 	if json.Unmarshal(quoted, &s) != nil {
-		return false // unreachable: quoted was validated
+		return false, false // unreachable: quoted was validated
 	}
-	return strings.EqualFold(s, name)
+	return strings.EqualFold(s, e), strings.EqualFold(s, r)
 }
 
 // asciiEqualFold compares ASCII b with ASCII s, ignoring letter case.
