@@ -250,22 +250,26 @@ type splitTimes struct{ apply, encode, write windows }
 
 // judgeSplit replays the proxy's work for the same session in process: the
 // three judge events of a forwarded call, and the two report-file writes
-// (encoding and file system timed apart).
+// the way the proxy makes them — judge.WriteFile handing its encodings as
+// parts to reportfile.Writer.WriteParts — with the encoding (until the
+// parts are handed over) and the file write timed apart.
 func judgeSplit(b *testing.B, report string) splitTimes {
 	j := judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil), Scenario: "F1"})
 	w, err := reportfile.New(report, reportfile.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	var buf []byte
 	var st splitTimes
 	meta := judge.FileMeta{Status: "running", ToolClassification: []byte(`[{"name":"create_booking","class":"write","reason":"annotation readOnlyHint=false","keyFields":["idempotency_key"]}]`)}
 	now := time.Now()
 	persist := func(i int) {
+		var t1 time.Time
 		t0 := time.Now()
-		buf = j.AppendFile(buf[:0], meta)
-		t1 := time.Now()
-		if err := w.Write(buf); err != nil {
+		err := j.WriteFile(meta, func(parts [][]byte) error {
+			t1 = time.Now()
+			return w.WriteParts(parts)
+		})
+		if err != nil {
 			b.Fatal(err)
 		}
 		st.encode.add(i, t1.Sub(t0))
