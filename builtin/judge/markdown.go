@@ -44,26 +44,12 @@ func (j *Judge) Markdown() string {
 		fmt.Fprintf(&b, "- Tools not listed by the upstream (not judged): %s\n", strings.Join(c.UnknownTools, ", "))
 	}
 
-	if len(r.Violations) > 0 {
-		b.WriteString("\n## Violations\n\n")
-		for i, v := range r.Violations {
-			if i == markdownLimit {
-				fmt.Fprintf(&b, "- … %d more (use format json)\n", len(r.Violations)-i)
-				break
-			}
-			fmt.Fprintf(&b, "- **%s** %s `%s`: %s\n", v.Type, v.Operation, v.Tool, v.Message)
-		}
-	}
-	if len(r.Observations) > 0 {
-		b.WriteString("\n## Observations\n\n")
-		for i, o := range r.Observations {
-			if i == markdownLimit {
-				fmt.Fprintf(&b, "- … %d more (use format json)\n", len(r.Observations)-i)
-				break
-			}
-			fmt.Fprintf(&b, "- **%s** %s `%s`: %s\n", o.Type, o.Operation, o.Tool, o.Message)
-		}
-	}
+	writeEntries(&b, "Violations", r.Violations, func(v Violation) [4]string {
+		return [4]string{v.Type, v.Operation, v.Tool, v.Message}
+	})
+	writeEntries(&b, "Observations", r.Observations, func(o Observation) [4]string {
+		return [4]string{o.Type, o.Operation, o.Tool, o.Message}
+	})
 	if len(r.Operations) > 0 {
 		b.WriteString("\n## Operations\n\n| id | tool | attempts | executions | failed | keys | outcome |\n|---|---|---|---|---|---|---|\n")
 		for i, op := range r.Operations {
@@ -163,4 +149,21 @@ func pct(v *float64, verdict string) string {
 func mdCell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// writeEntries renders a list section of violations or observations: type,
+// operation, tool and message per entry, at most markdownLimit of them.
+func writeEntries[E any](b *strings.Builder, title string, entries []E, fields func(E) [4]string) {
+	if len(entries) == 0 {
+		return
+	}
+	b.WriteString("\n## " + title + "\n\n")
+	for i, e := range entries {
+		if i == markdownLimit {
+			fmt.Fprintf(b, "- … %d more (use format json)\n", len(entries)-i)
+			break
+		}
+		f := fields(e)
+		fmt.Fprintf(b, "- **%s** %s `%s`: %s\n", f[0], f[1], f[2], f[3])
+	}
 }
