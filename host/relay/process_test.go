@@ -15,6 +15,9 @@ import (
 const upstreamEnv = "RELAY_TEST_UPSTREAM"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(upstreamEnv) == "crash" {
+		crashingUpstream()
+	}
 	if os.Getenv(upstreamEnv) == "1" {
 		f := &fakeUpstream{tools: testTools, in: os.Stdin, out: os.Stdout}
 		f.serve()
@@ -114,5 +117,62 @@ func TestRelayUpstreamProcess(t *testing.T) {
 				t.Errorf("no startup table:\n%s", stderr.String())
 			}
 		})
+	}
+}
+
+// crashingUpstream answers initialize, then exits with status 7 on the first
+// tools/call, after a last line on stderr.
+func crashingUpstream() {
+	br := bufio.NewReader(os.Stdin)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			os.Exit(0)
+		}
+		switch {
+		case strings.Contains(line, `"tools/call"`):
+			os.Stderr.WriteString("crashing on purpose\n")
+			os.Exit(7)
+		case strings.Contains(line, `"tools/list"`):
+			id := line[strings.Index(line, `"id":`)+5:]
+			id = id[:strings.IndexAny(id, ",}")]
+			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + id + `,"result":{"tools":[{"name":"get_booking","inputSchema":{"type":"object"}}]}}` + "\n")
+		case strings.Contains(line, `"initialize"`):
+			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"crash","version":"1"}}}` + "\n")
+		}
+	}
+}
+
+// TestRelayCrashReportedWhenStopComesFirst: the agent's EOF can make the
+// proxy stop the upstream before the exit watcher has seen the crashed
+// upstream reaped (a loaded machine). The crash is still reported, with the
+// stderr tail, before Run returns.
+func TestRelayCrashReportedWhenStopComesFirst(t *testing.T) {
+	testHookWatchExit = func(s *session) { <-s.proc.Stopping() }
+	defer func() { testHookWatchExit = nil }()
+	up := &fakeUpstream{}
+	a := startRelay(t, up, func(o *Options) {
+		o.Upstream = nil
+		o.Command = os.Args[0]
+		o.Args = []string{"-test.run=^$"}
+		o.Env = []string{upstreamEnv + "=crash"}
+		o.StopGrace = 5 * time.Second
+		o.CallTimeout = time.Minute
+	})
+	a.initialize()
+	a.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_booking","arguments":{}}}`)
+	if got := a.recv(); !strings.Contains(got, "UPSTREAM_UNAVAILABLE") {
+		t.Fatalf("call in flight: %s", got)
+	}
+	if err := a.end(); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	for _, w := range []string{
+		"[agent-harness] the upstream MCP server exited unexpectedly (exit status 7); later tool calls get UPSTREAM_UNAVAILABLE\n",
+		"[agent-harness]   | crashing on purpose\n",
+	} {
+		if !strings.Contains(a.stderr.String(), w) {
+			t.Errorf("stderr lacks %q; stderr:\n%s", w, a.stderr.String())
+		}
 	}
 }

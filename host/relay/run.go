@@ -76,7 +76,21 @@ func Run(ctx context.Context, opts Options) error {
 		go s.readUpstream()
 		go s.copyStderr()
 		go s.watchExit()
-		stop = func() { p.Stop(opts.StopGrace) }
+		stop = func() {
+			exited := false
+			select {
+			case <-p.Done():
+				exited = true
+			default:
+			}
+			s.goneAtStop.Store(exited || s.upstreamGone())
+			p.Stop(opts.StopGrace)
+			// A crash report in progress is printed before Run returns.
+			select {
+			case <-s.exitWatched:
+			case <-time.After(exitDrain + stderrDrain + opts.StopGrace):
+			}
+		}
 	}
 
 	agentDone := make(chan error, 1)

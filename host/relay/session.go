@@ -117,10 +117,15 @@ type session struct {
 	baton    chan struct{}
 	agentEOF chan struct{}
 
-	upGone        chan struct{}
-	upGoneOnce    sync.Once
-	upReaderDone  chan struct{}
-	stderrDone    chan struct{}
+	upGone       chan struct{}
+	upGoneOnce   sync.Once
+	upReaderDone chan struct{}
+	stderrDone   chan struct{}
+	// goneAtStop records, before the proxy stops the upstream, whether it
+	// was already gone: then its exit was a crash, not the proxy's doing.
+	goneAtStop atomic.Bool
+	// exitWatched is closed when watchExit has reported (or decided not to).
+	exitWatched   chan struct{}
 	agentGone     chan struct{}
 	agentGoneOnce sync.Once
 	startFailed   chan struct{}
@@ -145,6 +150,7 @@ func newSession(ctx context.Context, opts Options) (*session, error) {
 		upGone:       make(chan struct{}),
 		upReaderDone: make(chan struct{}),
 		stderrDone:   make(chan struct{}),
+		exitWatched:  make(chan struct{}),
 		agentGone:    make(chan struct{}),
 		startFailed:  make(chan struct{}),
 	}

@@ -116,10 +116,23 @@ func (s *session) markUpstreamGone() {
 	})
 }
 
+// testHookWatchExit, when set by a test, runs before watchExit looks at
+// the upstream's exit; a test uses it to impose an order of events.
+var testHookWatchExit func(*session)
+
 // watchExit notices the upstream's exit. An exit the proxy did not cause is
 // a crash: it is reported with the tail of the upstream's stderr, and before
 // the session started it is a start failure.
+//
+// Whether the proxy caused the exit is decided by what it knew when it
+// asked the upstream to stop (goneAtStop), not by which of the two events
+// this goroutine sees first: on a loaded machine the reaping of a crashed
+// upstream can come after the agent's EOF made the proxy stop it.
 func (s *session) watchExit() {
+	defer close(s.exitWatched)
+	if testHookWatchExit != nil {
+		testHookWatchExit(s)
+	}
 	<-s.proc.Done()
 	select {
 	case <-s.upReaderDone:
@@ -128,7 +141,9 @@ func (s *session) watchExit() {
 	s.markUpstreamGone()
 	select {
 	case <-s.proc.Stopping():
-		return
+		if !s.goneAtStop.Load() {
+			return
+		}
 	default:
 	}
 	select {
