@@ -364,33 +364,17 @@ func processGone(pid int) bool {
 	return i >= 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X')
 }
 
-// waitGone polls until pid is gone, failing after e2eWait.
-func waitGone(tb testing.TB, pid int) {
-	tb.Helper()
-	deadline := time.Now().Add(e2eWait)
-	for !processGone(pid) {
-		if time.Now().After(deadline) {
-			tb.Fatalf("process %d still runs %s after the proxy exited", pid, e2eWait)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// readPid waits for a pid file to be written and returns the pid.
+// readPid returns the pid written to a pid file. The upstream writes its
+// pid files before it serves, so they exist once initialize was answered.
 func readPid(tb testing.TB, path string) int {
 	tb.Helper()
-	deadline := time.Now().Add(e2eWait)
-	for {
-		b, err := os.ReadFile(path)
-		if err == nil && len(bytes.TrimSpace(b)) > 0 {
-			var pid int
-			if _, err := fmt.Sscan(string(b), &pid); err == nil {
-				return pid
-			}
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("pid file %s not written", path)
-		}
-		time.Sleep(10 * time.Millisecond)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatalf("pid file: %v", err)
 	}
+	var pid int
+	if _, err := fmt.Sscan(string(b), &pid); err != nil {
+		tb.Fatalf("pid file %s: %q is not a pid", path, b)
+	}
+	return pid
 }
