@@ -183,6 +183,11 @@ func (p *scnProxy) finishReport() fileReport {
 // the race detector is slow).
 const e2ePluginTimeout = "--plugin-timeout=10s"
 
+// hostileTimeout is the hook deadline of the hostile plugin's tests: a
+// looping hook costs this much wall time, and a well-behaved hook of the
+// same plugin must finish within it on a loaded machine.
+const hostileTimeout = "--plugin-timeout=1s"
+
 // TestPluginDatesEndToEnd: F1, then the agent re-sends the booking with
 // the date written differently. Literally the calls differ (PASS with
 // OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT); with the dates plugin they are one
@@ -408,7 +413,7 @@ func TestPluginHostileEndToEnd(t *testing.T) {
 		status  string
 		failure string // in the stderr line and the report's detail
 	}{
-		{name: "infinite loop", do: "loop", calls: 2, status: "failed", failure: "deadline of 200ms exceeded"},
+		{name: "infinite loop", do: "loop", calls: 2, status: "failed", failure: "deadline of 1s exceeded"},
 		{name: "panic", do: "panic", calls: 2, status: "failed", failure: "panic: hostile panic"},
 		{name: "exit", do: "exit", calls: 2, status: "failed", failure: "exited with code 3"},
 		{name: "memory bomb", do: "bomb", calls: 2, extra: []string{"--plugin-memory=32"}, status: "failed", failure: "equiv_key create_booking"},
@@ -419,7 +424,7 @@ func TestPluginHostileEndToEnd(t *testing.T) {
 			t.Parallel()
 			// --write-tools: the hostile classifier calls every other tool
 			// a read; the explicit glob comes first.
-			args := append(proxyPluginFlags(t, "./host/plugin/testdata/hostile"), "--plugin-timeout=200ms",
+			args := append(proxyPluginFlags(t, "./host/plugin/testdata/hostile"), hostileTimeout,
 				"--write-tools", "create_booking", "--audit-tools", "off")
 			p := scnStart(t, append(args, tt.extra...)...)
 			for i := range tt.calls {
@@ -459,7 +464,7 @@ func TestPluginHostileDuplicateStillFails(t *testing.T) {
 		t.Skip("builds and runs processes")
 	}
 	t.Parallel()
-	args := append(proxyPluginFlags(t, "./host/plugin/testdata/hostile"), "--plugin-timeout=200ms",
+	args := append(proxyPluginFlags(t, "./host/plugin/testdata/hostile"), hostileTimeout,
 		"--write-tools", "create_booking", "--scenario", "F1", "--audit-tools", "off")
 	p := scnStart(t, args...)
 	p.call("create_booking", `{"room":"1","do":"loop"}`)
@@ -482,7 +487,7 @@ func TestPluginHostileClassifier(t *testing.T) {
 		t.Skip("builds and runs processes")
 	}
 	t.Parallel()
-	args := append(proxyPluginFlags(t, "./host/plugin/testdata/hostile"), "--plugin-timeout=200ms",
+	args := append(proxyPluginFlags(t, "./host/plugin/testdata/hostile"), hostileTimeout,
 		"--write-tools", "create_booking", "--audit-tools", "off")
 	p := scnStart(t, args...)
 	p.call("create_booking", `{"room":"1"}`) // the plugin answers normally
