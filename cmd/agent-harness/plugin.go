@@ -90,6 +90,7 @@ func parsePluginFlags(args []string) (pluginFlags, error) {
 	config := fs.String("config", "", "")
 	timeout := fs.String("plugin-timeout", "", "")
 	memory := fs.String("plugin-memory", "", "")
+	startTimeout := fs.String("plugin-start-timeout", "", "")
 	cacheDir := fs.String("plugin-cache-dir", "", "")
 	fs.BoolVar(&f.json, "json", false, "")
 	fs.BoolVar(&f.help, "help", false, "")
@@ -117,6 +118,13 @@ func parsePluginFlags(args []string) (pluginFlags, error) {
 			return f, fmt.Errorf("invalid --plugin-timeout %q: a Go duration from 1ms to 60s", *timeout)
 		}
 		f.opts.Timeout = d
+	}
+	if fs.Changed("plugin-start-timeout") {
+		d, err := time.ParseDuration(*startTimeout)
+		if err != nil || d < time.Millisecond || d > 10*time.Minute {
+			return f, fmt.Errorf("invalid --plugin-start-timeout %q: a Go duration from 1ms to 10m", *startTimeout)
+		}
+		f.opts.StartTimeout = d
 	}
 	if fs.Changed("plugin-memory") {
 		n, err := strconv.Atoi(*memory)

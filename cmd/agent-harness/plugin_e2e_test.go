@@ -418,6 +418,10 @@ func TestPluginHostileEndToEnd(t *testing.T) {
 		{name: "exit", do: "exit", calls: 2, status: "failed", failure: "exited with code 3"},
 		{name: "memory bomb", do: "bomb", calls: 2, extra: []string{"--plugin-memory=32"}, status: "failed", failure: "equiv_key create_booking"},
 		{name: "trap on every call: disabled", do: "panic", calls: 7, status: "disabled", failure: "panic: hostile panic"},
+		{name: "--plugin-max-failures 2: disabled after two", do: "panic", calls: 3, extra: []string{"--plugin-max-failures", "2"},
+			status: "disabled", failure: "panic: hostile panic"},
+		{name: "input over --plugin-input-limit", do: strings.Repeat("x", 1100), calls: 1, extra: []string{"--plugin-input-limit=1024"},
+			status: "failed", failure: "exceeds the limit of 1024"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/cuonztech/agent-harness/host/plugin"
 )
 
 // proxyOptions is the validated configuration of `agent-harness proxy`
@@ -71,9 +73,27 @@ type proxyOptions struct {
 	// os.UserCacheDir()/agent-harness/wazero, "" when there is no user
 	// cache directory (then: no on-disk cache).
 	PluginCacheDir string
+	// PluginLimits are the other limits of plugin.Options, each set by
+	// its own --plugin-* flag; zero fields mean plugin's defaults.
+	PluginLimits pluginLimits
 
 	// UpstreamTimeout bounds the wait for an upstream answer (default 60s).
 	UpstreamTimeout time.Duration
+}
+
+// pluginLimits are the plugin limits beyond timeout and memory. A zero
+// field leaves plugin.Options' default (plugin.Default*).
+type pluginLimits struct {
+	StartTimeout     time.Duration
+	RecycleMemoryMiB int
+	RecycleCalls     int
+	InputLimit       int
+	OutputLimit      int
+	LogLimit         int
+	MaxFailures      int
+	PoolSize         int
+	MaxInstances     int
+	MaxDelay         time.Duration
 }
 
 // usageError is a command-line error: one line naming the flag, printed on
@@ -329,6 +349,76 @@ var proxyFlags = []proxyFlag{
 			o.PluginCacheDir = v
 			return nil
 		}},
+	{name: "plugin-start-timeout", arg: "DURATION", group: groupPlugin, def: "5s",
+		usage: "deadline for starting one plugin instance (its initialisation and init hook), 1ms–10m",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			d, err := durationInRange(v, time.Millisecond, 10*time.Minute, "1ms–10m")
+			o.PluginLimits.StartTimeout = d
+			return err
+		}},
+	{name: "plugin-input-limit", arg: "BYTES", group: groupPlugin, def: "1048576",
+		usage: "largest input of one plugin call, 1024–268435456 bytes",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			n, err := intInRange(v, 1024, 256<<20, "bytes")
+			o.PluginLimits.InputLimit = n
+			return err
+		}},
+	{name: "plugin-output-limit", arg: "BYTES", group: groupPlugin, def: "1048576",
+		usage: "largest output of one plugin call, 1024–268435456 bytes",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			n, err := intInRange(v, 1024, 256<<20, "bytes")
+			o.PluginLimits.OutputLimit = n
+			return err
+		}},
+	{name: "plugin-log-limit", arg: "BYTES", group: groupPlugin, def: "65536",
+		usage: "plugin output (stdout, stderr, log) shown per plugin, 1–67108864 bytes",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			n, err := intInRange(v, 1, 64<<20, "bytes")
+			o.PluginLimits.LogLimit = n
+			return err
+		}},
+	{name: "plugin-recycle-calls", arg: "N", group: groupPlugin, def: "10000",
+		usage: "replace a plugin instance after this many calls, 1–1000000000",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			n, err := intInRange(v, 1, 1_000_000_000, "calls")
+			o.PluginLimits.RecycleCalls = n
+			return err
+		}},
+	{name: "plugin-recycle-memory", arg: "MIB", group: groupPlugin, def: "half of --plugin-memory",
+		usage: "replace a plugin instance whose memory reached this size, 1–4096 MiB, at most --plugin-memory",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			n, err := intInRange(v, 1, 4096, "MiB")
+			o.PluginLimits.RecycleMemoryMiB = n
+			return err
+		}},
+	{name: "plugin-max-failures", arg: "N", group: groupPlugin, def: "5",
+		usage: "disable a plugin after this many consecutive failures, 1–1000000",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			n, err := intInRange(v, 1, 1_000_000, "failures")
+			o.PluginLimits.MaxFailures = n
+			return err
+		}},
+	{name: "plugin-pool-size", arg: "N", group: groupPlugin, def: "4",
+		usage: "idle instances kept per plugin, 1–64, at most --plugin-max-instances",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			n, err := intInRange(v, 1, 64, "instances")
+			o.PluginLimits.PoolSize = n
+			return err
+		}},
+	{name: "plugin-max-instances", arg: "N", group: groupPlugin, def: "8",
+		usage: "instances of one plugin alive at once (more calls wait), 1–64",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			n, err := intInRange(v, 1, 64, "instances")
+			o.PluginLimits.MaxInstances = n
+			return err
+		}},
+	{name: "plugin-max-delay", arg: "DURATION", group: groupPlugin, def: "10m",
+		usage: "longest delay a plugin fault may ask for (a longer one is a plugin failure), 1ms–24h",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			d, err := durationInRange(v, time.Millisecond, 24*time.Hour, "1ms–24h")
+			o.PluginLimits.MaxDelay = d
+			return err
+		}},
 
 	{name: "upstream-timeout", arg: "DURATION", group: groupOps, def: "60s",
 		usage: "wait this long for an upstream answer, then the outcome is unknown; 1ms–10m",
@@ -527,11 +617,22 @@ func checkProxyCombinations(o *proxyOptions, seen map[string]bool) error {
 		return usagef("flag --retry-after: only with --scenario F2")
 	}
 	if len(o.Plugins) == 0 {
-		for _, name := range []string{"plugin-config", "plugin-timeout", "plugin-memory", "plugin-cache-dir"} {
-			if seen[name] {
-				return usagef("flag --%s: only with --plugin", name)
+		for _, f := range proxyFlags {
+			if f.group == groupPlugin && f.name != "plugin" && seen[f.name] {
+				return usagef("flag --%s: only with --plugin", f.name)
 			}
 		}
+	}
+	l := o.PluginLimits
+	maxInstances := l.MaxInstances
+	if maxInstances == 0 {
+		maxInstances = plugin.DefaultMaxInstances
+	}
+	switch {
+	case l.RecycleMemoryMiB > o.PluginMemoryMiB:
+		return usagef("flag --plugin-recycle-memory: %d MiB is above --plugin-memory (%d MiB)", l.RecycleMemoryMiB, o.PluginMemoryMiB)
+	case l.PoolSize > maxInstances:
+		return usagef("flag --plugin-pool-size: %d is above --plugin-max-instances (%d)", l.PoolSize, maxInstances)
 	}
 	if !seen["upstream-command"] {
 		return usagef("flag --upstream-command is required")

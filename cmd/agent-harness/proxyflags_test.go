@@ -23,6 +23,9 @@ var valueFlags = map[string]string{
 	"error-rate": "0.5", "seed": "1", "retry-after": "5", "write-tools": "a_*", "read-tools": "b_*",
 	"key-fields": "k", "audit-tools": "off", "report-file": "r.json", "plugin": "p.wasm",
 	"plugin-config": "p={}", "plugin-timeout": "1s", "plugin-memory": "64", "plugin-cache-dir": "/tmp/c",
+	"plugin-start-timeout": "2s", "plugin-input-limit": "4096", "plugin-output-limit": "4096",
+	"plugin-log-limit": "100", "plugin-recycle-calls": "7", "plugin-recycle-memory": "32",
+	"plugin-max-failures": "2", "plugin-pool-size": "1", "plugin-max-instances": "2", "plugin-max-delay": "1s",
 	"upstream-timeout": "5s",
 }
 
@@ -30,6 +33,8 @@ var valueFlags = map[string]string{
 var singleValueFlags = []string{
 	"upstream-command", "upstream-cwd", "scenario", "mode", "error-rate", "seed", "retry-after",
 	"audit-tools", "report-file", "plugin-timeout", "plugin-memory", "plugin-cache-dir", "upstream-timeout",
+	"plugin-start-timeout", "plugin-input-limit", "plugin-output-limit", "plugin-log-limit", "plugin-recycle-calls",
+	"plugin-recycle-memory", "plugin-max-failures", "plugin-pool-size", "plugin-max-instances", "plugin-max-delay",
 }
 
 func TestProxyFlagTablesCoverEveryFlag(t *testing.T) {
@@ -114,6 +119,22 @@ var valueErrorCases = []struct {
 	{"plugin-memory zero", "plugin-memory", "0", "flag --plugin-memory: 0 is out of range (1–4096 MiB)", []string{"--plugin", "p.wasm"}},
 	{"plugin-memory above max", "plugin-memory", "4097", "flag --plugin-memory: 4097 is out of range (1–4096 MiB)", []string{"--plugin", "p.wasm"}},
 	{"plugin-memory with unit", "plugin-memory", "128MiB", `flag --plugin-memory: "128MiB" is not a whole number of MiB`, []string{"--plugin", "p.wasm"}},
+	{"plugin-start-timeout zero", "plugin-start-timeout", "0s", "flag --plugin-start-timeout: 0s is out of range (1ms–10m)", []string{"--plugin", "p.wasm"}},
+	{"plugin-start-timeout above max", "plugin-start-timeout", "11m", "flag --plugin-start-timeout: 11m is out of range (1ms–10m)", []string{"--plugin", "p.wasm"}},
+	{"plugin-input-limit below min", "plugin-input-limit", "1023", "flag --plugin-input-limit: 1023 is out of range (1024–268435456 bytes)", []string{"--plugin", "p.wasm"}},
+	{"plugin-input-limit above max", "plugin-input-limit", "268435457", "flag --plugin-input-limit: 268435457 is out of range (1024–268435456 bytes)", []string{"--plugin", "p.wasm"}},
+	{"plugin-input-limit with unit", "plugin-input-limit", "1MiB", `flag --plugin-input-limit: "1MiB" is not a whole number of bytes`, []string{"--plugin", "p.wasm"}},
+	{"plugin-output-limit below min", "plugin-output-limit", "0", "flag --plugin-output-limit: 0 is out of range (1024–268435456 bytes)", []string{"--plugin", "p.wasm"}},
+	{"plugin-output-limit overflow", "plugin-output-limit", "99999999999999999999", "flag --plugin-output-limit: 99999999999999999999 is out of range (1024–268435456 bytes)", []string{"--plugin", "p.wasm"}},
+	{"plugin-log-limit zero", "plugin-log-limit", "0", "flag --plugin-log-limit: 0 is out of range (1–67108864 bytes)", []string{"--plugin", "p.wasm"}},
+	{"plugin-recycle-calls zero", "plugin-recycle-calls", "0", "flag --plugin-recycle-calls: 0 is out of range (1–1000000000 calls)", []string{"--plugin", "p.wasm"}},
+	{"plugin-recycle-calls negative", "plugin-recycle-calls", "-5", "flag --plugin-recycle-calls: -5 is out of range (1–1000000000 calls)", []string{"--plugin", "p.wasm"}},
+	{"plugin-recycle-memory above max", "plugin-recycle-memory", "4097", "flag --plugin-recycle-memory: 4097 is out of range (1–4096 MiB)", []string{"--plugin", "p.wasm"}},
+	{"plugin-max-failures zero", "plugin-max-failures", "0", "flag --plugin-max-failures: 0 is out of range (1–1000000 failures)", []string{"--plugin", "p.wasm"}},
+	{"plugin-pool-size above max", "plugin-pool-size", "65", "flag --plugin-pool-size: 65 is out of range (1–64 instances)", []string{"--plugin", "p.wasm"}},
+	{"plugin-max-instances zero", "plugin-max-instances", "0", "flag --plugin-max-instances: 0 is out of range (1–64 instances)", []string{"--plugin", "p.wasm"}},
+	{"plugin-max-delay above max", "plugin-max-delay", "25h", "flag --plugin-max-delay: 25h is out of range (1ms–24h)", []string{"--plugin", "p.wasm"}},
+	{"plugin-max-delay without unit", "plugin-max-delay", "5", `flag --plugin-max-delay: "5" is not a duration (e.g. 100ms, 2s)`, []string{"--plugin", "p.wasm"}},
 	{"upstream-timeout zero", "upstream-timeout", "0", "flag --upstream-timeout: 0 is out of range (1ms–10m)", nil},
 	{"upstream-timeout above max", "upstream-timeout", "11m", "flag --upstream-timeout: 11m is out of range (1ms–10m)", nil},
 	{"upstream-timeout negative", "upstream-timeout", "-1s", "flag --upstream-timeout: -1s is out of range (1ms–10m)", nil},
@@ -138,6 +159,16 @@ var combinationErrorCases = []struct {
 	{"plugin-timeout without plugin", "plugin-timeout", "1s", "flag --plugin-timeout: only with --plugin", nil},
 	{"plugin-memory without plugin", "plugin-memory", "64", "flag --plugin-memory: only with --plugin", nil},
 	{"plugin-cache-dir without plugin", "plugin-cache-dir", "/tmp/c", "flag --plugin-cache-dir: only with --plugin", nil},
+	{"plugin-max-failures without plugin", "plugin-max-failures", "3", "flag --plugin-max-failures: only with --plugin", nil},
+	{"plugin-max-delay without plugin", "plugin-max-delay", "1s", "flag --plugin-max-delay: only with --plugin", nil},
+	{"plugin-recycle-memory above plugin-memory", "plugin-recycle-memory", "65", "flag --plugin-recycle-memory: 65 MiB is above --plugin-memory (64 MiB)",
+		[]string{"--plugin", "p.wasm", "--plugin-memory", "64"}},
+	{"plugin-recycle-memory above the default memory", "plugin-recycle-memory", "129", "flag --plugin-recycle-memory: 129 MiB is above --plugin-memory (128 MiB)",
+		[]string{"--plugin", "p.wasm"}},
+	{"plugin-pool-size above plugin-max-instances", "plugin-pool-size", "3", "flag --plugin-pool-size: 3 is above --plugin-max-instances (2)",
+		[]string{"--plugin", "p.wasm", "--plugin-max-instances", "2"}},
+	{"plugin-pool-size above the default max instances", "plugin-pool-size", "9", "flag --plugin-pool-size: 9 is above --plugin-max-instances (8)",
+		[]string{"--plugin", "p.wasm"}},
 }
 
 func wantUsageError(t *testing.T, args []string, want string) {
@@ -338,6 +369,15 @@ func TestParseProxyFlagsValues(t *testing.T) {
 			func(o proxyOptions) any {
 				return fmt.Sprintf("%v %v %v", o.PluginTimeout, o.PluginMemoryMiB, o.PluginCacheDir)
 			}, "1m0s 4096 /c"},
+		{"every plugin limit", withBase("--plugin", "a.wasm", "--plugin-memory", "64", "--plugin-start-timeout", "10m",
+			"--plugin-input-limit", "1024", "--plugin-output-limit=268435456", "--plugin-log-limit", "1",
+			"--plugin-recycle-calls", "1000000000", "--plugin-recycle-memory", "64", "--plugin-max-failures", "1",
+			"--plugin-pool-size", "64", "--plugin-max-instances", "64", "--plugin-max-delay", "24h"),
+			func(o proxyOptions) any { return o.PluginLimits },
+			pluginLimits{StartTimeout: 10 * time.Minute, InputLimit: 1024, OutputLimit: 256 << 20, LogLimit: 1,
+				RecycleCalls: 1_000_000_000, RecycleMemoryMiB: 64, MaxFailures: 1, PoolSize: 64, MaxInstances: 64, MaxDelay: 24 * time.Hour}},
+		{"plugin-pool-size up to the default max instances", withBase("--plugin", "a.wasm", "--plugin-pool-size", "8"),
+			func(o proxyOptions) any { return o.PluginLimits.PoolSize }, 8},
 		{"plugin-timeout lower bound", withBase("--plugin", "a.wasm", "--plugin-timeout=1ms"),
 			func(o proxyOptions) any { return o.PluginTimeout }, time.Millisecond},
 		{"upstream-timeout", withBase("--upstream-timeout", "10m"), func(o proxyOptions) any { return o.UpstreamTimeout }, 10 * time.Minute},

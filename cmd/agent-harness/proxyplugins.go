@@ -36,12 +36,22 @@ func loadProxyPlugins(ctx context.Context, o proxyOptions, stderr io.Writer) (*p
 		return nil, code
 	}
 	set, err := plugin.LoadAll(ctx, o.Plugins, o.PluginConfig, plugin.Options{
-		Timeout:   o.PluginTimeout,
-		MemoryMiB: o.PluginMemoryMiB,
-		CacheDir:  o.PluginCacheDir,
-		KeyFields: canon.ParseKeyFields(o.KeyFields).Names(),
-		Log:       stderr,
-		OnFailure: pp.fails.Report,
+		Timeout:          o.PluginTimeout,
+		StartTimeout:     o.PluginLimits.StartTimeout,
+		MemoryMiB:        o.PluginMemoryMiB,
+		RecycleMemoryMiB: o.PluginLimits.RecycleMemoryMiB,
+		RecycleCalls:     o.PluginLimits.RecycleCalls,
+		InputLimit:       o.PluginLimits.InputLimit,
+		OutputLimit:      o.PluginLimits.OutputLimit,
+		MaxFailures:      o.PluginLimits.MaxFailures,
+		PoolSize:         o.PluginLimits.PoolSize,
+		MaxInstances:     o.PluginLimits.MaxInstances,
+		MaxDelay:         o.PluginLimits.MaxDelay,
+		LogLimit:         o.PluginLimits.LogLimit,
+		CacheDir:         o.PluginCacheDir,
+		KeyFields:        canon.ParseKeyFields(o.KeyFields).Names(),
+		Log:              stderr,
+		OnFailure:        pp.fails.Report,
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
