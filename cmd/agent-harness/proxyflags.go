@@ -251,11 +251,7 @@ var proxyFlags = []proxyFlag{
 		}},
 	{name: "retry-after", arg: "SECONDS", group: groupScenario, def: "60",
 		usage: "F2 only: seconds announced by the 429 and checked, 1–86400",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
-			n, err := intInRange(v, 1, 86400, "seconds")
-			o.RetryAfter = n
-			return err
-		}},
+		set:   setInt(1, 86400, "seconds", func(o *proxyOptions) *int { return &o.RetryAfter })},
 
 	{name: "write-tools", arg: "GLOB,...", repeatable: true, group: groupClassify, def: "write*, create_*, …",
 		usage: "globs (* only, case-sensitive) of write tools; replace the default patterns",
@@ -331,18 +327,10 @@ var proxyFlags = []proxyFlag{
 		}},
 	{name: "plugin-timeout", arg: "DURATION", group: groupPlugin, def: "100ms",
 		usage: "deadline of one plugin call, 1ms–60s",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
-			d, err := durationInRange(v, time.Millisecond, time.Minute, "1ms–60s")
-			o.PluginTimeout = d
-			return err
-		}},
+		set:   setDuration(time.Millisecond, time.Minute, "1ms–60s", func(o *proxyOptions) *time.Duration { return &o.PluginTimeout })},
 	{name: "plugin-memory", arg: "MIB", group: groupPlugin, def: "128",
 		usage: "memory cap of a plugin instance in MiB, 1–4096",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
-			n, err := intInRange(v, 1, 4096, "MiB")
-			o.PluginMemoryMiB = n
-			return err
-		}},
+		set:   setInt(1, 4096, "MiB", func(o *proxyOptions) *int { return &o.PluginMemoryMiB })},
 	{name: "plugin-cache-dir", arg: "DIR", group: groupPlugin, def: "<user cache dir>/agent-harness/wazero",
 		usage: "where compiled plugins are cached",
 		set: func(o *proxyOptions, _ *parseState, v string) error {
@@ -351,82 +339,38 @@ var proxyFlags = []proxyFlag{
 		}},
 	{name: "plugin-start-timeout", arg: "DURATION", group: groupPlugin, def: "5s",
 		usage: "deadline for starting one plugin instance (its initialisation and init hook), 1ms–10m",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
-			d, err := durationInRange(v, time.Millisecond, 10*time.Minute, "1ms–10m")
-			o.PluginLimits.StartTimeout = d
-			return err
-		}},
+		set:   setDuration(time.Millisecond, 10*time.Minute, "1ms–10m", func(o *proxyOptions) *time.Duration { return &o.PluginLimits.StartTimeout })},
 	{name: "plugin-input-limit", arg: "BYTES", group: groupPlugin, def: "1048576",
 		usage: "largest input of one plugin call, 1024–268435456 bytes",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
-			n, err := intInRange(v, 1024, 256<<20, "bytes")
-			o.PluginLimits.InputLimit = n
-			return err
-		}},
+		set:   setInt(1024, 256<<20, "bytes", func(o *proxyOptions) *int { return &o.PluginLimits.InputLimit })},
 	{name: "plugin-output-limit", arg: "BYTES", group: groupPlugin, def: "1048576",
 		usage: "largest output of one plugin call, 1024–268435456 bytes",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
-			n, err := intInRange(v, 1024, 256<<20, "bytes")
-			o.PluginLimits.OutputLimit = n
-			return err
-		}},
+		set:   setInt(1024, 256<<20, "bytes", func(o *proxyOptions) *int { return &o.PluginLimits.OutputLimit })},
 	{name: "plugin-log-limit", arg: "BYTES", group: groupPlugin, def: "65536",
 		usage: "plugin output (stdout, stderr, log) shown per plugin, 1–67108864 bytes",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
-			n, err := intInRange(v, 1, 64<<20, "bytes")
-			o.PluginLimits.LogLimit = n
-			return err
-		}},
+		set:   setInt(1, 64<<20, "bytes", func(o *proxyOptions) *int { return &o.PluginLimits.LogLimit })},
 	{name: "plugin-recycle-calls", arg: "N", group: groupPlugin, def: "10000",
 		usage: "replace a plugin instance after this many calls, 1–1000000000",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
-			n, err := intInRange(v, 1, 1_000_000_000, "calls")
-			o.PluginLimits.RecycleCalls = n
-			return err
-		}},
+		set:   setInt(1, 1_000_000_000, "calls", func(o *proxyOptions) *int { return &o.PluginLimits.RecycleCalls })},
 	{name: "plugin-recycle-memory", arg: "MIB", group: groupPlugin, def: "half of --plugin-memory",
 		usage: "replace a plugin instance whose memory reached this size, 1–4096 MiB, at most --plugin-memory",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
-			n, err := intInRange(v, 1, 4096, "MiB")
-			o.PluginLimits.RecycleMemoryMiB = n
-			return err
-		}},
+		set:   setInt(1, 4096, "MiB", func(o *proxyOptions) *int { return &o.PluginLimits.RecycleMemoryMiB })},
 	{name: "plugin-max-failures", arg: "N", group: groupPlugin, def: "5",
 		usage: "disable a plugin after this many consecutive failures, 1–1000000",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
-			n, err := intInRange(v, 1, 1_000_000, "failures")
-			o.PluginLimits.MaxFailures = n
-			return err
-		}},
+		set:   setInt(1, 1_000_000, "failures", func(o *proxyOptions) *int { return &o.PluginLimits.MaxFailures })},
 	{name: "plugin-pool-size", arg: "N", group: groupPlugin, def: "4",
 		usage: "idle instances kept per plugin, 1–64, at most --plugin-max-instances",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
-			n, err := intInRange(v, 1, 64, "instances")
-			o.PluginLimits.PoolSize = n
-			return err
-		}},
+		set:   setInt(1, 64, "instances", func(o *proxyOptions) *int { return &o.PluginLimits.PoolSize })},
 	{name: "plugin-max-instances", arg: "N", group: groupPlugin, def: "8",
 		usage: "instances of one plugin alive at once (more calls wait), 1–64",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
-			n, err := intInRange(v, 1, 64, "instances")
-			o.PluginLimits.MaxInstances = n
-			return err
-		}},
+		set:   setInt(1, 64, "instances", func(o *proxyOptions) *int { return &o.PluginLimits.MaxInstances })},
 	{name: "plugin-max-delay", arg: "DURATION", group: groupPlugin, def: "10m",
 		usage: "longest delay a plugin fault may ask for (a longer one is a plugin failure), 1ms–24h",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
-			d, err := durationInRange(v, time.Millisecond, 24*time.Hour, "1ms–24h")
-			o.PluginLimits.MaxDelay = d
-			return err
-		}},
+		set:   setDuration(time.Millisecond, 24*time.Hour, "1ms–24h", func(o *proxyOptions) *time.Duration { return &o.PluginLimits.MaxDelay })},
 
 	{name: "upstream-timeout", arg: "DURATION", group: groupOps, def: "60s",
 		usage: "wait this long for an upstream answer, then the outcome is unknown; 1ms–10m",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
-			d, err := durationInRange(v, time.Millisecond, 10*time.Minute, "1ms–10m")
-			o.UpstreamTimeout = d
-			return err
-		}},
+		set:   setDuration(time.Millisecond, 10*time.Minute, "1ms–10m", func(o *proxyOptions) *time.Duration { return &o.UpstreamTimeout })},
 	{name: "help", group: groupOps, usage: "print this help and exit"},
 	{name: "version", group: groupOps, usage: "print the version and exit"},
 }
@@ -689,6 +633,26 @@ func (p *parseState) envEntry(kv string) (string, error) {
 	}
 	p.envKeys[key] = true
 	return kv, nil
+}
+
+// setInt is the set function of a flag whose value is a whole number from
+// lo to hi (in unit), stored in the field that field points to.
+func setInt(lo, hi int, unit string, field func(*proxyOptions) *int) func(*proxyOptions, *parseState, string) error {
+	return func(o *proxyOptions, _ *parseState, v string) error {
+		n, err := intInRange(v, lo, hi, unit)
+		*field(o) = n
+		return err
+	}
+}
+
+// setDuration is the set function of a flag whose value is a Go duration
+// from lo to hi (rng names the range in messages).
+func setDuration(lo, hi time.Duration, rng string, field func(*proxyOptions) *time.Duration) func(*proxyOptions, *parseState, string) error {
+	return func(o *proxyOptions, _ *parseState, v string) error {
+		d, err := durationInRange(v, lo, hi, rng)
+		*field(o) = d
+		return err
+	}
 }
 
 func intInRange(v string, lo, hi int, unit string) (int, error) {
