@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // maxLinks bounds symlink resolution, like the kernel's ELOOP limit.
@@ -30,35 +31,68 @@ func Check(path string) error {
 
 // resolve follows symlinks to the final target and checks it. It returns
 // the final path and its file info (nil when absent).
+//
+// Each round resolves the directory part physically (filepath.EvalSymlinks
+// follows symlinked directories before it applies ".."), then looks at the
+// last name. A relative link target is appended to that physical directory
+// without cleaning, so a ".." in it is resolved in the next round the way
+// the kernel resolves it, never as text: "out/report.json -> ../x.json"
+// with out a symlink to real/sub names real/x.json, not x.json beside out.
 func resolve(path string) (string, fs.FileInfo, error) {
 	if path == "" {
 		return "", nil, errors.New("checking report file: empty path")
 	}
 	p := path
 	for range maxLinks {
-		fi, err := os.Lstat(p)
+		dir, base := splitLast(p)
+		if base == "" || base == "." || base == ".." {
+			fi, err := os.Stat(p)
+			if err != nil {
+				return "", nil, fmt.Errorf("checking report file %s: %w", path, err)
+			}
+			return "", nil, fmt.Errorf("checking report file %s: %s is %s, %w", path, p, describe(fi.Mode()), ErrNotRegular)
+		}
+		realDir, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return "", nil, fmt.Errorf("checking report file %s: directory: %w", path, err)
+		}
+		q := filepath.Join(realDir, base)
+		fi, err := os.Lstat(q)
 		if errors.Is(err, fs.ErrNotExist) {
-			return p, nil, checkDir(path, filepath.Dir(p))
+			return q, nil, checkDir(path, realDir)
 		}
 		if err != nil {
 			return "", nil, fmt.Errorf("checking report file %s: %w", path, err)
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			if !fi.Mode().IsRegular() {
-				return "", nil, fmt.Errorf("checking report file %s: %s is %s, %w", path, p, describe(fi.Mode()), ErrNotRegular)
+				return "", nil, fmt.Errorf("checking report file %s: %s is %s, %w", path, q, describe(fi.Mode()), ErrNotRegular)
 			}
-			return p, fi, checkDir(path, filepath.Dir(p))
+			return q, fi, checkDir(path, realDir)
 		}
-		link, err := os.Readlink(p)
+		link, err := os.Readlink(q)
 		if err != nil {
 			return "", nil, fmt.Errorf("checking report file %s: %w", path, err)
 		}
 		if !filepath.IsAbs(link) {
-			link = filepath.Join(filepath.Dir(p), link)
+			link = realDir + string(filepath.Separator) + link
 		}
 		p = link
 	}
 	return "", nil, fmt.Errorf("checking report file %s: too many levels of symbolic links", path)
+}
+
+// splitLast splits p at its last separator, without cleaning: "a/../b"
+// gives "a/.." and "b"; a name without a directory gets ".".
+func splitLast(p string) (dir, base string) {
+	i := strings.LastIndexByte(p, filepath.Separator)
+	switch {
+	case i < 0:
+		return ".", p
+	case i == 0:
+		return string(filepath.Separator), p[1:]
+	}
+	return p[:i], p[i+1:]
 }
 
 // checkDir checks that the target's directory exists, is a directory and

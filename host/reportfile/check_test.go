@@ -39,6 +39,15 @@ func TestCheck(t *testing.T) {
 	toFIFO := link("to-fifo", fifo)
 	loop1 := link("loop1", "loop2")
 	link("loop2", "loop1")
+	// out -> real/sub, and real/sub/report.json -> ../target.json: the
+	// kernel resolves the ".." from real/sub, so the target is
+	// real/target.json, not target.json beside out.
+	if err := os.MkdirAll(filepath.Join(dir, "real", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link("out", filepath.Join(dir, "real", "sub"))
+	link(filepath.Join("real", "sub", "report.json"), "../target.json")
+	link(filepath.Join("real", "sub", "to-dir"), "../sub/..")
 
 	tests := []struct {
 		name string
@@ -64,6 +73,10 @@ func TestCheck(t *testing.T) {
 		{"missing directory", filepath.Join(dir, "no", "such", "report.json"), false, nil},
 		{"symlink loop", loop1, false, nil},
 		{"empty path", "", false, nil},
+		{"trailing separator", dir + "/", false, ErrNotRegular},
+		{"dot-dot as the last name", filepath.Join(dir, "real") + "/..", false, ErrNotRegular},
+		{"symlink through a symlinked directory with .. in its target", filepath.Join(dir, "out", "report.json"), true, nil},
+		{"symlink whose target resolves to a directory", filepath.Join(dir, "out", "to-dir"), false, ErrNotRegular},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -75,5 +88,49 @@ func TestCheck(t *testing.T) {
 				t.Errorf("Check(%q) = %v, want %v", tt.path, err, tt.is)
 			}
 		})
+	}
+}
+
+// TestResolvePhysical: the file written is the one the kernel opens for the
+// path, also when symlinked directories and ".." meet (a textual ".." would
+// write beside the symlink instead: a stale report at the path CI reads,
+// and another file overwritten).
+func TestResolvePhysical(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "real", "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustSymlink := func(to, at string) {
+		if err := os.Symlink(to, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustSymlink(sub, filepath.Join(dir, "out"))
+	mustSymlink("../target.json", filepath.Join(sub, "report.json"))
+	bystander := filepath.Join(dir, "target.json")
+	if err := os.WriteFile(bystander, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{
+		filepath.Join(dir, "out", "report.json"),
+		dir + "/out/../sub/report.json", // out/.. is real, not dir (filepath.Join would clean it)
+	} {
+		w, err := New(path, Options{})
+		if err != nil {
+			t.Fatalf("New(%q): %v", path, err)
+		}
+		if want := filepath.Join(dir, "real", "target.json"); w.Target() != want {
+			t.Errorf("Target() = %q, want %q", w.Target(), want)
+		}
+		if err := w.Write([]byte(`{"verdict":"FAIL"}`)); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(path); err != nil || string(b) != `{"verdict":"FAIL"}` {
+			t.Errorf("reading %s back: %q, %v", path, b, err)
+		}
+	}
+	if b, _ := os.ReadFile(bystander); string(b) != "precious" {
+		t.Errorf("%s overwritten: %q", bystander, b)
 	}
 }
