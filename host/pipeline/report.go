@@ -3,6 +3,7 @@ package pipeline
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/cuonztech/agent-harness/builtin/judge"
 	"github.com/cuonztech/agent-harness/host/relay"
@@ -82,7 +83,9 @@ func (p *Pipeline) persist(gen uint64) error {
 	// The encoding includes every event up to cur (and maybe later ones).
 	if err := p.writeReport(p.meta()); err != nil {
 		p.failed = err
-		fmt.Fprintf(p.opts.Stderr, "[agent-harness] cannot write report file %s: %v\n", p.opts.Report.Path(), err)
+		// One line, also when the path holds a line break.
+		msg := strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(fmt.Sprintf("cannot write report file %s: %v", p.opts.Report.Path(), err))
+		fmt.Fprintf(p.opts.Stderr, "[agent-harness] %s\n", msg)
 		return err
 	}
 	p.written = cur

@@ -121,3 +121,23 @@ func TestReportFilePartsFailure(t *testing.T) {
 		t.Errorf("files %d, stderr %q", len(rep.files), stderr.String())
 	}
 }
+
+// oddPathReport fails every write; its path holds line breaks.
+type oddPathReport struct{}
+
+func (oddPathReport) Write([]byte) error { return errors.New("open evil\nname.json: is a directory") }
+func (oddPathReport) Path() string       { return "evil\nname\r.json" }
+
+// TestReportFileFailureOneLine: the failure message stays one stderr line
+// when the path or the error holds line breaks (SPEC §6: one line, exit 1).
+func TestReportFileFailureOneLine(t *testing.T) {
+	var stderr bytes.Buffer
+	p := New(Options{Judge: judge.New(judge.Config{}), Report: oddPathReport{}, Stderr: &stderr, Fatal: func(error) {}})
+	if err := p.Start(); err == nil {
+		t.Fatal("Start succeeded with a failing report file")
+	}
+	want := `[agent-harness] cannot write report file evil\nname\r.json: open evil\nname.json: is a directory` + "\n"
+	if stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+}
