@@ -1,7 +1,5 @@
 package wire
 
-import "strconv"
-
 // Envelope is the top level of one JSON-RPC message. Every field is a raw
 // sub-slice of the message (nil when the member is absent).
 type Envelope struct {
@@ -12,11 +10,20 @@ type Envelope struct {
 	Error  []byte
 
 	HasMethod bool
+	// IDStart is the offset of ID in the message.
+	IDStart int
 	// ResultStart is the offset of Result in the message.
 	ResultStart int
 	// Depth is the nesting depth of the whole message (1 for a flat
 	// object).
 	Depth int
+
+	// Variant is the first top-level member whose name is a case variant
+	// of one of EnvelopeNames ("ID", "Method"; see Member.CaseVariant), as
+	// sent; VariantOf is the name it folds to. Both "" when there is none.
+	// A server that decodes names case-insensitively reads such a member
+	// as that member, the relay does not.
+	Variant, VariantOf string
 }
 
 // IsRequest reports whether the message is a request (method and id).
@@ -52,8 +59,10 @@ func ParseEnvelope(msg []byte) (Envelope, error) {
 	end, err := Members(msg, func(m Member) bool {
 		env.Depth = max(env.Depth, 1+m.Depth)
 		switch {
+		case m.KeyIs("jsonrpc"):
 		case m.KeyIs("id"):
 			env.ID = m.Value
+			env.IDStart = m.ValueStart
 		case m.KeyIs("method"):
 			env.HasMethod = true
 			methodRaw = m.Value
@@ -64,6 +73,10 @@ func ParseEnvelope(msg []byte) (Envelope, error) {
 			env.ResultStart = m.ValueStart
 		case m.KeyIs("error"):
 			env.Error = m.Value
+		default:
+			if env.Variant == "" {
+				env.Variant, env.VariantOf, _ = m.CaseVariant(EnvelopeNames)
+			}
 		}
 		return true
 	})
@@ -77,24 +90,4 @@ func ParseEnvelope(msg []byte) (Envelope, error) {
 		env.Method, _ = Unquote(methodRaw)
 	}
 	return env, nil
-}
-
-// IDKey returns a comparable key for a raw JSON-RPC id, so that an id echoed
-// in another spelling ("a" and "\u0061", -0 and 0) maps to the same key.
-// Numbers other than int64 integers are keyed by their raw text.
-func IDKey(raw []byte) string {
-	if len(raw) == 0 {
-		return ""
-	}
-	switch c := raw[0]; {
-	case c == '"':
-		if s, ok := Unquote(raw); ok {
-			return "s" + s
-		}
-	case c == '-' || (c >= '0' && c <= '9'):
-		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
-			return "n" + strconv.FormatInt(n, 10)
-		}
-	}
-	return "x" + string(raw)
 }

@@ -1,0 +1,62 @@
+package wire
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// EnvelopeNames are the JSON-RPC members of a message's top level.
+var EnvelopeNames = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// maxFoldBytes bounds the raw key a case variant of a name of n bytes can
+// have: a rune that folds to an ASCII letter is at most 3 bytes in UTF-8
+// (U+212A KELVIN SIGN folds to k), and at most 6 bytes escaped (\u212a).
+const maxFoldBytes = 6
+
+// CaseVariant reports whether the member's name, unescaped, equals one of
+// names under Unicode case folding (strings.EqualFold: the matching
+// encoding/json does when it decodes into a struct) without being equal
+// byte for byte: "ID" for "id", "NAME" or "\u004eame" for "name", "K" for
+// "k". It returns the name as sent and the name it folds to. A name that is
+// not one of names and is not a case variant of one costs one scan of a
+// short key.
+func (m Member) CaseVariant(names []string) (got, want string, ok bool) {
+	k := m.Key
+	if len(k) < 2 {
+		return "", "", false
+	}
+	inner := k[1 : len(k)-1]
+	plain := true
+	for _, c := range inner {
+		if c >= utf8.RuneSelf || c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		// Only ASCII letters fold to ASCII letters: same length.
+		for _, n := range names {
+			if len(inner) == len(n) && string(inner) != n && strings.EqualFold(string(inner), n) {
+				return string(inner), n, true
+			}
+		}
+		return "", "", false
+	}
+	longest := 0
+	for _, n := range names {
+		longest = max(longest, len(n))
+	}
+	if len(inner) > maxFoldBytes*longest {
+		return "", "", false
+	}
+	s, ok := Unquote(k)
+	if !ok {
+		return "", "", false
+	}
+	for _, n := range names {
+		if s != n && strings.EqualFold(s, n) {
+			return s, n, true
+		}
+	}
+	return "", "", false
+}

@@ -1,0 +1,79 @@
+package wire
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestParseEnvelopeCaseVariant(t *testing.T) {
+	tests := []struct {
+		name      string
+		in        string
+		got, want string
+	}{
+		{"exact members", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{},"x-other":1}`, "", ""},
+		{"upper-case ID", `{"jsonrpc":"2.0","ID":88,"method":"tools/call"}`, "ID", "id"},
+		{"Method", `{"jsonrpc":"2.0","id":77,"Method":"tools/call"}`, "Method", "method"},
+		{"PARAMS beside params", `{"id":1,"method":"m","params":{},"PARAMS":{}}`, "PARAMS", "params"},
+		{"Result", `{"id":1,"Result":{}}`, "Result", "result"},
+		{"Error", `{"id":1,"eRRor":{}}`, "eRRor", "error"},
+		{"JSONRPC", `{"JSONRPC":"2.0","id":1,"method":"m"}`, "JSONRPC", "jsonrpc"},
+		{"escaped upper-case", `{"id":1,"\u004dethod":"m"}`, "Method", "method"},
+		{"escaped exact", `{"\u0069d":1,"method":"m"}`, "", ""},
+		{"nested names are not looked at", `{"id":1,"method":"m","params":{"ID":2}, "jsonrpc":"2.0"}`, "", ""},
+		{"long s folds to s", `{"id":1,"method":"m","paramſ":{}}`, "paramſ", "params"},
+		{"same length other name", `{"id":1,"method":"m","params":{},"paramz":{}}`, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env, err := ParseEnvelope([]byte(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if env.Variant != tt.got || env.VariantOf != tt.want {
+				t.Errorf("variant %q of %q, want %q of %q", env.Variant, env.VariantOf, tt.got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCaseVariantKelvin(t *testing.T) {
+	// "ſ" (U+017F) and "K" (U+212A) fold to ASCII letters.
+	names := []string{"name", "kind"}
+	for _, key := range []string{`"\u212aind"`, `"Kind"`, `"nameſ"`} {
+		got, want, ok := Member{Key: []byte(key)}.CaseVariant(names)
+		wantOK := key != `"nameſ"`
+		if ok != wantOK {
+			t.Errorf("CaseVariant(%s) = %q, %q, %v; want ok %v", key, got, want, ok, wantOK)
+		}
+	}
+}
+
+// FuzzCaseVariant checks CaseVariant against encoding/json: a member name
+// is reported as a variant of "name" exactly when encoding/json decodes it
+// into a struct field named "name" and the name is not "name" itself.
+func FuzzCaseVariant(f *testing.F) {
+	for _, k := range []string{`"name"`, `"NAME"`, `"Name"`, `"\u004eame"`, `"nAmE"`, `"namf"`, `"\u212aey"`, `"ſ"`, `"names"`} {
+		f.Add(k)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		if !Valid([]byte(key)) || !strings.HasPrefix(key, `"`) {
+			return
+		}
+		var v struct {
+			Name *int `json:"name"`
+			Key  *int `json:"key"`
+		}
+		msg := []byte(`{` + key + `:1}`)
+		if err := json.Unmarshal(msg, &v); err != nil {
+			return
+		}
+		s, _ := Unquote([]byte(key))
+		decodedAsField := (v.Name != nil && s != "name") || (v.Key != nil && s != "key")
+		_, _, ok := Member{Key: []byte(key)}.CaseVariant([]string{"name", "key"})
+		if ok != decodedAsField {
+			t.Fatalf("CaseVariant(%s) = %v, encoding/json decodes it into a field: %v", key, ok, decodedAsField)
+		}
+	})
+}
