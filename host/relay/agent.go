@@ -99,6 +99,10 @@ func (s *session) fromAgent(line []byte) (call func()) {
 		}
 		return nil
 	}
+	if env.Variant != "" {
+		s.refuseVariant(env, env.Variant, env.VariantOf)
+		return nil
+	}
 	switch {
 	case env.IsRequest():
 		switch env.Method {
@@ -138,6 +142,21 @@ func (s *session) fromAgent(line []byte) (call func()) {
 		s.toUpstream(line)
 	}
 	return nil
+}
+
+// refuseVariant refuses one of the agent's messages that has a member whose
+// name differs from one the relay reads only in letter case ("ID", "NAME"):
+// a server that matches names case-insensitively (Go's encoding/json, last
+// member wins) reads it as that member, a server that does not (JavaScript,
+// Python) ignores it, and the judge would see another message than the one
+// executed. It is not forwarded: a message with a usable id gets an Invalid
+// Request error, one without is dropped (nobody waits for an answer).
+func (s *session) refuseVariant(env wire.Envelope, got, want string) {
+	msg := fmt.Sprintf("agent-harness: member %q differs from %q only in letter case; servers disagree on what it means, so the message was not forwarded", got, want)
+	s.log.Printf("WARNING: %s", msg)
+	if usableID(env.ID) {
+		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInvalidRequest, Message: msg}))
+	}
 }
 
 // toUpstream forwards a message that needs no answer; once the upstream is

@@ -11,16 +11,35 @@ import (
 	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
 )
 
+// callParamNames are the members of tools/call params the relay or the
+// upstream reads to know which tool runs with which arguments.
+var callParamNames = []string{"name", "arguments", "_meta"}
+
 // startCall registers one of the agent's tools/call requests and returns
 // the function that runs it (the pipeline, or LocalTool for an extra tool);
 // nil when it was answered at once.
 func (s *session) startCall(line []byte, env wire.Envelope) func() {
-	nameRaw, _, _ := wire.Lookup(env.Params, "name")
-	name, _ := wire.Unquote(nameRaw)
-	args, _, hasArgs := wire.Lookup(env.Params, "arguments")
-	if !hasArgs {
-		args = nil
+	var nameRaw, args []byte
+	var variant, variantOf string
+	_, _ = wire.Members(env.Params, func(m wire.Member) bool {
+		switch {
+		case m.KeyIs("name"):
+			nameRaw = m.Value
+		case m.KeyIs("arguments"):
+			args = m.Value
+		case m.KeyIs("_meta"):
+		default:
+			if variant == "" {
+				variant, variantOf, _ = m.CaseVariant(callParamNames)
+			}
+		}
+		return true
+	})
+	if variant != "" {
+		s.refuseVariant(env, variant, variantOf)
+		return nil
 	}
+	name, _ := wire.Unquote(nameRaw)
 	key := wire.IDKey(env.ID)
 	cs := &callState{}
 	s.mu.Lock()
@@ -35,20 +54,29 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 			Message: "agent-harness: duplicate request id (an earlier request with this id is still open)"}))
 		return nil
 	}
-	if s.extras.Load().names[name] {
-		return func() { s.runLocal(name, args, env.ID, key) }
+	seq := s.callSeq.Add(1)
+	return func() {
+		if !s.tools.Load().has(name) {
+			// A tool the upstream just added: the agent learnt of it from
+			// notifications/tools/list_changed, which the proxy forwards
+			// only after it started re-listing.
+			s.waitRelisted()
+		}
+		if s.extras.Load().names[name] {
+			s.runLocal(name, args, env.ID, key)
+			return
+		}
+		info := s.tools.Load().lookup(name)
+		call := &ToolCall{
+			ID:         seq,
+			Tool:       name,
+			Class:      info.Class,
+			AcceptsKey: len(info.KeyFields) > 0,
+			Arguments:  args,
+			Params:     env.Params,
+		}
+		s.runCall(call, cs, &forwarder{s: s, line: line, key: key, agentID: env.ID})
 	}
-	info := s.tools.Load().lookup(name)
-	call := &ToolCall{
-		ID:         s.callSeq.Add(1),
-		Tool:       name,
-		Class:      info.Class,
-		AcceptsKey: len(info.KeyFields) > 0,
-		Arguments:  args,
-		Params:     env.Params,
-	}
-	f := &forwarder{s: s, line: line, key: key, agentID: env.ID}
-	return func() { s.runCall(call, cs, f) }
 }
 
 func (s *session) endCall(key string) {

@@ -32,6 +32,13 @@ type fakeUpstream struct {
 	// idless tools are answered with an error whose id is null (the
 	// upstream's own parse error) instead of a response.
 	idless map[string]bool
+	// idAs, when set, rewrites the id of every answer (the way another
+	// JSON implementation echoes it).
+	idAs func(id json.RawMessage) string
+	// holdRelist, when set, holds the answer to the proxy's own tools/list
+	// requests after add_tool until it is closed.
+	holdRelist chan struct{}
+	added      bool
 
 	in  io.Reader      // what the relay writes
 	out io.WriteCloser // what the relay reads
@@ -97,6 +104,9 @@ func (f *fakeUpstream) serve() {
 			}
 			continue
 		}
+		if f.idAs != nil {
+			m.ID = json.RawMessage(f.idAs(m.ID))
+		}
 		var result string
 		switch m.Method {
 		case "subscriptions/listen":
@@ -117,10 +127,20 @@ func (f *fakeUpstream) serve() {
 			}
 			result = `{"protocolVersion":"2025-06-18","capabilities":` + caps + `,"serverInfo":{"name":"fake","version":"1"}}`
 		case "tools/list":
+			if f.added && f.holdRelist != nil && strings.HasPrefix(string(m.ID), `"agent-harness/`) {
+				<-f.holdRelist
+			}
 			result = f.page(m.Params.Cursor)
 		case "tools/call":
 			if f.hang[m.Params.Name] {
 				continue
+			}
+			if m.Params.Name == "add_tool" {
+				f.tools = append(f.tools, `{"name":"create_widget","inputSchema":{"type":"object"}}`)
+				f.added = true
+				if _, err := io.WriteString(f.out, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`+"\n"); err != nil {
+					return
+				}
 			}
 			if m.Params.Name == "big" {
 				result = `{"content":[{"type":"text","text":"` + strings.Repeat("b", 4<<20) + `"}]}`

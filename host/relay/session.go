@@ -86,6 +86,8 @@ type session struct {
 	// further list_changed notifications need no other.
 	relisting    int
 	relistQueued bool
+	// relisted, when not nil, is closed once relisting drops to 0.
+	relisted chan struct{}
 	// idleWait, when not nil, is closed once no request is open.
 	idleWait chan struct{}
 

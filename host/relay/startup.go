@@ -188,6 +188,10 @@ func (s *session) relist() {
 	defer func() {
 		s.mu.Lock()
 		s.relisting--
+		if s.relisting == 0 && s.relisted != nil {
+			close(s.relisted)
+			s.relisted = nil
+		}
 		s.noteIdleLocked()
 		s.mu.Unlock()
 	}()
@@ -217,6 +221,25 @@ func (s *session) relist() {
 	s.log.Raw(classify.Table(infos, s.opts.KeyFieldNames))
 	if s.opts.OnTools != nil {
 		s.opts.OnTools(infos)
+	}
+}
+
+// waitRelisted waits until no re-listing is in progress (or the upstream
+// is gone). Each re-listing waits at most the call timeout per page.
+func (s *session) waitRelisted() {
+	s.mu.Lock()
+	if s.relisting == 0 {
+		s.mu.Unlock()
+		return
+	}
+	if s.relisted == nil {
+		s.relisted = make(chan struct{})
+	}
+	ch := s.relisted
+	s.mu.Unlock()
+	select {
+	case <-ch:
+	case <-s.upGone:
 	}
 }
 

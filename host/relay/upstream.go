@@ -71,6 +71,9 @@ func (s *session) upstreamResponse(line []byte, env wire.Envelope) {
 	key := wire.IDKey(env.ID)
 	s.mu.Lock()
 	p := s.pending[key]
+	if p == nil {
+		key, p = s.roundedIDLocked(env.ID)
+	}
 	var kind pendingKind
 	if p != nil {
 		delete(s.pending, key)
@@ -78,6 +81,9 @@ func (s *session) upstreamResponse(line []byte, env wire.Envelope) {
 		s.noteIdleLocked()
 	}
 	s.mu.Unlock()
+	if p != nil && p.agentID != nil && !bytes.Equal(env.ID, p.agentID) {
+		line, env = withID(line, env, p.agentID)
+	}
 	switch {
 	case p == nil || kind == kindPlain:
 		s.toAgent(line)
@@ -93,6 +99,45 @@ func (s *session) upstreamResponse(line []byte, env wire.Envelope) {
 	case kind == kindAbandoned:
 		// The waiter timed out and the agent has its answer already.
 	}
+}
+
+// roundedIDLocked finds the request a numeric response id that matches no
+// open request exactly stands for, when the upstream read the id as a
+// float64 (JavaScript's JSON.parse) and rounded it: 9007199254740993 comes
+// back as 9007199254740992. It is the one open request whose numeric id
+// rounds to the same float64; when none or several do, nil (the response
+// is then forwarded as it came, as one to an unknown request).
+func (s *session) roundedIDLocked(id []byte) (string, *pending) {
+	f, ok := wire.NumberFloat(id)
+	if !ok {
+		return "", nil
+	}
+	var foundKey string
+	var found *pending
+	for k, p := range s.pending {
+		if pf, ok := wire.NumberFloat(p.agentID); ok && pf == f {
+			if found != nil {
+				return "", nil
+			}
+			foundKey, found = k, p
+		}
+	}
+	return foundKey, found
+}
+
+// withID returns the response line with its id replaced by the agent's
+// own id bytes (the upstream echoed it in another spelling: 2 for 2.0,
+// "\u0061" for "a", or rounded), and its envelope. The agent gets its
+// request's id exactly as it sent it.
+func withID(line []byte, env wire.Envelope, id []byte) ([]byte, wire.Envelope) {
+	out := make([]byte, 0, len(line)-len(env.ID)+len(id))
+	out = append(out, line[:env.IDStart]...)
+	out = append(out, id...)
+	out = append(out, line[env.IDStart+len(env.ID):]...)
+	if e, err := wire.ParseEnvelope(out); err == nil {
+		return out, e
+	}
+	return line, env
 }
 
 // markUpstreamGone switches to UPSTREAM_UNAVAILABLE: waiters see upGone, and
