@@ -20,6 +20,7 @@ func getDoc() *Doc { return docPool.Get().(*Doc) }
 // putDoc returns d to the pool unless it grew very large.
 func putDoc(d *Doc) {
 	d.raw = nil
+	d.findClash, d.clashFound = false, false
 	if cap(d.nodes) > 1<<16 || cap(d.arena) > 1<<20 {
 		return
 	}
@@ -69,6 +70,9 @@ func (d *Doc) appendCanonical(dst []byte, n int, skip func(k int) bool) []byte {
 			start := len(members)
 			members = d.Members(n, members)
 			stack = append(stack, frame{obj: true, cur: int32(start), end: int32(len(members)), base: int32(start), first: true})
+			if d.findClash && (skip == nil || len(stack) > 1) {
+				d.checkClash(members[start:])
+			}
 		}
 	}
 	open(n)
@@ -83,6 +87,9 @@ func (d *Doc) appendCanonical(dst []byte, n int, skip func(k int) bool) []byte {
 		}
 		members = members[:w]
 		f.end = w
+		if d.findClash {
+			d.checkClash(members[f.cur:f.end])
+		}
 	}
 	for len(stack) > 0 {
 		f := &stack[len(stack)-1]

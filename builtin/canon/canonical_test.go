@@ -37,6 +37,19 @@ func TestCanonical(t *testing.T) {
 		{"2.1/string/surrogate-pair", `"\ud83d\ude00"`, `"😀"`},
 		{"2.1/string/U+2028-raw", `"\u2028"`, "\"\u2028\""},
 		{"2.1/string/DEL-raw", `"\u007f"`, "\"\x7f\""},
+		// Lone surrogates (JavaScript cutting an emoji) and invalid UTF-8
+		// bytes are kept: escapes in lower-case hex, bytes verbatim.
+		{"2.1/string/lone-high-surrogate", `"\uD83D"`, `"\ud83d"`},
+		{"2.1/string/lone-low-surrogate", `"\udc00x"`, `"\udc00x"`},
+		{"2.1/string/lone-high-then-pair", `"\ud83d\ud83d\ude00"`, `"\ud83d😀"`},
+		{"2.1/string/low-then-high", `"\ude00\ud83d"`, `"\ude00\ud83d"`},
+		{"2.1/string/high-then-other-escape", `"\ud800\n"`, `"\ud800\n"`},
+		{"2.1/string/U+D7FF-raw", `"\ud7ff"`, "\"\ud7ff\""},
+		{"2.1/string/invalid-utf8-verbatim", "\"a\xffb\"", "\"a\xffb\""},
+		{"2.1/string/invalid-utf8-after-escape", "\"\\n\xff\"", "\"\\n\xff\""},
+		{"2.1/string/encoded-surrogate-bytes-verbatim", "\"\xed\xa0\x80\"", "\"\xed\xa0\x80\""},
+		{"2.1/string/overlong-verbatim", "\"\xc0\x80\"", "\"\xc0\x80\""},
+		{"2.1/object/lone-surrogate-name", `{"\udc00":1,"\ud800":2}`, `{"\ud800":2,"\udc00":1}`},
 		{"2.1/object/key-order", `{"b":1,"a":2}`, `{"a":2,"b":1}`},
 		{"2.1/object/key-order-by-decoded-bytes", `{"\u0062":1,"a":2,"é":3,"Z":4}`, `{"Z":4,"a":2,"b":1,"é":3}`},
 		{"2.1/object/duplicate-last-wins", `{"a":1,"b":2,"a":3}`, `{"a":3,"b":2}`},
@@ -79,10 +92,6 @@ func TestCanonicalInvalid(t *testing.T) {
 		{"control-char", "\"a\nb\"", "control character"},
 		{"bad-escape", `"\x"`, "invalid escape"},
 		{"bad-unicode-escape", `"\u12g4"`, `invalid \u escape`},
-		{"lone-high-surrogate", `"\ud800"`, "unpaired surrogate"},
-		{"lone-low-surrogate", `"\udc00x"`, "unpaired surrogate"},
-		{"invalid-utf8", "\"a\xffb\"", "invalid UTF-8"},
-		{"invalid-utf8-after-escape", "\"\\n\xff\"", "invalid UTF-8"},
 		{"mismatched-bracket", `[1}`, "expecting ',' or a closing bracket"},
 		{"unquoted-key", `{a:1}`, "expecting a member name"},
 		{"missing-colon", `{"a" 1}`, "expecting ':'"},
@@ -133,5 +142,42 @@ func TestCanonicalLargeArgument(t *testing.T) {
 	}
 	if len(got) != len(big) {
 		t.Errorf("len = %d, want %d", len(got), len(big))
+	}
+}
+
+// TestCanonicalStringIdentity: SPEC §2.1, strings compare by their exact
+// code units: a lone surrogate, an invalid UTF-8 byte and U+FFFD are three
+// different strings, and none of them is rejected.
+func TestCanonicalStringIdentity(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b string
+		same bool
+	}{
+		{"2.1/string/pair-escape-equals-raw", `"\ud83d\ude00"`, `"😀"`, true},
+		{"2.1/string/escape-hex-case", `"\ud800"`, `"\uD800"`, true},
+		{"2.1/string/lone-surrogate-vs-its-bytes", `"\ud800"`, "\"\xed\xa0\x80\"", false},
+		{"2.1/string/lone-surrogate-vs-replacement", `"\ud800"`, `"\ufffd"`, false},
+		{"2.1/string/lone-surrogate-vs-escape-text", `"\ud800"`, `"\\ud800"`, false},
+		{"2.1/string/two-lone-surrogates", `"a\ud800"`, `"a\ud801"`, false},
+		{"2.1/string/invalid-byte-vs-latin1", "\"\xff\"", `"\u00ff"`, false},
+		{"2.1/string/invalid-byte-vs-replacement", "\"\xff\"", `"\ufffd"`, false},
+		{"2.1/string/two-invalid-bytes", "\"\xff\"", "\"\xfe\"", false},
+		{"2.1/string/invalid-byte-order", "\"\xff\xed\"", "\"\xed\xff\"", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ca, err := Canonical([]byte(tc.a))
+			if err != nil {
+				t.Fatalf("Canonical(%q): %v", tc.a, err)
+			}
+			cb, err := Canonical([]byte(tc.b))
+			if err != nil {
+				t.Fatalf("Canonical(%q): %v", tc.b, err)
+			}
+			if bytes.Equal(ca, cb) != tc.same {
+				t.Errorf("Canonical(%q) = %q, Canonical(%q) = %q: same = %v, want %v", tc.a, ca, tc.b, cb, !tc.same, tc.same)
+			}
+		})
 	}
 }

@@ -14,9 +14,17 @@
 //   - strings decoded and re-escaped minimally: only `"`, `\` and control
 //     characters below U+0020 are escaped (\b \f \n \r \t, otherwise \u00xx in
 //     lower-case hex); everything else, including U+2028, U+2029 and DEL, is
-//     written as raw UTF-8. Strings must be valid Unicode: invalid UTF-8 and
-//     unpaired surrogate escapes (\ud800) are rejected, because no canonical
-//     form keeps them distinct without inventing an encoding;
+//     written as raw UTF-8;
+//   - strings that are not valid Unicode are accepted and kept exact, since
+//     they are valid JSON and an upstream executes them (JavaScript's
+//     JSON.stringify writes a lone surrogate when it cuts an emoji in half):
+//     an unpaired surrogate escape (\uD83D) is written as its \udxxx escape
+//     in lower-case hex, which no valid character produces (a surrogate pair
+//     becomes one supplementary character, written raw); an invalid UTF-8
+//     byte is written verbatim, which no re-encoded valid character produces
+//     either. So two strings have the same canonical form exactly when their
+//     sequences of characters, lone surrogates and invalid bytes are equal:
+//     "\ud800", the bytes ED A0 80 and "\ufffd" are three different strings;
 //   - numbers in the canonical exact form below.
 //
 // # Numbers
@@ -37,6 +45,19 @@
 //     expanded into digits, so huge exponents cost no memory.
 //
 // The number 12 and the string "12" are different values (SPEC §2.1).
+//
+// # Member names that differ only in letter case
+//
+// Member names compare exactly, but an upstream decoding with Go's
+// encoding/json matches them case-insensitively (the last one wins), so
+// {"room":"1","Room":"12"} and {"room":"2","Room":"12"} may both book room
+// 12. Operation reports such a pair (Op.CaseClash: equal under Unicode
+// simple case folding, strings.EqualFold, but not byte-identical; anywhere
+// in the arguments except the top-level key fields and their values), so
+// that the judge does not call the two calls different operations. The
+// check reuses the writer's sorted member lists: pairwise for objects of up
+// to 16 members (ASCII names of different lengths are rejected at once),
+// with a map of folded names above that.
 //
 // # Depth and size
 //

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/big"
+	"slices"
 	"testing"
 	"unicode/utf8"
 )
@@ -13,6 +14,9 @@ var fuzzSeeds = []string{
 	`12`, `12.0`, `1.2e1`, `-0`, `1e999999999`, `"\ud83d\ude00"`, `[[[]]]`, `{}`,
 	`{"Idempotency-Key":"k","amount":12.50,"items":[{"sku":"A","qty":2}]}`,
 	`"\ud800"`, "\"\xff\"", `[1,]`, `{"a" 1}`, ` true `, `null`, `{"\u0000":"\t"}`,
+	`{"guest":"Ada\ud83d","idempotency_key":"k1"}`, `"\udc00\ud800"`, "\"\xed\xa0\x80\"",
+	"{\"a\xff\":\"\\ud83d\xc0\x80\"}", `"\ud83d\ud83d\ude00"`, "\"\xff\\u00e9\xfe\"",
+	`{"room":"1","Room":"12"}`, `{"a":{"K":1,"\u212a":2}}`,
 }
 
 func FuzzCanonical(f *testing.F) {
@@ -22,7 +26,8 @@ func FuzzCanonical(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		out, err := Canonical(in)
 		if err != nil {
-			if json.Valid(in) && utf8.Valid(in) && !bytes.Contains(bytes.ToLower(in), []byte(`\ud`)) {
+			// Lone surrogate escapes and invalid UTF-8 are accepted too.
+			if json.Valid(in) {
 				t.Fatalf("Canonical rejected valid JSON %q: %v", in, err)
 			}
 			return
@@ -30,8 +35,10 @@ func FuzzCanonical(f *testing.F) {
 		if !json.Valid(in) {
 			t.Fatalf("Canonical accepted invalid JSON %q", in)
 		}
-		if !json.Valid(out) || !utf8.Valid(out) {
-			t.Fatalf("Canonical(%q) = %q: not valid JSON/UTF-8", in, out)
+		// Invalid UTF-8 bytes are kept verbatim (unless a duplicate name
+		// dropped them), never introduced.
+		if !json.Valid(out) || (utf8.Valid(in) && !utf8.Valid(out)) {
+			t.Fatalf("Canonical(%q) = %q: not valid JSON, or invalid UTF-8 introduced", in, out)
 		}
 		again, err := Canonical(out)
 		if err != nil || !bytes.Equal(again, out) {
@@ -77,6 +84,11 @@ func FuzzOperation(f *testing.F) {
 		if len(op.Key) != 64 {
 			t.Fatalf("Key = %q", op.Key)
 		}
+		// CaseClash is set exactly when some object of the canonical
+		// remainder has two names that fold alike (brute force).
+		if clash := bruteCaseClash(op.Canonical); clash != (op.CaseClash[0] != "") {
+			t.Fatalf("Operation(%q).CaseClash = %q, brute force says %v", args, op.CaseClash, clash)
+		}
 		// The canonical remainder is its own operation with no keys left.
 		op2, err := Operation(tool, op.Canonical, KeyFields{})
 		if err != nil || op2.Key != op.Key || len(op2.Keys) != 0 {
@@ -120,4 +132,96 @@ func FuzzNumber(f *testing.F) {
 			t.Fatalf("%s (%s) vs %s (%s): exact equality %v", a, ca, b, cb, ra.Cmp(rb) == 0)
 		}
 	})
+}
+
+// units decodes the JSON string literal lit (known valid JSON) the simple
+// way, into its sequence of units: a Unicode scalar value, a lone
+// surrogate's code unit (0xD800–0xDFFF), or an invalid UTF-8 byte b as
+// -1-b. Two strings are the same value exactly when their units are equal.
+func units(lit []byte) []int32 {
+	var out []int32
+	s := lit[1 : len(lit)-1]
+	for i := 0; i < len(s); {
+		if s[i] != '\\' {
+			r, size := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = append(out, -1-int32(s[i]))
+			} else {
+				out = append(out, r)
+			}
+			i += size
+			continue
+		}
+		if s[i+1] != 'u' {
+			out = append(out, int32(map[byte]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}[s[i+1]]))
+			i += 2
+			continue
+		}
+		r, _ := hex4(s, i+2)
+		i += 6
+		if r >= 0xD800 && r < 0xDC00 && i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+			if lo, _ := hex4(s, i+2); lo >= 0xDC00 && lo <= 0xDFFF {
+				r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+				i += 6
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// FuzzStringIdentity checks SPEC §2.1 for strings: two strings have the
+// same canonical form exactly when their units (scalar values, lone
+// surrogates, invalid bytes) are equal.
+func FuzzStringIdentity(f *testing.F) {
+	for _, p := range [][2]string{
+		{`"\ud800"`, "\"\xed\xa0\x80\""}, {`"\ud800"`, `"\ufffd"`}, {`"\ud83d\ude00"`, `"😀"`},
+		{`"\ud800"`, `"\uD800"`}, {"\"\xff\"", `"\u00ff"`}, {"\"\xff\"", "\"\xfe\""},
+		{`"\ud800"`, `"\\ud800"`}, {`"\ud800x"`, `"\ud801x"`}, {"\"\xff\xed\"", "\"\xed\xff\""},
+	} {
+		f.Add([]byte(p[0]), []byte(p[1]))
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		ca, err := Canonical(a)
+		if err != nil || ca[0] != '"' {
+			return
+		}
+		cb, err := Canonical(b)
+		if err != nil || cb[0] != '"' {
+			return
+		}
+		ua, ub := units(trimWS(a)), units(trimWS(b))
+		if slices.Equal(ua, ub) != bytes.Equal(ca, cb) {
+			t.Fatalf("%q (%q, units %x) vs %q (%q, units %x): equal units %v, equal canonical forms %v",
+				a, ca, ua, b, cb, ub, slices.Equal(ua, ub), bytes.Equal(ca, cb))
+		}
+		if !slices.Equal(units(ca), ua) {
+			t.Fatalf("Canonical(%q) = %q changed the units: %x, want %x", a, ca, units(ca), ua)
+		}
+	})
+}
+
+// bruteCaseClash compares every pair of member names of every object.
+func bruteCaseClash(canonical []byte) bool {
+	d, err := Parse(canonical)
+	if err != nil {
+		return false
+	}
+	for i := range d.Len() {
+		if d.Kind(i) != Object {
+			continue
+		}
+		var names [][]byte
+		for c := i + 1; c < d.End(i); c = d.End(c + 1) {
+			names = append(names, d.Str(c))
+		}
+		for x := range names {
+			for y := range x {
+				if !bytes.Equal(names[x], names[y]) && bytes.EqualFold(names[x], names[y]) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

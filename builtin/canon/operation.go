@@ -15,6 +15,15 @@ type Op struct {
 	// Keys are the values of the key fields, in name order: strings
 	// unquoted, other values as canonical JSON. Nil when there were none.
 	Keys []string
+	// CaseClash, when not empty, holds two member names of one object of
+	// the arguments (key fields left out) that differ only in letter case
+	// (equal under Unicode simple case folding, strings.EqualFold, but not
+	// byte-identical), such as "room" and "Room". Canonical keeps both,
+	// but an upstream decoding with Go's encoding/json matches member
+	// names case-insensitively (the last wins), so the two calls
+	// {"room":"1","Room":"12"} and {"room":"2","Room":"12"} may execute
+	// the same thing: the operation's identity is not certain.
+	CaseClash [2]string
 }
 
 // Operation strips the top-level key fields from args and returns the
@@ -38,6 +47,7 @@ func Operation(tool string, args []byte, kf KeyFields) (op Op, err error) {
 		if err := d.parse(args); err != nil {
 			return Op{}, fmt.Errorf("canonicalising arguments of %q: %w", tool, err)
 		}
+		d.findClash = true
 		switch d.nodes[0].kind {
 		case Null:
 			buf = append(buf, '{', '}')
@@ -51,6 +61,7 @@ func Operation(tool string, args []byte, kf KeyFields) (op Op, err error) {
 				return true
 			})
 			// After writing: AppendCanonical reuses the Doc's scratch.
+			d.findClash = false // key values are not the operation
 			for _, k := range keyNodes {
 				if d.nodes[k+1].kind == String {
 					op.Keys = append(op.Keys, string(d.Str(k+1)))
@@ -61,6 +72,9 @@ func Operation(tool string, args []byte, kf KeyFields) (op Op, err error) {
 		default:
 			buf = d.AppendCanonical(buf, 0)
 		}
+	}
+	if d.clashFound {
+		op.CaseClash = [2]string{string(d.Str(int(d.clash[0]))), string(d.Str(int(d.clash[1])))}
 	}
 	sum := sha256.Sum256(buf)
 	op.Key = hex.EncodeToString(sum[:])

@@ -3,6 +3,7 @@ package canon
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -30,6 +31,11 @@ func TestOperation(t *testing.T) {
 		{"2.1/absent-args-is-empty-object", def, ``, `{"idempotency_key":"k"}`, true, `{}`},
 		{"2.1/array-args", def, `[1,{"idempotency_key":1}]`, `[1,{}]`, false, `[1,{"idempotency_key":1}]`},
 		{"2.1/string-args", def, `"x"`, `"x"`, true, `"x"`},
+		{"2.1/lone-surrogate-new-key", def, `{"guest":"Ada\ud83d","idempotency_key":"k1"}`, `{"guest":"Ada\ud83d","idempotency_key":"k2"}`, true, `{"guest":"Ada\ud83d"}`},
+		{"2.1/lone-surrogate-member-order", def, `{"guest":"Ada\ud83d","nights":2}`, `{"nights":2, "guest":"Ada\uD83D"}`, true, `{"guest":"Ada\ud83d","nights":2}`},
+		{"2.1/lone-surrogate-vs-other", def, `{"guest":"Ada\ud83d"}`, `{"guest":"Ada\ud83e"}`, false, `{"guest":"Ada\ud83d"}`},
+		{"2.1/invalid-utf8-new-key", def, "{\"guest\":\"Ada\xff\",\"idempotency_key\":\"k1\"}", "{\"idempotency_key\":\"k2\",\"guest\":\"Ada\xff\"}", true, "{\"guest\":\"Ada\xff\"}"},
+		{"2.1/invalid-utf8-vs-replacement", def, "{\"guest\":\"Ada\xff\"}", `{"guest":"Ada\ufffd"}`, false, "{\"guest\":\"Ada\xff\"}"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,5 +117,51 @@ func TestKeyFields(t *testing.T) {
 	}
 	if got := ParseKeyFields([]string{"x-y", " z "}).Names(); !slices.Equal(got, []string{"x-y", "z"}) {
 		t.Errorf("Names() = %q", got)
+	}
+}
+
+// TestOperationCaseClash: SPEC §2.1 compares member names exactly, but an
+// upstream may not (Go's encoding/json matches them case-insensitively), so
+// Operation reports member names that differ only in letter case.
+func TestOperationCaseClash(t *testing.T) {
+	many := func(extra string) string {
+		var b []byte
+		b = append(b, '{')
+		for i := range 20 {
+			b = fmt.Appendf(b, `"m%d":%d,`, i, i)
+		}
+		return string(b) + extra + `}`
+	}
+	tests := []struct {
+		name, args string
+		want       [2]string
+	}{
+		{"2.1/case-clash/top-level", `{"room":"1","Room":"12"}`, [2]string{"room", "Room"}},
+		{"2.1/case-clash/nested-in-array", `{"a":{"b":[1,{"X":1,"y":0,"x":2}]}}`, [2]string{"X", "x"}},
+		{"2.1/case-clash/top-level-array", `[{"id":1,"ID":1}]`, [2]string{"id", "ID"}},
+		{"2.1/case-clash/escaped-name", `{"\u0041":1,"a":2}`, [2]string{"A", "a"}},
+		{"2.1/case-clash/kelvin-sign", `{"k":1,"\u212a":2}`, [2]string{"k", "\u212a"}},
+		{"2.1/case-clash/long-s", `{"s":1,"\u017f":2}`, [2]string{"s", "\u017f"}},
+		{"2.1/case-clash/non-ascii", `{"Ärger":1,"äRGER":2}`, [2]string{"Ärger", "äRGER"}},
+		{"2.1/case-clash/large-object", many(`"M7":0`), [2]string{"m7", "M7"}},
+		{"2.1/case-clash/key-field-and-other", `{"idempotency_key":"k","IDEMPOTENCY_KEY":"k2","n":1}`, [2]string{}},
+		{"2.1/case-clash/inside-key-field-value", `{"idempotency_key":{"a":1,"A":2},"n":1}`, [2]string{}},
+		{"2.1/case-clash/none/byte-identical-duplicate", `{"a":1,"a":2}`, [2]string{}},
+		{"2.1/case-clash/none/different-names", `{"ab":1,"ba":2,"abc":3,"AB_":4}`, [2]string{}},
+		{"2.1/case-clash/none/sharp-s-is-full-folding", `{"ß":1,"ss":2}`, [2]string{}},
+		{"2.1/case-clash/none/large-object", many(`"m20":0`), [2]string{}},
+		{"2.1/case-clash/none/scalar", `"Room"`, [2]string{}},
+		{"2.1/case-clash/none/values-differ-in-case", `{"a":"x","b":"X"}`, [2]string{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			op, err := Operation("book", []byte(tc.args), ParseKeyFields(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if op.CaseClash != tc.want {
+				t.Errorf("CaseClash = %q, want %q", op.CaseClash, tc.want)
+			}
+		})
 	}
 }

@@ -28,8 +28,7 @@ const (
 	Object
 )
 
-// SyntaxError is returned for input that is not valid JSON (or contains a
-// string that is not valid Unicode).
+// SyntaxError is returned for input that is not valid JSON.
 type SyntaxError struct {
 	Offset int    // byte offset of the problem in the input
 	Msg    string // what is wrong, lower-case
@@ -50,6 +49,7 @@ type node struct {
 	start, end uint32
 	kind       Kind
 	inArena    bool
+	ascii      bool // strings: the decoded bytes are all ASCII
 }
 
 // Doc is a parsed JSON document: a read-only tree of values addressed by
@@ -63,6 +63,11 @@ type Doc struct {
 	// scratch for writing
 	members []int32
 	frames  []frame
+	// findClash: the writer looks for member names that differ only in
+	// letter case (Op.CaseClash); clashFound and clash hold the first.
+	findClash  bool
+	clashFound bool
+	clash      [2]int32
 }
 
 // Parse parses raw, which must hold exactly one JSON value (surrounding
@@ -92,8 +97,14 @@ func (d *Doc) End(n int) int {
 	return n + 1
 }
 
-// Str returns the decoded bytes of string node n (valid UTF-8). The result
-// aliases the Doc and must not be modified.
+// Str returns the decoded bytes of string node n. The result aliases the
+// Doc and must not be modified. It is valid UTF-8 unless the string held
+// lone surrogate escapes or invalid UTF-8 bytes, which are kept distinct
+// (see the package documentation): a lone surrogate \uXXXX is its 3-byte
+// generalised UTF-8 form (0xED 0xA0–0xBF 0x80–0xBF) and an invalid input
+// byte b is the pair 0xFF b. Neither occurs in valid UTF-8, so a decoded
+// string that is valid UTF-8 is exactly the string's text. Use AppendValid
+// for a valid UTF-8 copy.
 func (d *Doc) Str(n int) []byte {
 	nd := &d.nodes[n]
 	if nd.inArena {
@@ -331,9 +342,10 @@ func (d *Doc) parseString(raw []byte, i int) (int, error) {
 		j++
 	}
 	if !ascii && !utf8.Valid(raw[start:j]) {
-		return 0, syntaxErr(start+invalidUTF8At(raw[start:j]), "invalid UTF-8 in string")
+		// Decode into the arena, which keeps invalid bytes distinct.
+		return d.parseEscapedString(raw, i, start)
 	}
-	d.nodes = append(d.nodes, node{kind: String, start: uint32(start), end: uint32(j)})
+	d.nodes = append(d.nodes, node{kind: String, start: uint32(start), end: uint32(j), ascii: ascii})
 	return j + 1, nil
 }
 
@@ -346,26 +358,18 @@ var plainASCII = func() (t [256]bool) {
 	return t
 }()
 
-func invalidUTF8At(b []byte) int {
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
-	}
-	return len(b)
-}
-
-// parseEscapedString decodes the string that starts at raw[q] == '"' and has
-// its first backslash at raw[j] into the arena.
+// parseEscapedString decodes the string that starts at raw[q] == '"' into
+// the arena; raw[q+1:j] is known to hold no backslash, control character or
+// quote. Lone surrogate escapes and invalid UTF-8 bytes are encoded as Str
+// describes.
 func (d *Doc) parseEscapedString(raw []byte, q, j int) (int, error) {
 	start := q + 1
-	if !utf8.Valid(raw[start:j]) {
-		return 0, syntaxErr(start+invalidUTF8At(raw[start:j]), "invalid UTF-8 in string")
-	}
 	aStart := len(d.arena)
-	d.arena = append(d.arena, raw[start:j]...)
+	if utf8.Valid(raw[start:j]) {
+		d.arena = append(d.arena, raw[start:j]...)
+	} else {
+		j = start
+	}
 	for {
 		if j >= len(raw) {
 			return 0, syntaxErr(q, "unterminated string")
@@ -376,7 +380,8 @@ func (d *Doc) parseEscapedString(raw []byte, q, j int) (int, error) {
 			if len(d.arena) >= math.MaxUint32 {
 				return 0, syntaxErr(q, "input too large")
 			}
-			d.nodes = append(d.nodes, node{kind: String, start: uint32(aStart), end: uint32(len(d.arena)), inArena: true})
+			d.nodes = append(d.nodes, node{kind: String, start: uint32(aStart), end: uint32(len(d.arena)), inArena: true,
+				ascii: isASCII(d.arena[aStart:])})
 			return j + 1, nil
 		case c == '\\':
 			if j+1 >= len(raw) {
@@ -401,21 +406,28 @@ func (d *Doc) parseEscapedString(raw []byte, q, j int) (int, error) {
 				if !ok {
 					return 0, syntaxErr(j, "invalid \\u escape")
 				}
+				lone := false
 				switch {
 				case r >= 0xD800 && r < 0xDC00:
 					lo, ok2 := rune(0), false
 					if j+7 < len(raw) && raw[j+6] == '\\' && raw[j+7] == 'u' {
 						lo, ok2 = hex4(raw, j+8)
 					}
-					if !ok2 || lo < 0xDC00 || lo > 0xDFFF {
-						return 0, syntaxErr(j, "unpaired surrogate escape")
+					if ok2 && lo >= 0xDC00 && lo <= 0xDFFF {
+						r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+						j += 6
+					} else {
+						lone = true
 					}
-					r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
-					j += 6
 				case r >= 0xDC00 && r <= 0xDFFF:
-					return 0, syntaxErr(j, "unpaired surrogate escape")
+					lone = true
 				}
-				d.arena = utf8.AppendRune(d.arena, r)
+				if lone {
+					// Generalised UTF-8 (WTF-8): never valid UTF-8.
+					d.arena = append(d.arena, 0xED, 0x80|byte(r>>6&0x3F), 0x80|byte(r&0x3F))
+				} else {
+					d.arena = utf8.AppendRune(d.arena, r)
+				}
 				j += 4
 			default:
 				return 0, syntaxErr(j, "invalid escape character %q", e)
@@ -429,7 +441,9 @@ func (d *Doc) parseEscapedString(raw []byte, q, j int) (int, error) {
 		default:
 			r, size := utf8.DecodeRune(raw[j:])
 			if r == utf8.RuneError && size == 1 {
-				return 0, syntaxErr(j, "invalid UTF-8 in string")
+				d.arena = append(d.arena, invalidMark, c)
+				j++
+				continue
 			}
 			d.arena = append(d.arena, raw[j:j+size]...)
 			j += size
