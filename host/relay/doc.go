@@ -20,6 +20,27 @@
 // id within a session; a request id still open (also one whose call timed
 // out and whose late answer would be dropped) is refused the same way.
 //
+// Ids are matched by value: a string by its unescaped text, a number by its
+// exact decimal value (2, 2.0, 20e-1 are one id; 2^53 and 2^53+1 are two;
+// never through float64), so an upstream that echoes an id in another
+// spelling (a JavaScript server answers 2.0 with 2) still answers the
+// agent's request. When a numeric response id matches no open request
+// exactly, it is routed to the one open request whose id rounds to the same
+// float64 (a JavaScript server answers 9007199254740993 with
+// 9007199254740992); when several do, to none. The agent always gets its
+// own id bytes back: a response whose id was echoed differently has the id
+// replaced.
+//
+// Ambiguous member names: an agent message whose top level has a member
+// whose name differs from jsonrpc, id, method, params, result or error only
+// in letter case ("ID", "Method", "\u004dethod", Unicode folding included),
+// or a tools/call whose params have such a variant of name, arguments or
+// _meta, is not forwarded. A server decoding with Go's encoding/json reads
+// such a member as the real one (case-insensitive, last wins), a
+// JavaScript or Python server ignores it: the proxy would judge another
+// call than the one executed. With a usable id the agent gets a JSON-RPC
+// error -32600; without one the message is dropped; both are logged.
+//
 // Start-up order: the upstream is started at once; the agent's initialize is
 // forwarded unchanged; after the upstream's result the proxy lists all tools
 // (following nextCursor) before the agent has sent notifications/initialized
@@ -47,6 +68,17 @@
 // upstream answers with an error, the answer reaches the agent unchanged
 // and the proxy waits for the agent's fall-back initialize. Re-listings
 // carry the same _meta.
+//
+// Re-listing: on notifications/tools/list_changed the proxy starts to
+// re-list the tools before it forwards the notification; a tools/call of a tool it
+// does not know waits until that re-listing is done, so a tool the agent
+// learnt of from the notification is classified, not taken for an unknown
+// one.
+//
+// Cancellation: the agent's notifications/cancelled is forwarded; the call
+// stays in the pipeline until the upstream answers (then it is judged on
+// that answer: the write may have executed) or the call timeout (unknown
+// outcome). The proxy sends no answer of its own for a cancelled call.
 //
 // Lazy listing: when the agent's first request other than initialize,
 // server/discover or ping arrives before any handshake started the session
