@@ -55,6 +55,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 		return nil
 	}
 	seq := s.callSeq.Add(1)
+	id, params := env.ID, env.Params // not env: the closure would move it to the heap
 	return func() {
 		if !s.tools.Load().has(name) {
 			// A tool the upstream just added: the agent learnt of it from
@@ -63,7 +64,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 			s.waitRelisted()
 		}
 		if s.extras.Load().names[name] {
-			s.runLocal(name, args, env.ID, key)
+			s.runLocal(name, args, id, key)
 			return
 		}
 		info := s.tools.Load().lookup(name)
@@ -73,9 +74,9 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 			Class:      info.Class,
 			AcceptsKey: len(info.KeyFields) > 0,
 			Arguments:  args,
-			Params:     env.Params,
+			Params:     params,
 		}
-		s.runCall(call, cs, &forwarder{s: s, line: line, key: key, agentID: env.ID})
+		s.runCall(call, cs, &forwarder{s: s, line: line, key: key, agentID: id})
 	}
 }
 
