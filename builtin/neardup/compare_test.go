@@ -28,7 +28,12 @@ func TestCompareArgs(t *testing.T) {
 			"the arguments of pay are the same apart from key fields and notation"},
 		{"2.6/not/changed-value", canon.KeyFields{}, `{"idempotency_key":"k1","amount":5}`, `{"idempotency_key":"k2","amount":6}`, false, ""},
 		{"2.6/not/key-field-is-not-a-shared-field", canon.KeyFields{}, `{"idempotency_key":"k1","a":1}`, `{"idempotency_key":"k1","b":1}`, false, ""},
-		{"2.6/not/invalid-json", canon.KeyFields{}, `{"a":1}`, `{"a":`, false, ""},
+		{"2.6/not/invalid-json", canon.KeyFields{}, `{"a":1}`, `{"a":`, false,
+			"the arguments of pay are not valid JSON, so they cannot be compared; treated as possibly the same operation"},
+		{"2.6/lone-surrogate-new-key-and-case", canon.KeyFields{}, `{"idempotency_key":"k1","guest":"Ada\ud83d"}`, `{"idempotency_key":"k2","guest":"ADA\ud83d"}`, true,
+			"the arguments of pay differ only by letter case (SPEC §2.6)"},
+		{"2.6/empty-members-vs-no-members", canon.KeyFields{}, `{"idempotency_key":"k1","note":null}`, `{"idempotency_key":"k2"}`, true,
+			"the arguments of pay differ only by fields added or omitted (SPEC §2.6)"},
 		{"2.6/non-object-args", canon.KeyFields{}, `[1,2]`, `[2,1]`, true,
 			"the arguments of pay differ only by array element order (SPEC §2.6)"},
 		{"2.6/scalar-args-same-value", canon.KeyFields{}, `12`, `12.0`, true,
@@ -47,6 +52,13 @@ func TestCompareArgs(t *testing.T) {
 func TestReasonUndecided(t *testing.T) {
 	want := "the arguments of pay are too large to compare within 1048576 steps; treated as possibly the same operation"
 	if got := (Result{Undecided: true}).Reason("pay"); got != want {
+		t.Errorf("Reason = %q", got)
+	}
+}
+
+func TestReasonTooDeep(t *testing.T) {
+	want := "the arguments of pay differ at a nesting depth beyond 256, deeper than they are compared; treated as possibly the same operation"
+	if got := (Result{Undecided: true, TooDeep: true}).Reason("pay"); got != want {
 		t.Errorf("Reason = %q", got)
 	}
 }

@@ -22,13 +22,22 @@
 //     case, added/removed/changed white space ("DE89 3704 0044" ≈
 //     "DE8937040044"), NFC/NFD/NFKC forms and invisible characters;
 //   - null matches a string that normalises to "" (null ≈ "");
+//   - strings that are not valid Unicode (canon keeps lone surrogate escapes
+//     and invalid UTF-8 bytes exact) are normalised like any other: each
+//     lone surrogate or invalid byte counts as U+FFFD, as Go's encoding/json
+//     decodes it, and the valid parts are folded and normalised as above;
 //   - arrays of the same length match when their elements can be paired
 //     one-to-one with similar elements, in any order;
 //   - objects with the same member names match when every member value is
 //     similar; objects whose member names differ (fields added or omitted, at
 //     any level, including objects inside arrays) match when they share at
 //     least one member name and at least half of the shared members have
-//     similar values. Member names compare exactly.
+//     similar values. Member names compare exactly;
+//   - members whose values carry nothing ("empty": null, or a string that
+//     normalises to "") may be added or omitted even when no member is
+//     shared: {"note":null} ≈ {} ≈ {"memo":""}, and such an object (or {})
+//     matches null. Objects with no shared member and a non-empty value
+//     ({"a":1} vs {"b":2}, a renamed field) still do not match.
 //
 // Not detected (by design, SPEC §2.6): punctuation changes, date formats,
 // changed values, arrays with added or removed elements (different lengths),
@@ -38,7 +47,8 @@
 // The relation is symmetric: Similar(a, b) == Similar(b, a) (the two inputs
 // are put in a fixed order, by their bytes, before comparing). Identical
 // inputs, even invalid JSON, are always similar; otherwise invalid JSON is
-// never similar to anything.
+// never similar to anything, and Compare reports it as Invalid, which
+// callers should treat as a possible duplicate.
 //
 // # Use from the judge
 //
@@ -51,9 +61,11 @@
 // # Cost, depth and known failures
 //
 // Parsing and hashing are iterative and linear. The comparison recurses at
-// most MaxDepth (256) levels; below that depth, values are similar only when
-// they are canonically identical (compared by a 64-bit hash of their
-// canonical form). Array elements are paired in stages, each at most O(n·m)
+// most MaxDepth (256) levels; below that depth values are not compared:
+// canonically identical ones (a 64-bit hash of their canonical form) are
+// similar, and different ones are assumed similar, so that a comparison
+// that finds nothing else different is undecided (Result.TooDeep), never
+// "different" (SPEC §2.6: at any depth). Array elements are paired in stages, each at most O(n·m)
 // and most O(n log n): (1) identical elements at the same position, (2)
 // identical elements anywhere (sorted by canonical hash), (3) elements whose
 // normalised hashes are equal (sorted; each candidate pair checked), (4)
@@ -61,7 +73,7 @@
 // left. Each pair of elements is compared at most once per pair of parent
 // arrays, so nested arrays stay polynomial; a pair is rejected at once when
 // an invariant hash that similar values always share (scalars normalised,
-// arrays as multisets, objects alike) differs; the whole comparison also has
+// arrays as multisets, objects, null and empty strings alike) differs; the whole comparison also has
 // a budget of Budget steps. Known failures:
 //
 //   - greedy pairing is not maximum matching: when elements were reordered

@@ -99,6 +99,12 @@ func appendNormalised(dst, b []byte, stages int) []byte {
 		return dst
 	}
 	s := b
+	if !utf8.Valid(s) {
+		// Lone surrogates and invalid bytes (kept distinct by canon)
+		// each compare as U+FFFD, as Go's encoding/json decodes them:
+		// "\ud800" ≈ "\ud801" ≈ "\ufffd" is a possible duplicate.
+		s = canon.AppendValid(nil, s)
+	}
 	if stages&stInvisible != 0 {
 		s = filterRunes(s, isInvisible)
 	}

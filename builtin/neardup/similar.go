@@ -11,7 +11,9 @@ import (
 )
 
 // MaxDepth is the nesting depth down to which values are compared under the
-// similarity relation; deeper values must be canonically identical.
+// similarity relation. Deeper values that are not canonically identical
+// make the comparison undecided (when in doubt, NOT_TESTED): SPEC §2.6
+// detects transformations at any depth.
 const MaxDepth = 256
 
 // Budget is the number of comparison steps one Similar call may take before
@@ -51,10 +53,14 @@ type Result struct {
 	// transformations (or not at all).
 	Similar bool
 	// Undecided: the comparison ran out of budget (very large, reordered
-	// and modified arrays); Similar is false. Callers should treat it as a
-	// possible duplicate: when in doubt, NOT_TESTED.
+	// and modified arrays), or the values might be similar but differ
+	// deeper than MaxDepth; Similar is false. Callers should treat it as
+	// a possible duplicate: when in doubt, NOT_TESTED.
 	Undecided bool
+	// TooDeep: undecided because values deeper than MaxDepth differ.
+	TooDeep bool
 	// Invalid: the inputs differ and one of them is not valid JSON.
+	// Callers should treat it as a possible duplicate too.
 	Invalid bool
 	kinds   kind
 }
@@ -69,8 +75,12 @@ func (r Result) Kinds() string { return r.kinds.String() }
 // may be the same operation, or "" when it is not similar.
 func (r Result) Reason(tool string) string {
 	switch {
+	case r.TooDeep:
+		return fmt.Sprintf("the arguments of %s differ at a nesting depth beyond %d, deeper than they are compared; treated as possibly the same operation", tool, MaxDepth)
 	case r.Undecided:
 		return fmt.Sprintf("the arguments of %s are too large to compare within %d steps; treated as possibly the same operation", tool, Budget)
+	case r.Invalid:
+		return fmt.Sprintf("the arguments of %s are not valid JSON, so they cannot be compared; treated as possibly the same operation", tool)
 	case !r.Similar:
 		return ""
 	case r.kinds == 0:
@@ -99,8 +109,13 @@ func compare(a, b []byte, skip func(name []byte) bool) Result {
 	}
 	c := &comparer{a: newSide(da), b: newSide(db), budget: Budget, skip: skip}
 	ok, k := c.sim(0, 0, 0)
-	if c.budget < 0 {
+	switch {
+	case c.budget < 0:
 		return Result{Undecided: true}
+	case ok && c.tooDeep:
+		// Similar down to MaxDepth, and deeper values that differ were
+		// assumed similar: they may or may not be.
+		return Result{Undecided: true, TooDeep: true}
 	}
 	return Result{Similar: ok, kinds: k}
 }
@@ -190,9 +205,16 @@ func (s *side) invariant(n, depth int) uint64 {
 	return s.hash2(n, depth, &s.inv, true)
 }
 
+// emptyish is the invariant shared by all objects, null and the strings
+// that normalise to "": null ≈ "" and an object whose members are all
+// empty ≈ null (SPEC §2.6).
+var emptyish = mix('O') | 1
+
 func (s *side) hash2(n, depth int, memo *[]uint64, objectsAlike bool) uint64 {
 	if depth > MaxDepth {
-		return s.exact[n]
+		// Beyond MaxDepth values are not compared, only assumed similar
+		// (the comparison is then undecided): all alike.
+		return emptyish
 	}
 	if *memo == nil {
 		*memo = make([]uint64, s.d.Len())
@@ -203,6 +225,9 @@ func (s *side) hash2(n, depth int, memo *[]uint64, objectsAlike bool) uint64 {
 	var h uint64
 	switch k := s.d.Kind(n); k {
 	case canon.Null:
+		if objectsAlike {
+			return s.memoize(memo, n, emptyish)
+		}
 		h = maphash.String(seed, "S")
 	case canon.Number:
 		s.num = canon.AppendNumber(append(s.num[:0], 'N'), s.d.NumberText(n))
@@ -211,6 +236,8 @@ func (s *side) hash2(n, depth int, memo *[]uint64, objectsAlike bool) uint64 {
 		if ns := s.norm(n); ns.num != nil {
 			s.num = append(append(s.num[:0], 'N'), ns.num...)
 			h = maphash.Bytes(seed, s.num)
+		} else if objectsAlike && len(ns.s) == 0 {
+			return s.memoize(memo, n, emptyish)
 		} else {
 			s.num = append(append(s.num[:0], 'S'), ns.s...)
 			h = maphash.Bytes(seed, s.num)
@@ -224,18 +251,45 @@ func (s *side) hash2(n, depth int, memo *[]uint64, objectsAlike bool) uint64 {
 		}
 		h = mix(mix(sum+cnt) ^ 'A')
 	case canon.Object:
-		if !objectsAlike {
-			for _, m := range s.memberList(n) {
-				h = mix(mix(h+s.exact[m]) + s.hash2(int(m)+1, depth+1, memo, objectsAlike))
-			}
+		if objectsAlike {
+			return s.memoize(memo, n, emptyish)
+		}
+		for _, m := range s.memberList(n) {
+			h = mix(mix(h+s.exact[m]) + s.hash2(int(m)+1, depth+1, memo, objectsAlike))
 		}
 		h = mix(h ^ 'O')
 	default:
 		return s.exact[n]
 	}
-	h |= 1 // never 0, the "not computed" mark
+	return s.memoize(memo, n, h|1) // never 0, the "not computed" mark
+}
+
+func (s *side) memoize(memo *[]uint64, n int, h uint64) uint64 {
 	(*memo)[n] = h
 	return h
+}
+
+// isEmpty reports whether node n is null or a string that normalises to ""
+// (empty, white space or invisible characters only).
+func (s *side) isEmpty(n int) bool {
+	switch s.d.Kind(n) {
+	case canon.Null:
+		return true
+	case canon.String:
+		return len(s.norm(n).s) == 0
+	}
+	return false
+}
+
+// allEmpty reports whether every member of the member list ms has an
+// empty value (isEmpty); true for no members.
+func (s *side) allEmpty(ms []int32) bool {
+	for _, m := range ms {
+		if !s.isEmpty(int(m) + 1) {
+			return false
+		}
+	}
+	return true
 }
 
 func mix(x uint64) uint64 {
@@ -252,6 +306,7 @@ type comparer struct {
 	a, b      *side
 	budget    int
 	explained int
+	tooDeep   bool // values deeper than MaxDepth differed
 	skip      func(name []byte) bool
 	pairs     [][2]int32 // scratch stack for objects
 }
@@ -267,8 +322,14 @@ func (c *comparer) sim(x, y, depth int) (bool, kind) {
 		return true, 0
 	}
 	c.budget--
-	if c.budget < 0 || depth > MaxDepth {
+	if c.budget < 0 {
 		return false, 0
+	}
+	if depth > MaxDepth {
+		// Not compared: assumed similar, and the answer becomes
+		// undecided if the whole comparison says similar.
+		c.tooDeep = true
+		return true, 0
 	}
 	if !skipTop && c.a.invariant(x, depth) != c.b.invariant(y, depth) {
 		return false, 0
@@ -278,6 +339,10 @@ func (c *comparer) sim(x, y, depth int) (bool, kind) {
 		return c.arrays(x, y, depth)
 	case kx == canon.Object && ky == canon.Object:
 		return c.objects(x, y, depth)
+	case kx == canon.Object && ky == canon.Null:
+		return c.a.allEmpty(c.members(c.a, x, depth)), kindNullEmpty
+	case kx == canon.Null && ky == canon.Object:
+		return c.b.allEmpty(c.members(c.b, y, depth)), kindNullEmpty
 	}
 	return c.scalars(x, kx, y, ky)
 }
@@ -316,10 +381,7 @@ func (c *comparer) scalars(x int, kx canon.Kind, y int, ky canon.Kind) (bool, ki
 // different names → at least one shared name and at least half of the
 // shared values similar.
 func (c *comparer) objects(x, y, depth int) (bool, kind) {
-	ma, mb := c.a.memberList(x), c.b.memberList(y)
-	if depth == 0 && c.skip != nil {
-		ma, mb = c.filter(c.a, ma), c.filter(c.b, mb)
-	}
+	ma, mb := c.members(c.a, x, depth), c.members(c.b, y, depth)
 	// The shared members go on the scratch stack; nested calls push
 	// above them and truncate back, so index from base, never hold a slice.
 	base := len(c.pairs)
@@ -342,7 +404,8 @@ func (c *comparer) objects(x, y, depth int) (bool, kind) {
 	var k kind
 	if !sameNames {
 		if shared == 0 {
-			return false, 0
+			// {"note":null} ≈ {}: members that carry nothing.
+			return c.a.allEmpty(ma) && c.b.allEmpty(mb), kindFields
 		}
 		k = kindFields
 	}
@@ -364,6 +427,16 @@ func (c *comparer) objects(x, y, depth int) (bool, kind) {
 		}
 	}
 	return true, k
+}
+
+// members returns the member names of object n of side s, without the key
+// fields at the top level.
+func (c *comparer) members(s *side, n, depth int) []int32 {
+	ms := s.memberList(n)
+	if depth == 0 && c.skip != nil {
+		ms = c.filter(s, ms)
+	}
+	return ms
 }
 
 func (c *comparer) filter(s *side, ms []int32) []int32 {

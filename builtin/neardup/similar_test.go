@@ -83,7 +83,32 @@ var similarCases = []pairCase{
 	{"2.6/fields/half-equal-with-added", `{"to":"alice","amount":5}`, `{"to":"bob","amount":5,"memo":"x"}`, true},
 	{"2.6/fields/less-than-half-equal", `{"to":"alice","amount":5,"cur":"EUR"}`, `{"to":"bob","amount":6,"cur":"EUR","memo":"x"}`, false},
 	{"2.6/fields/no-shared-field", `{"a":1}`, `{"b":1}`, false},
+	{"2.6/fields/no-shared-field-disjoint", `{"a":1}`, `{"b":2}`, false},
 	{"2.6/fields/empty-vs-some", `{}`, `{"b":1}`, false},
+	// Members that carry nothing (null, "", blank or invisible-only
+	// strings) may be added or omitted even when no member is shared.
+	{"2.6/fields/empty-members/null-vs-none", `{"note":null}`, `{}`, true},
+	{"2.6/fields/empty-members/empty-string-vs-none", `{"note":""}`, `{}`, true},
+	{"2.6/fields/empty-members/blank-vs-none", `{"note":" \u200b","memo":null}`, `{}`, true},
+	{"2.6/fields/empty-members/vs-null", `{"note":""}`, `null`, true},
+	{"2.6/fields/empty-members/empty-object-vs-null", `{}`, `null`, true},
+	{"2.6/fields/empty-members/nested", `{"a":{"note":null},"b":1}`, `{"a":{},"b":1}`, true},
+	{"2.6/fields/empty-members/nested-vs-null", `{"a":{"note":""},"b":1}`, `{"a":null,"b":1}`, true},
+	{"2.6/fields/empty-members/disjoint-empty", `{"note":null}`, `{"memo":""}`, true},
+	{"2.6/fields/empty-members/in-reordered-array", `[{"note":null},1]`, `[1,{}]`, true},
+	{"2.6/fields/empty-members/not-text", `{"note":"x"}`, `{}`, false},
+	{"2.6/fields/empty-members/not-zero", `{"note":0}`, `null`, false},
+	{"2.6/fields/empty-members/not-empty-object-member", `{"note":{}}`, `{}`, false},
+	{"2.6/fields/empty-members/not-one-side", `{"note":null}`, `{"b":1}`, false},
+	{"2.6/fields/empty-members/not-empty-string-vs-object", `""`, `{}`, false},
+
+	// strings that are not valid Unicode (SPEC §2.1 keeps them exact)
+	{"2.6/invalid-unicode/lone-surrogate-same", `{"g":"Ada\ud83d","n":1}`, `{"n":1.0,"g":"Ada\ud83d"}`, true},
+	{"2.6/invalid-unicode/lone-surrogate-case", `{"g":"Ada\ud83d"}`, `{"g":"ADA\ud83d"}`, true},
+	{"2.6/invalid-unicode/lone-surrogate-nfd", `{"g":"Zo\u00e9\udc00"}`, `{"g":"Zoe\u0301\udc00"}`, true},
+	{"2.6/invalid-unicode/lone-surrogate-vs-replacement", `{"g":"\ud800"}`, `{"g":"\ufffd"}`, true},
+	{"2.6/invalid-unicode/invalid-byte-case", "{\"g\":\"Ada\xff\"}", "{\"g\":\"ada\xff\"}", true},
+	{"2.6/invalid-unicode/changed", `{"g":"Ada\ud83d"}`, `{"g":"Bob\ud83d"}`, false},
 	{"2.6/fields/combined-with-case", `{"customer":{"name":"ADA","email":"a@x"}}`, `{"customer":{"name":"ada"}}`, true},
 	{"2.6/fields/in-reordered-array", `[{"sku":"A","qty":1},{"sku":"B","qty":2,"note":"x"}]`, `[{"sku":"B","qty":2},{"sku":"A","qty":1}]`, true},
 
@@ -156,16 +181,52 @@ func TestSimilarDeepNesting(t *testing.T) {
 	}{
 		{"arrays/identical-text", nest("[", "]", "1"), nest("[", "]", "1"), true},
 		{"arrays/identical-value", nest("[", "]", "1"), nest("[ ", " ]", "1.0"), true},
-		{"arrays/leaf-changed", nest("[", "]", "1"), nest("[", "]", "2"), false},
-		{"arrays/leaf-case-below-max-depth", nest("[", "]", `"A"`), nest("[", "]", `"a"`), false},
+		{"arrays/identical-value/deep-number-notation", nest("[", "]", "[1,2]"), nest("[", "]", "[1.0,2e0]"), true},
 		{"objects/identical-value", nest(`{"a":`, "}", "1"), nest(`{ "a" : `, "}", "1e0"), true},
-		{"objects/leaf-changed", nest(`{"a":`, "}", "1"), nest(`{"a":`, "}", "2"), false},
-		{"objects/two-fields", nest(`{"b":2,"a":`, "}", "1"), nest(`{"b":2,"a":`, "}", "2"), false},
+		{"objects/two-fields-changed-shallow", nest(`{"b":2,"a":`, "}", "1"), nest(`{"b":3,"a":`, "}", "1"), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Similar(tc.a, tc.b); got != tc.want {
 				t.Errorf("Similar = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSimilarBeyondMaxDepth: SPEC §2.6 detects transformations "at any
+// depth"; beyond MaxDepth values are not compared, so values that differ
+// there make the answer undecided (possible), never "different".
+func TestSimilarBeyondMaxDepth(t *testing.T) {
+	nest := func(depth int, open, close, leaf string) []byte {
+		return []byte(strings.Repeat(open, depth) + leaf + strings.Repeat(close, depth))
+	}
+	tests := []struct {
+		name string
+		a, b []byte
+		want string // similar, undecided, different
+	}{
+		{"2.6/any-depth/case-at-300", nest(300, `{"a":`, "}", `"Ada"`), nest(300, `{"a":`, "}", `"ADA"`), "undecided"},
+		{"2.6/any-depth/case-at-10000", nest(10000, "[", "]", `"A"`), nest(10000, "[", "]", `"a"`), "undecided"},
+		{"2.6/any-depth/leaf-changed-at-10000", nest(10000, "[", "]", "1"), nest(10000, "[", "]", "2"), "undecided"},
+		{"2.6/any-depth/objects-leaf-changed-at-10000", nest(10000, `{"a":`, "}", "1"), nest(10000, `{"a":`, "}", "2"), "undecided"},
+		{"2.6/any-depth/deep-in-array-of-two", []byte(`[1,` + string(nest(300, "[", "]", `"A"`)) + `]`), []byte(`[` + string(nest(300, "[", "]", `"a"`)) + `,1]`), "undecided"},
+		{"2.6/any-depth/identical-at-10000", nest(10000, "[", "]", "1"), nest(10000, "[ ", " ]", "1.0"), "similar"},
+		{"2.6/any-depth/shallow-difference-decides", []byte(`{"x":1,"y":` + string(nest(300, "[", "]", `"A"`)) + `}`), []byte(`{"x":2,"y":` + string(nest(300, "[", "]", `"a"`)) + `}`), "different"},
+		{"2.6/any-depth/shallow-change-at-10000", nest(10000, `{"b":2,"a":`, "}", "1"), nest(10000, `{"b":3,"a":`, "}", "1"), "different"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := Compare(tc.a, tc.b)
+			got := "different"
+			switch {
+			case r.Similar:
+				got = "similar"
+			case r.Undecided:
+				got = "undecided"
+			}
+			if got != tc.want {
+				t.Errorf("Compare = %+v, want %s", r, tc.want)
 			}
 		})
 	}
