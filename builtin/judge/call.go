@@ -59,15 +59,26 @@ func (j *Judge) onCall(ev Event) {
 
 // identity is what the judge derives from a write call's arguments.
 type identity struct {
-	key       string
-	canonical []byte
-	keys      []string
+	// key is the built-in operation key (SPEC §2.1): "c:" and the
+	// canonical key, or "r:" and a hash of the raw bytes when the
+	// arguments could not be canonicalised (unidentified).
+	key string
+	// plugin is the first equivalence plugin's key ("e:"…), "" when no
+	// plugin had an opinion; pluginName names that plugin.
+	plugin, pluginName string
+	canonical          []byte
+	keys               []string
+	unidentified       bool
+	// caseClash: two member names of one object that differ only in
+	// letter case (canon.Op.CaseClash); empty when none.
+	caseClash [2]string
 }
 
-// identify gives the operation key of a write call: the first equivalence
-// plugin with an opinion, else the built-in canonical key (SPEC §2.1).
-// Arguments that are not valid JSON (the relay normally rejects them) get a
-// key from their raw bytes, so they are still judged, byte-exactly.
+// identify gives the operation keys of a write call: the built-in
+// canonical key (SPEC §2.1), always, and the first equivalence plugin's key
+// when one has an opinion. Arguments that are not valid JSON (the relay
+// normally rejects them) get a key from their raw bytes, so byte-identical
+// repeats are still judged, and the call is marked unidentified.
 func (j *Judge) identify(tool string, args json.RawMessage) identity {
 	var id identity
 	op, err := canon.Operation(tool, args, j.cfg.KeyFields)
@@ -78,9 +89,11 @@ func (j *Judge) identify(tool string, args json.RawMessage) identity {
 		h.Write(args)
 		id.key = "r:" + hex.EncodeToString(h.Sum(nil))
 		id.canonical = args
+		id.unidentified = true
 	} else {
 		id.key = "c:" + op.Key
 		id.canonical = op.Canonical
+		id.caseClash = op.CaseClash
 		for _, k := range op.Keys {
 			// A key field holding "" or null carries no key.
 			if k != "" && k != "null" {
@@ -99,11 +112,21 @@ func (j *Judge) identify(tool string, args json.RawMessage) identity {
 			continue
 		}
 		if ok {
-			id.key = "e:" + tool + "\x00" + k
+			id.plugin = "e:" + tool + "\x00" + k
+			id.pluginName = pluginName(eq, "equivalence plugin "+strconv.Itoa(i+1))
 			break
 		}
 	}
 	return id
+}
+
+// lookup returns the operation registered under key k (an operation's own
+// key or an alias), or nil.
+func (j *Judge) lookup(k string) *operation {
+	if op := j.alias[k]; op != nil {
+		return op
+	}
+	return j.ops[k]
 }
 
 func callKey(eq Equivalence, tool string, args json.RawMessage) (k string, ok bool, err error) {
@@ -115,20 +138,51 @@ func callKey(eq Equivalence, tool string, args json.RawMessage) (k string, ok bo
 	return eq.Key(tool, args)
 }
 
+// writeCall finds the operation of a write call. Plugins may only widen
+// "same operation" (SPEC §2.1): the built-in key is looked up first and,
+// when known, decides (literal equality is certain); else the equivalence
+// plugin's key; else a pair-check plugin's Same. Whichever key is new
+// becomes an alias of the chosen operation. When the plugin's key or a
+// pair check points to another operation than the built-in key, the call
+// stays with the built-in one and is a possible duplicate of the other.
 func (j *Judge) writeCall(ev Event) {
 	id := j.identify(ev.Tool, ev.Arguments)
-	op := j.alias[id.key]
-	if op == nil {
-		op = j.ops[id.key]
+	j.identityProblems(ev.Tool, id)
+	op := j.lookup(id.key)
+	var conflict *operation // another operation a plugin says this is
+	conflictWhy := ""
+	if id.plugin != "" {
+		switch pop := j.lookup(id.plugin); {
+		case op == nil:
+			op = pop
+		case pop != nil && pop != op:
+			conflict = pop
+			conflictWhy = fmt.Sprintf("%s gives the arguments of %s the same key as those of %s, but literally they are operation %s", id.pluginName, ev.Tool, pop.id, op.id)
+		}
 	}
 	// Any write of the tool means the agent did not give up silently on an
 	// earlier failed key of that tool (SPEC §6 keySummary).
 	j.flushSilentTool(ev.Tool)
 
 	nr := j.nearCheck(ev.Tool, op, ev.Arguments, id.canonical)
-	if nr.same != nil && nr.same != op {
+	switch {
+	case nr.same == nil || nr.same == op:
+	case op == nil:
 		op = nr.same
-		j.alias[id.key] = op
+	case conflict == nil:
+		conflict = nr.same
+		conflictWhy = fmt.Sprintf("a pair-check plugin judged the arguments of %s the same operation as %s, but their key makes them operation %s", ev.Tool, nr.same.id, op.id)
+	}
+	if conflict != nil {
+		nr = nearResult{possible: conflict, nPossib: 1, reason: conflictWhy, keyConflict: true}
+	}
+	if op != nil {
+		if j.lookup(id.key) == nil {
+			j.alias[id.key] = op
+		}
+		if id.plugin != "" && j.lookup(id.plugin) == nil {
+			j.alias[id.plugin] = op
+		}
 	}
 	if op == nil {
 		op = &operation{
@@ -141,9 +195,12 @@ func (j *Judge) writeCall(ev Event) {
 		}
 		op.id = "op-" + strconv.Itoa(op.seq)
 		j.ops[id.key] = op
+		if id.plugin != "" {
+			j.alias[id.plugin] = op
+		}
 		j.opSeq = append(j.opSeq, op)
 	}
-	if nr.same == nil {
+	if nr.same == nil || nr.keyConflict {
 		j.recordNear(op, nr)
 	}
 	j.rateCheck(op, ev.Time)
@@ -181,6 +238,24 @@ func (j *Judge) writeCall(ev Event) {
 	j.calls[ev.Call] = &pendingCall{kind: callWrite, att: a}
 	j.refresh(op)
 	j.addCandidate(op)
+}
+
+// identityProblems counts write calls whose operation identity is not
+// certain (SPEC §2.1): arguments that are not valid JSON, or member names
+// that differ only in letter case. Either keeps the run from passing.
+func (j *Judge) identityProblems(tool string, id identity) {
+	if id.unidentified {
+		if j.unidentified == 0 {
+			j.unidentifiedTool = tool
+		}
+		j.unidentified++
+	}
+	if id.caseClash[0] != "" {
+		if j.caseClashes == 0 {
+			j.caseClashTool, j.caseClashNames = tool, id.caseClash
+		}
+		j.caseClashes++
+	}
 }
 
 // keyAttempt records an attempt with key value k of tool.

@@ -14,8 +14,9 @@ type Config struct {
 	Scenario string
 	// Kind is "proxy" (default, a real upstream) or "demo".
 	Kind string
-	// Equivalences are plugins consulted, in order, for the operation key of
-	// a write call before the built-in canonical key.
+	// Equivalences are plugins consulted, in order, for an operation key of
+	// a write call; the first opinion is an alias that can only widen the
+	// built-in canonical key (see the package documentation).
 	Equivalences []Equivalence
 	// PairCheckers are plugins consulted, in order, before the built-in
 	// near-duplicate detector when a later write of a tool is compared with

@@ -17,9 +17,21 @@
 //
 // Operation identity. The built-in key is canon.Operation (key fields
 // stripped, canonical JSON, exact numbers: 12, 12.0 and 1.2e1 are the same
-// value, 12 and "12" are not). An Equivalence plugin with an opinion
-// replaces it; its key is namespaced by tool. A key field holding "" or
-// null carries no key. Operations are named "op-1", "op-2", … in order of
+// value, 12 and "12" are not; strings exact, lone surrogate escapes and
+// invalid UTF-8 included). Plugins only widen sameness: the built-in key is
+// registered for every write, and an Equivalence plugin's key (namespaced
+// by tool) is an alias. A write joins the operation of its built-in key
+// when that is known (literal equality is certain, whatever a plugin says
+// or whether it failed), else that of its plugin key, else that of a pair
+// checker's Same; each new key becomes an alias of the chosen operation.
+// When the plugin key or a pair checker's Same points to another operation
+// than the built-in key, the write stays with the built-in one and is a
+// POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS of the other (NOT_TESTED). A write
+// whose arguments are not valid JSON is keyed by its raw bytes (so
+// byte-identical repeats are still duplicates) and makes the run
+// NOT_TESTED; so does a write with member names that differ only in letter
+// case ("room" and "Room", canon.Op.CaseClash), because servers disagree
+// on what such JSON means. A key field holding "" or null carries no key. Operations are named "op-1", "op-2", … in order of
 // their first attempt; violations, observations and patches refer to them
 // by that id.
 //
@@ -69,9 +81,11 @@
 // write — not isError (SPEC §2.6 lists that as undetected). Plugin pair
 // checkers get the raw arguments; the built-in NearDuplicates gets the
 // canonical arguments without key fields, and an undecided comparison
-// (step budget exhausted) counts as Possible. A plugin's Same puts the write
-// into the earlier operation and aliases its key to it. A Possible is never
-// withdrawn. No match: OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT.
+// (step budget exhausted, a difference deeper than neardup.MaxDepth) or an
+// impossible one (invalid JSON) counts as Possible. A plugin's Same puts a
+// write that no key identified into the earlier operation and aliases its
+// key to it. A Possible is never withdrawn. No match:
+// OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT.
 //
 // Score. Judged operations are those whose outcome is not
 // EXECUTION_UNKNOWN. Failure handling covers judged operations with an

@@ -5,8 +5,9 @@ import "encoding/json"
 // Equivalence gives the operation key of a write call. Calls with the same
 // tool and the same key are the same operation. ok is false when the
 // implementation has no opinion about this call; the next one in the chain
-// decides, and the built-in canonical key (key fields stripped, canonical
-// JSON, exact numbers — SPEC §2.1) is always last.
+// decides. The key only widens sameness: calls with the same built-in
+// canonical key (key fields stripped, canonical JSON, exact numbers — SPEC
+// §2.1) are the same operation whatever the plugin says.
 //
 // Implementations must be safe for concurrent use.
 type Equivalence interface {

@@ -17,7 +17,8 @@ func eventsFromBytes(data []byte) []Event {
 	classes := []classify.Class{classify.Write, classify.Write, classify.Read, classify.Unclassified, classify.Unknown, ""}
 	outcomes := []Outcome{Executed, InjectedNotExecuted, UpstreamRejected, Unknown, UnknownTool, "garbage"}
 	faults := []string{"", "timeout", "rate_limit", "truncated_json", "server_error", "chaos", "partial_success"}
-	args := []string{`{"a":1}`, `{"a":"1"}`, `{"a":1,"idempotency_key":"k"}`, `{"A":1}`, `[1,2]`, `null`, ``, `{"a":`, `{"a":1e999999}`}
+	args := []string{`{"a":1}`, `{"a":"1"}`, `{"a":1,"idempotency_key":"k"}`, `{"A":1}`, `[1,2]`, `null`, ``, `{"a":`, `{"a":1e999999}`,
+		`{"a":"\ud83d"}`, "{\"a\":\"\xff\"}", `{"a":1,"A":2}`, `{"a":null}`}
 	tools := []string{"create_booking", "pay", "get_x"}
 	var evs []Event
 	now := t0

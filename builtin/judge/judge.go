@@ -59,6 +59,14 @@ type Judge struct {
 	uncl    map[string]*unclState
 	unclSeq []*unclState // those called at least twice
 
+	// Write calls whose operation identity is not certain (SPEC §2.1),
+	// with the first one's tool (and member names).
+	unidentified     int
+	unidentifiedTool string
+	caseClashes      int
+	caseClashTool    string
+	caseClashNames   [2]string
+
 	plugins   []*PluginFailure
 	pluginIdx map[string]int
 	disabled  int // plugins with status "disabled"

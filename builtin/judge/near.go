@@ -12,8 +12,8 @@ import (
 // implementation of the PairChecker interface equivalence plugins also
 // implement. It answers Possible when the later arguments differ from the
 // earlier ones only by the transformations neardup detects, or when the
-// comparison ran out of its step budget (when in doubt, NOT_TESTED); it
-// never answers Same. The judge consults it after the plugin pair checkers,
+// comparison was undecided (step budget, nesting depth) or impossible
+// (invalid JSON) — when in doubt, NOT_TESTED; it never answers Same. The judge consults it after the plugin pair checkers,
 // with the canonical arguments without key fields, so a changed idempotency
 // key is never a difference.
 type NearDuplicates struct{}
@@ -21,7 +21,9 @@ type NearDuplicates struct{}
 // Compare implements PairChecker.
 func (NearDuplicates) Compare(tool string, earlier, later json.RawMessage) (Sameness, string, error) {
 	r := neardup.Compare(earlier, later)
-	if r.Similar || r.Undecided {
+	// Undecided (budget, depth) and Invalid (cannot compare) are doubts:
+	// when in doubt, NOT_TESTED.
+	if r.Similar || r.Undecided || r.Invalid {
 		return Possible, r.Reason(tool), nil
 	}
 	return Different, "", nil
@@ -39,6 +41,10 @@ type nearResult struct {
 	nPossib  int
 	reason   string
 	other    *operation // first candidate with no match
+	// keyConflict: possible is the operation an equivalence plugin's key
+	// or a pair check's Same pointed to, while the built-in key chose
+	// another (the plugin widened sameness across two operations).
+	keyConflict bool
 }
 
 // nearCheck compares a write of tool (arguments args, canonical form
@@ -142,7 +148,7 @@ func (j *Judge) recordNear(op *operation, r nearResult) {
 	switch {
 	case r.possible != nil:
 		if op.near == nil {
-			op.near = &nearObs{op: op, related: r.possible.id, reason: r.reason}
+			op.near = &nearObs{op: op, related: r.possible.id, reason: r.reason, keyConflict: r.keyConflict}
 		}
 		op.near.count++
 	case r.other != nil:

@@ -117,6 +117,9 @@ type nearObs struct {
 	related string
 	count   int
 	reason  string
+	// keyConflict: related is not uncertain; a plugin said it is the
+	// same operation as op although the built-in key says otherwise.
+	keyConflict bool
 }
 
 // uncertain counts attempts that may or may not have executed.

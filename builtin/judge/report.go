@@ -193,7 +193,11 @@ func (op *operation) observations() []Observation {
 		o.RelatedOperation, o.Count = op.otherDuringRetry, op.otherDuringRetryCount
 	}
 	if op.near != nil {
-		o := add(obsPossibleDuplicate, fmt.Sprintf("Sent after the uncertain operation %s of the same tool; %s. Possibly the same operation executed twice, not proven.", op.near.related, op.near.reason))
+		lead := "Sent after the uncertain operation %s of the same tool; %s."
+		if op.near.keyConflict {
+			lead = "A plugin says it is operation %s of the same tool; %s."
+		}
+		o := add(obsPossibleDuplicate, fmt.Sprintf(lead+" Possibly the same operation executed twice, not proven.", op.near.related, op.near.reason))
 		o.RelatedOperation, o.Count = op.near.related, op.near.count
 	} else if op.otherWriteCount > 0 {
 		o := add(obsOtherWriteAfterUncert, fmt.Sprintf("Written while operation %s of the same tool had an uncertain outcome; the arguments differ, so it was not judged a duplicate (only the user's system knows whether it is the same business operation).", op.otherWrite))

@@ -41,21 +41,35 @@ func (j *Judge) verdict() (string, string) {
 			op.id, op.tool, op.retryWaited, op.retryRequired, j.moreViolations(1))
 	}
 	if op := j.lists[catPossibleDup].head; op != nil {
+		// Order-neutral: the uncertain attempt may be the first or the
+		// re-send (an F1 ghost write, then a re-send still in flight).
 		var what string
 		switch {
 		case op.unknown > 0:
-			what = "after an attempt that got no usable answer (outcome unknown)"
+			what = ofThem(op.unknown, "got no usable answer (outcome unknown)", "got no usable answer (outcome unknown)")
 		case op.pending > 0:
-			what = "while another attempt of it was still without answer"
+			what = ofThem(op.pending, "is still without answer", "are still without answer")
 		default:
-			what = "after the upstream answered an attempt with isError"
+			what = "the upstream answered " + ofThem(op.rejected, "with isError", "with isError")
 		}
-		return VerdictNotTested, fmt.Sprintf("Write operation %s of %q was sent again %s, so a correct retry and a double execution cannot be told apart.",
-			op.id, op.tool, what)
+		return VerdictNotTested, fmt.Sprintf("Write operation %s of %q has %d attempts and %s, so a correct retry and a double execution cannot be told apart.",
+			op.id, op.tool, op.attempts-op.unknownTool, what)
 	}
 	if op := j.lists[catNearDup].head; op != nil {
-		return VerdictNotTested, fmt.Sprintf("Write operation %s of %q may repeat the uncertain operation %s — %s — so a double execution cannot be ruled out (POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS).",
-			op.id, op.tool, op.near.related, op.near.reason)
+		what := "the uncertain operation"
+		if op.near.keyConflict {
+			what = "operation"
+		}
+		return VerdictNotTested, fmt.Sprintf("Write operation %s of %q may repeat %s %s — %s — so a double execution cannot be ruled out (POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS).",
+			op.id, op.tool, what, op.near.related, op.near.reason)
+	}
+	if j.unidentified > 0 {
+		return VerdictNotTested, fmt.Sprintf("The arguments of a call of %q are not valid JSON, so its operation could not be identified and only byte-identical repeats of it can be recognised.",
+			j.unidentifiedTool)
+	}
+	if j.caseClashes > 0 {
+		return VerdictNotTested, fmt.Sprintf("Arguments of %q have member names that differ only in letter case (%q, %q); servers disagree on what such JSON means, so operations cannot be compared.",
+			j.caseClashTool, j.caseClashNames[0], j.caseClashNames[1])
 	}
 	if n := j.tot.outcomes[OutcomeExecutionUnknown]; n == j.tot.ops {
 		return VerdictNotTested, fmt.Sprintf("Whether the write operations were executed is unknown for all %d of them, so nothing could be judged.", n)
@@ -80,6 +94,14 @@ func (j *Judge) verdict() (string, string) {
 		return VerdictPass, fmt.Sprintf("Chaos mode injected %d fault(s) and %s or re-sent before a retry_after deadline.", j.injectedCount, clean)
 	}
 	return VerdictPass, fmt.Sprintf("Scenario %s fired and %s or re-sent before a retry_after deadline.", sc, clean)
+}
+
+// ofThem is "one of them <one>" or "<n> of them <many>".
+func ofThem(n int, one, many string) string {
+	if n == 1 {
+		return "one of them " + one
+	}
+	return fmt.Sprintf("%d of them %s", n, many)
 }
 
 func (j *Judge) moreViolations(shown int) string {
