@@ -29,17 +29,24 @@ func (d *Doc) checkClash(names []int32) {
 }
 
 // clashPairwise compares every pair of names; ASCII names of different
-// lengths cannot fold to each other, which rejects most pairs at once. The
-// pair is returned in document order.
+// lengths or first letters cannot fold to each other, which rejects most
+// pairs at once. The pair is returned in document order.
 func (d *Doc) clashPairwise(names []int32) (int, int, bool) {
 	for x := 1; x < len(names); x++ {
 		nx := &d.nodes[names[x]]
+		var sx []byte
 		for y := range x {
 			ny := &d.nodes[names[y]]
 			if nx.ascii && ny.ascii && nx.end-nx.start != ny.end-ny.start {
 				continue
 			}
-			sx, sy := d.Str(int(names[x])), d.Str(int(names[y]))
+			if sx == nil {
+				sx = d.Str(int(names[x]))
+			}
+			sy := d.Str(int(names[y]))
+			if nx.ascii && ny.ascii && len(sx) > 0 && sx[0]|0x20 != sy[0]|0x20 {
+				continue // ASCII bytes that fold alike are equal with bit 5 set
+			}
 			if !bytes.Equal(sx, sy) && bytes.EqualFold(sx, sy) {
 				return int(min(names[x], names[y])), int(max(names[x], names[y])), true
 			}

@@ -102,12 +102,3 @@ func AppendValid(dst, s []byte) []byte {
 	}
 	return dst
 }
-
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}

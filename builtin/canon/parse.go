@@ -331,7 +331,7 @@ func (d *Doc) parseString(raw []byte, i int) (int, error) {
 			break
 		}
 		if c == '\\' {
-			return d.parseEscapedString(raw, i, j)
+			return d.parseEscapedString(raw, i, j, ascii)
 		}
 		if c < 0x20 {
 			return 0, syntaxErr(j, "control character %#02x in string", c)
@@ -343,7 +343,7 @@ func (d *Doc) parseString(raw []byte, i int) (int, error) {
 	}
 	if !ascii && !utf8.Valid(raw[start:j]) {
 		// Decode into the arena, which keeps invalid bytes distinct.
-		return d.parseEscapedString(raw, i, start)
+		return d.parseEscapedString(raw, i, start, true)
 	}
 	d.nodes = append(d.nodes, node{kind: String, start: uint32(start), end: uint32(j), ascii: ascii})
 	return j + 1, nil
@@ -360,12 +360,12 @@ var plainASCII = func() (t [256]bool) {
 
 // parseEscapedString decodes the string that starts at raw[q] == '"' into
 // the arena; raw[q+1:j] is known to hold no backslash, control character or
-// quote. Lone surrogate escapes and invalid UTF-8 bytes are encoded as Str
-// describes.
-func (d *Doc) parseEscapedString(raw []byte, q, j int) (int, error) {
+// quote, and ascii says whether it is all ASCII. Lone surrogate escapes and
+// invalid UTF-8 bytes are encoded as Str describes.
+func (d *Doc) parseEscapedString(raw []byte, q, j int, ascii bool) (int, error) {
 	start := q + 1
 	aStart := len(d.arena)
-	if utf8.Valid(raw[start:j]) {
+	if ascii || utf8.Valid(raw[start:j]) {
 		d.arena = append(d.arena, raw[start:j]...)
 	} else {
 		j = start
@@ -380,8 +380,7 @@ func (d *Doc) parseEscapedString(raw []byte, q, j int) (int, error) {
 			if len(d.arena) >= math.MaxUint32 {
 				return 0, syntaxErr(q, "input too large")
 			}
-			d.nodes = append(d.nodes, node{kind: String, start: uint32(aStart), end: uint32(len(d.arena)), inArena: true,
-				ascii: isASCII(d.arena[aStart:])})
+			d.nodes = append(d.nodes, node{kind: String, start: uint32(aStart), end: uint32(len(d.arena)), inArena: true, ascii: ascii})
 			return j + 1, nil
 		case c == '\\':
 			if j+1 >= len(raw) {
@@ -422,6 +421,9 @@ func (d *Doc) parseEscapedString(raw []byte, q, j int) (int, error) {
 				case r >= 0xDC00 && r <= 0xDFFF:
 					lone = true
 				}
+				if r >= utf8.RuneSelf {
+					ascii = false
+				}
 				if lone {
 					// Generalised UTF-8 (WTF-8): never valid UTF-8.
 					d.arena = append(d.arena, 0xED, 0x80|byte(r>>6&0x3F), 0x80|byte(r&0x3F))
@@ -439,6 +441,7 @@ func (d *Doc) parseEscapedString(raw []byte, q, j int) (int, error) {
 			d.arena = append(d.arena, c)
 			j++
 		default:
+			ascii = false
 			r, size := utf8.DecodeRune(raw[j:])
 			if r == utf8.RuneError && size == 1 {
 				d.arena = append(d.arena, invalidMark, c)
