@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cuonztech/agent-harness/builtin/judge"
+	"github.com/cuonztech/agent-harness/host/pipeline"
 )
 
 // BreakNoDuplicates is the value of Options.Break that breaks the judge
@@ -18,21 +19,40 @@ const BreakNoDuplicates = "no-duplicates"
 // IsBreak reports whether v is a known Options.Break value.
 func IsBreak(v string) bool { return v == BreakNoDuplicates }
 
-// uniqueOperations is the broken equivalence behind BreakNoDuplicates: it
-// gives every call a fresh operation key. It plugs into the judge through
-// the same extension point as an equivalence plugin.
-type uniqueOperations struct{ n atomic.Int64 }
+// uniqueOperations is the broken judge behind BreakNoDuplicates: it gives
+// every write call's arguments a fresh member before the judge sees them, so
+// every call is an operation of its own. (Equivalence plugins can only widen
+// "same operation", SPEC §2.1, so a plugin cannot break the judge this way.)
+type uniqueOperations struct {
+	pipeline.Judge
+	n atomic.Int64
+}
 
-// Key implements judge.Equivalence.
-func (u *uniqueOperations) Key(string, json.RawMessage) (string, bool, error) {
-	return "broken-" + strconv.FormatInt(u.n.Add(1), 10), true, nil
+// Apply implements pipeline.Judge.
+func (u *uniqueOperations) Apply(ev judge.Event) {
+	if ev.Kind == judge.EventCall {
+		ev.Arguments = json.RawMessage(`{"broken-` + strconv.FormatInt(u.n.Add(1), 10) + `":0,"args":` + argsOrNull(ev.Arguments) + `}`)
+	}
+	u.Judge.Apply(ev)
+}
+
+func argsOrNull(a json.RawMessage) string {
+	if len(a) == 0 {
+		return "null"
+	}
+	return string(a)
 }
 
 // judgeConfig returns the judge configuration of one run.
-func judgeConfig(scenario, brk string) judge.Config {
-	cfg := judge.Config{Scenario: scenario, Kind: "proxy"}
+func judgeConfig(scenario string) judge.Config {
+	return judge.Config{Scenario: scenario, Kind: "proxy"}
+}
+
+// feed returns what the pipeline feeds: the judge itself, or the broken
+// judge around it.
+func feed(jd *judge.Judge, brk string) pipeline.Judge {
 	if brk == BreakNoDuplicates {
-		cfg.Equivalences = []judge.Equivalence{&uniqueOperations{}}
+		return &uniqueOperations{Judge: jd}
 	}
-	return cfg
+	return jd
 }

@@ -180,8 +180,8 @@ func runOne(ctx context.Context, opts Options, j job) (*RunResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("run %s %s #%d: %w", j.agent.Name(), j.scenario, j.run, err)
 	}
-	jd := judge.New(judgeConfig(j.scenario, opts.Break))
-	if err := session(ctx, clock, backend, f, jd, func(ctx context.Context, c Caller) error {
+	jd := judge.New(judgeConfig(j.scenario))
+	if err := session(ctx, clock, backend, f, feed(jd, opts.Break), func(ctx context.Context, c Caller) error {
 		return j.agent.Book(ctx, c, j.task(clock))
 	}); err != nil {
 		return nil, fmt.Errorf("run %s %s #%d: %w", j.agent.Name(), j.scenario, j.run, err)
