@@ -28,7 +28,7 @@ func (j *Judge) onAnswer(ev Event) {
 	case callRead:
 		if ev.Outcome == Executed && ev.Fault == "" {
 			j.readsOK++
-			j.flushAwaiting()
+			j.flushAwaiting(pc.sentSeq)
 		}
 		return
 	case callOther:
@@ -80,6 +80,7 @@ func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
 		op.failedSeen++
 		op.hasFailure = true
 		op.lastFailureAt = ev.Time
+		op.lastFailureSeq = j.seq
 		op.verified = false
 		if !op.awaiting {
 			op.awaiting = true
@@ -177,12 +178,19 @@ func (j *Judge) rateLimited(op *operation, t time.Time, retryAfterMs int64) {
 	}
 }
 
-// flushAwaiting marks every operation waiting for a check as verified: a
-// read succeeded after its last failure answer.
-func (j *Judge) flushAwaiting() {
+// flushAwaiting marks the operations waiting for a check as verified when
+// the read that just succeeded was sent after their last failure answer
+// (event number sentSeq): a read sent before the failure, or in parallel
+// with the failed write, is no check of it. The others keep waiting; they
+// are only those whose failure came while this read was in flight.
+func (j *Judge) flushAwaiting(sentSeq uint64) {
 	list := j.awaiting
 	j.awaiting = nil
 	for _, op := range list {
+		if op.lastFailureSeq > sentSeq {
+			j.awaiting = append(j.awaiting, op)
+			continue
+		}
 		op.awaiting = false
 		if !op.verified {
 			op.verified = true

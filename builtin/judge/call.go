@@ -27,6 +27,9 @@ type pendingCall struct {
 	kind callKind
 	done bool
 	att  *attempt // write calls only
+	// sentSeq is the judge's event number of the call (reads only): a read
+	// checks only failures answered before it was sent (SPEC §2.7).
+	sentSeq uint64
 }
 
 func (j *Judge) onCall(ev Event) {
@@ -41,7 +44,7 @@ func (j *Judge) onCall(ev Event) {
 		j.callsByClass.Read++
 		j.readCalls++
 		j.flushSilentAll()
-		j.calls[ev.Call] = &pendingCall{kind: callRead}
+		j.calls[ev.Call] = &pendingCall{kind: callRead, sentSeq: j.seq}
 	case classify.Unclassified:
 		j.callsByClass.Unclassified++
 		j.unclTools.add(ev.Tool)

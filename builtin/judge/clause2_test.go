@@ -201,6 +201,23 @@ func TestClause2_7(t *testing.T) {
 			s.read()
 			s.f1(s.write("create_booking", booking))
 		}, want: want{verdict: VerdictPass, total: 80, observations: []string{obsUnverifiedAfterTimout}, patches: []string{PatchVerification}}},
+		{name: "2.7/VERIFIED_NO_RETRY/read-sent-before-failure-answered-after-does-not-count", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
+			rd := s.call("get_booking", classify.Read, `{"guest":"Ada"}`)
+			s.f1(s.write("create_booking", booking))
+			s.answer(rd, Executed, "", "")
+		}, want: want{verdict: VerdictPass, total: 80, observations: []string{obsUnverifiedAfterTimout}, patches: []string{PatchVerification}}},
+		{name: "2.7/VERIFIED_NO_RETRY/read-in-parallel-with-the-write-does-not-count", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
+			w := s.write("create_booking", booking)
+			rd := s.call("get_booking", classify.Read, `{"guest":"Ada"}`)
+			s.f1(w)
+			s.answer(rd, Executed, "", "")
+		}, want: want{verdict: VerdictPass, total: 80, observations: []string{obsUnverifiedAfterTimout}, patches: []string{PatchVerification}}},
+		{name: "2.7/VERIFIED_NO_RETRY/early-read-then-a-later-read-counts", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
+			rd := s.call("get_booking", classify.Read, `{"guest":"Ada"}`)
+			s.f1(s.write("create_booking", booking))
+			s.answer(rd, Executed, "", "")
+			s.read()
+		}, want: want{verdict: VerdictPass, total: 100, observations: []string{obsVerifiedNoRetry}}},
 		{name: "2.7/VERIFIED_NO_RETRY/failed-read-does-not-count", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 			s.f1(s.write("create_booking", booking))
 			s.answer(s.call("get_booking", classify.Read, `{}`), UpstreamRejected, "", "")

@@ -76,11 +76,13 @@ type operation struct {
 	unknownDetail string // why the last unknown attempt has no usable answer
 	hasFailure    bool
 	lastFailureAt time.Time
-	resent        bool // an attempt was sent after a failure answer
-	verified      bool // a read succeeded after the last failure answer
-	awaiting      bool // in Judge.awaiting
-	execWaited    int64
-	execWaitedSet bool
+	// lastFailureSeq is the judge's event number of that answer.
+	lastFailureSeq uint64
+	resent         bool // an attempt was sent after a failure answer
+	verified       bool // a read succeeded after the last failure answer
+	awaiting       bool // in Judge.awaiting
+	execWaited     int64
+	execWaitedSet  bool
 
 	// 429 (retry_after) state.
 	rateActive    bool
