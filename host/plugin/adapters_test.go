@@ -165,13 +165,18 @@ func TestFaultFailurePasses(t *testing.T) {
 
 func TestFaultOutputValidation(t *testing.T) {
 	tests := map[string]string{
-		"inject without result":  `{"action":"inject"}`,
-		"result without content": `{"action":"inject","result":{"isError":true}}`,
-		"negative delay":         `{"action":"pass","delay_ms":-1}`,
-		"delay too long":         `{"action":"pass","delay_ms":600001}`,
-		"delay after inject":     `{"action":"inject","result":{"content":[]},"delay_after_ms":5}`,
-		"bad fault kind":         `{"action":"inject","result":{"content":[]},"fault":"Bad Kind"}`,
-		"pass with result":       `{"action":"pass","result":{"content":[]}}`,
+		"inject without result":   `{"action":"inject"}`,
+		"result without content":  `{"action":"inject","result":{"isError":true}}`,
+		"negative delay":          `{"action":"pass","delay_ms":-1}`,
+		"delay too long":          `{"action":"pass","delay_ms":600001}`,
+		"delay after inject":      `{"action":"inject","result":{"content":[]},"delay_after_ms":5}`,
+		"bad fault kind":          `{"action":"inject","result":{"content":[]},"fault":"Bad Kind"}`,
+		"pass with result":        `{"action":"pass","result":{"content":[]}}`,
+		"isError not a boolean":   `{"action":"inject","result":{"content":[],"isError":"definitely"}}`,
+		"isError an object":       `{"action":"execute_then_replace","result":{"content":[],"isError":{"a":1}}}`,
+		"content item not object": `{"action":"inject","result":{"content":[1,"x",null]}}`,
+		"content item no type":    `{"action":"inject","result":{"content":[{"text":"x"}]}}`,
+		"content item type null":  `{"action":"inject","result":{"content":[{"type":null,"text":"x"}]}}`,
 	}
 	for name, out := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -167,9 +167,21 @@ func checkResult(r json.RawMessage) error {
 	}
 	var res struct {
 		Content []json.RawMessage `json:"content"`
+		IsError json.RawMessage   `json:"isError"`
 	}
 	if err := json.Unmarshal(r, &res); err != nil || res.Content == nil {
 		return fmt.Errorf(`"result" must be a tool result object with a "content" array`)
+	}
+	if len(res.IsError) > 0 && string(res.IsError) != "true" && string(res.IsError) != "false" {
+		return fmt.Errorf(`"result" "isError" must be true or false`)
+	}
+	for i, c := range res.Content {
+		var item struct {
+			Type *string `json:"type"`
+		}
+		if err := json.Unmarshal(c, &item); err != nil || item.Type == nil || *item.Type == "" {
+			return fmt.Errorf(`"result" content item %d must be an object with a "type"`, i)
+		}
 	}
 	return nil
 }

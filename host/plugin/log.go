@@ -35,9 +35,21 @@ func (l *capLog) setName(name string) {
 }
 
 // write takes one write of stream ("stdout", "stderr" or a log level).
+//
+// The work per write is bounded by what can still be shown, not by len(p):
+// a guest may hand over all of its memory (fd_write takes up to 1,024 such
+// buffers in one call, and a host function cannot be stopped by the call's
+// deadline), so once the limit is reached writes are dropped at once, and
+// before that only the bytes that could still fit are looked at.
 func (l *capLog) write(stream string, p []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.full {
+		return
+	}
+	if room := l.limit - l.used + maxPartialLine + 1; len(p) > room {
+		p = p[:room]
+	}
 	buf := append(l.partial[stream], p...)
 	for {
 		i := bytes.IndexByte(buf, '\n')

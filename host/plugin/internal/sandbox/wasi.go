@@ -22,6 +22,7 @@ const (
 	errnoSuccess = 0
 	errnoBadf    = 8
 	errnoFault   = 21
+	errnoIntr    = 27
 	errnoInval   = 28
 )
 
@@ -166,6 +167,11 @@ func clockTimeGet(ctx context.Context, mod api.Module, stack []uint64) {
 	stack[0] = errnoSuccess
 }
 
+// randomChunk is how much random_get fills between looks at the call's
+// deadline: a host function is not stopped by it, and a guest may ask to
+// fill all of its memory.
+const randomChunk = 1 << 20
+
 func randomGet(ctx context.Context, mod api.Module, stack []uint64) {
 	buf, n := uint32(stack[0]), uint32(stack[1])
 	p, ok := mod.Memory().Read(buf, n)
@@ -173,7 +179,17 @@ func randomGet(ctx context.Context, mod api.Module, stack []uint64) {
 		stack[0] = errnoFault
 		return
 	}
-	envFrom(ctx).read(p)
+	env := envFrom(ctx)
+	for len(p) > 0 {
+		if ctx.Err() != nil {
+			// The call is over: wazero closes the module on return.
+			stack[0] = errnoIntr
+			return
+		}
+		k := min(len(p), randomChunk)
+		env.read(p[:k])
+		p = p[k:]
+	}
 	stack[0] = errnoSuccess
 }
 
@@ -200,6 +216,11 @@ func fdWrite(ctx context.Context, mod api.Module, stack []uint64) {
 	env := envFrom(ctx)
 	var total uint32
 	for i := uint32(0); i < iovsLen; i++ {
+		if ctx.Err() != nil {
+			// The call is over (deadline): wazero closes the module on return.
+			stack[0] = errnoIntr
+			return
+		}
 		vec, ok := mem.Read(iovs+i*8, 8)
 		if !ok {
 			stack[0] = errnoFault
