@@ -52,13 +52,20 @@ type benchmarkFlags struct {
 	help bool
 }
 
+// newFlagSet returns a flag set that reports errors to its caller only:
+// every subcommand prints its own one-line message and usage.
+func newFlagSet(name string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
 // parseBenchmarkFlags parses args; the error is the one line shown to the
 // user.
 func parseBenchmarkFlags(args []string) (benchmarkFlags, error) {
 	var f benchmarkFlags
-	fs := pflag.NewFlagSet("benchmark", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("benchmark")
 	scenarios := fs.String("scenarios", "", "")
 	runs := fs.String("runs", "", "")
 	jitter := fs.String("jitter", "", "")

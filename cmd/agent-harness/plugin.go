@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/cuonztech/agent-harness/host/plugin"
 )
 
@@ -84,9 +82,7 @@ func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 
 func parsePluginFlags(args []string) (pluginFlags, error) {
 	var f pluginFlags
-	fs := pflag.NewFlagSet("plugin inspect", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("plugin inspect")
 	config := fs.String("config", "", "")
 	timeout := fs.String("plugin-timeout", "", "")
 	memory := fs.String("plugin-memory", "", "")

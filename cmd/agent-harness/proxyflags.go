@@ -4,15 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/spf13/pflag"
 
 	"github.com/cuonztech/agent-harness/host/plugin"
 )
@@ -419,9 +416,7 @@ func parseProxyFlags(args []string) (proxyOptions, error) {
 	}
 	p := &parseState{envKeys: map[string]bool{}, seen: map[string]bool{}}
 
-	fs := pflag.NewFlagSet("agent-harness proxy", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
+	fs := newFlagSet("agent-harness proxy")
 	fs.SortFlags = false
 	var first error
 	for i := range proxyFlags {
