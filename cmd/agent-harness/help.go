@@ -20,6 +20,7 @@ Usage:
   agent-harness proxy --upstream-command CMD [flags]   chaos proxy in front of an MCP server
   agent-harness benchmark [flags]                      self-test with two reference agents
   agent-harness plugin inspect PATH                    show what a WASM plugin declares
+  agent-harness plugin new NAME --hook HOOK            write a plugin skeleton (equivalence|classifier|fault)
   agent-harness                                        demo MCP server on stdio
 
 Run "agent-harness proxy --help" for the proxy's flags.

@@ -14,6 +14,13 @@ import (
 )
 
 const pluginUsage = `Usage: agent-harness plugin inspect [flags] PATH
+       agent-harness plugin new NAME --hook equivalence|classifier|fault [flags]
+
+"agent-harness plugin inspect --help" and "agent-harness plugin new --help"
+show each subcommand's flags.
+`
+
+const pluginInspectUsage = `Usage: agent-harness plugin inspect [flags] PATH
 
 Loads the WebAssembly plugin at PATH exactly as the proxy would (compile,
 check exports, ABI version and imports, create one instance, read the
@@ -31,6 +38,24 @@ Flags:
 The ABI is documented in sdk/ABI.md.
 `
 
+const pluginNewUsage = `Usage: agent-harness plugin new NAME --hook equivalence|classifier|fault [flags]
+
+Writes a ready-to-build plugin skeleton into ./NAME: go.mod, main.go with
+the chosen hook implemented as a small working example, main_test.go
+testing it, and README.md. NAME is the plugin's name: 1–64 characters
+a-z, 0-9, '_' or '-', starting with a letter. An existing directory must
+be empty.
+
+Flags:
+  --hook HOOK       equivalence (an operation key), classifier (read/write),
+                    or fault (an extra --scenario); required
+  --dir DIR         directory to write (default ./NAME)
+  --module PATH     module path (default example.com/NAME)
+  --sdk DIR         build against the SDK module in DIR (e.g. a checkout's
+                    sdk/) through a replace line, instead of "go get"
+  --help            show this help
+`
+
 // pluginFlags are the parsed `plugin inspect` flags.
 type pluginFlags struct {
 	path string
@@ -42,7 +67,7 @@ type pluginFlags struct {
 // runPlugin is `agent-harness plugin`.
 func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "[agent-harness] plugin: missing subcommand (inspect); see agent-harness plugin --help")
+		fmt.Fprintln(stderr, "[agent-harness] plugin: missing subcommand (inspect, new); see agent-harness plugin --help")
 		return exitUsage
 	}
 	switch args[0] {
@@ -50,8 +75,10 @@ func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		fmt.Fprint(stdout, pluginUsage)
 		return exitOK
 	case "inspect":
+	case "new":
+		return runPluginNew(args[1:], stdout, stderr)
 	default:
-		fmt.Fprintf(stderr, "[agent-harness] plugin: unknown subcommand %q (want inspect)\n", args[0])
+		fmt.Fprintf(stderr, "[agent-harness] plugin: unknown subcommand %q (want inspect or new)\n", args[0])
 		return exitUsage
 	}
 	f, err := parsePluginFlags(args[1:])
@@ -60,7 +87,7 @@ func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return exitUsage
 	}
 	if f.help {
-		fmt.Fprint(stdout, pluginUsage)
+		fmt.Fprint(stdout, pluginInspectUsage)
 		return exitOK
 	}
 	f.opts.Log = stderr // host warnings and plugin output, already prefixed

@@ -1,0 +1,3 @@
+module github.com/cuonztech/agent-harness/sdk
+
+go 1.26.0
