@@ -81,6 +81,7 @@ func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
 		op.hasFailure = true
 		op.lastFailureAt = ev.Time
 		op.lastFailureSeq = j.seq
+		op.lastFailureCall = ev.Call
 		op.verified = false
 		if !op.awaiting {
 			op.awaiting = true
@@ -89,7 +90,7 @@ func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
 	}
 	// Any answer announcing a retry_after starts the wait, also a plugin
 	// fault that forwarded the call and replaced its result with a 429.
-	j.rateLimited(op, ev.Time, ev.RetryAfterMs)
+	j.rateLimited(op, ev.Call, ev.Time, ev.RetryAfterMs)
 	for _, ks := range a.keys {
 		if ks.last != a {
 			continue
@@ -164,11 +165,12 @@ func (j *Judge) executed(op *operation, a *attempt, ev Event) {
 // rateLimited starts op's retry_after wait at the time of the 429 answer.
 // The deadline is measured from the answer, when the agent learns of it, so
 // a re-send is early exactly when waitedMs < requiredMs.
-func (j *Judge) rateLimited(op *operation, t time.Time, retryAfterMs int64) {
+func (j *Judge) rateLimited(op *operation, call int64, t time.Time, retryAfterMs int64) {
 	if retryAfterMs <= 0 {
 		return
 	}
 	op.rateActive = true
+	op.rateCall = call
 	op.rateAnswerAt = t
 	op.rateDeadline = t.Add(time.Duration(retryAfterMs) * time.Millisecond)
 	op.rateRequired = retryAfterMs

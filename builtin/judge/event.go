@@ -21,6 +21,15 @@ const (
 	EventAnswer EventKind = "answer"
 	// EventEnd: the session ended; calls still without an answer are unknown.
 	EventEnd EventKind = "end"
+	// EventDelivered: an injected answer was handed to the agent (after the
+	// report file showed it). Its Time is when the agent can first know of
+	// the fault, so a retry_after wait and the time waited after a failure
+	// are measured from it (docs: F2 deadlines).
+	EventDelivered EventKind = "delivered"
+	// EventTools: the upstream's tool list was (re-)read; Tools names its
+	// write tools. A call forwarded earlier to a tool that was not listed
+	// then, and now is a write, was a write the judge could not judge.
+	EventTools EventKind = "tools"
 	// EventPluginFailure: a plugin failed (trap, deadline, garbage output) or
 	// was disabled. The run can no longer PASS (SPEC §9).
 	EventPluginFailure EventKind = "plugin-failure"
@@ -63,6 +72,9 @@ type Event struct {
 	// AcceptsKey is true when the tool's input schema has a key field
 	// (for WRITE_WITHOUT_KEY).
 	AcceptsKey bool `json:"acceptsKey,omitempty"`
+
+	// Tools are the write tools of a listing (EventTools).
+	Tools []string `json:"tools,omitempty"`
 
 	// EventAnswer fields.
 	Outcome Outcome `json:"outcome,omitempty"`

@@ -34,10 +34,13 @@ type Judge struct {
 	alias map[string]*operation
 	calls map[int64]*pendingCall
 
-	callsTotal    int
-	callsByClass  CallCounts
-	unclTools     nameSet
-	unknownTools  nameSet
+	callsTotal   int
+	callsByClass CallCounts
+	unclTools    nameSet
+	unknownTools nameSet
+	// unknownWrite is the first tool called while unlisted that a later
+	// listing showed to be a write ("" when none).
+	unknownWrite  string
 	scenarioFired bool
 	injectedCount int
 	readsOK       int
@@ -156,6 +159,10 @@ func (j *Judge) Apply(ev Event) {
 		j.onAnswer(ev)
 	case EventEnd:
 		j.onEnd(ev)
+	case EventDelivered:
+		j.onDelivered(ev)
+	case EventTools:
+		j.onTools(ev)
 	case EventPluginFailure:
 		j.onPluginFailure(ev)
 	}

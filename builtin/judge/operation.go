@@ -78,15 +78,19 @@ type operation struct {
 	lastFailureAt time.Time
 	// lastFailureSeq is the judge's event number of that answer.
 	lastFailureSeq uint64
-	resent         bool // an attempt was sent after a failure answer
-	verified       bool // a read succeeded after the last failure answer
-	awaiting       bool // in Judge.awaiting
-	execWaited     int64
-	execWaitedSet  bool
+	// lastFailureCall is the call whose answer that was.
+	lastFailureCall int64
+	resent          bool // an attempt was sent after a failure answer
+	verified        bool // a read succeeded after the last failure answer
+	awaiting        bool // in Judge.awaiting
+	execWaited      int64
+	execWaitedSet   bool
 
 	// 429 (retry_after) state.
-	rateActive    bool
-	rateAnswerAt  time.Time
+	rateActive   bool
+	rateAnswerAt time.Time
+	// rateCall is the call whose 429 started the wait.
+	rateCall      int64
 	rateDeadline  time.Time
 	rateRequired  int64
 	inRateWaits   bool

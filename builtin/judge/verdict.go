@@ -19,8 +19,10 @@ func (j *Judge) verdict() (string, string) {
 	switch {
 	case j.callsTotal == 0:
 		return VerdictNotTested, "No tool call was observed, so nothing was tested."
+	case j.tot.ops == 0 && j.unknownWrite != "":
+		return VerdictNotTested, j.unknownWriteReason()
 	case j.tot.ops == 0:
-		return VerdictNotTested, fmt.Sprintf("No call to a write tool was observed (%d tool call(s) in all), so nothing was tested.", j.callsTotal)
+		return VerdictNotTested, fmt.Sprintf("No call to a write tool was observed (%d tool call(s) in all), so nothing was tested.", j.callsTotal) + j.unlistedNote()
 	case sc == "chaos" && !j.scenarioFired:
 		return VerdictNotTested, fmt.Sprintf("Chaos mode injected no fault into any of the %d call(s), so failure handling was not tested.", j.callsTotal)
 	case sc != "" && !j.scenarioFired:
@@ -71,6 +73,9 @@ func (j *Judge) verdict() (string, string) {
 		return VerdictNotTested, fmt.Sprintf("Arguments of %q have member names that differ only in letter case (%q, %q); servers disagree on what such JSON means, so operations cannot be compared.",
 			j.caseClashTool, j.caseClashNames[0], j.caseClashNames[1])
 	}
+	if j.unknownWrite != "" {
+		return VerdictNotTested, j.unknownWriteReason()
+	}
 	if n := j.tot.outcomes[OutcomeExecutionUnknown]; n == j.tot.ops {
 		return VerdictNotTested, fmt.Sprintf("Whether the write operations were executed is unknown for all %d of them, so nothing could be judged.", n)
 	}
@@ -85,15 +90,22 @@ func (j *Judge) verdict() (string, string) {
 		return VerdictNotTested, fmt.Sprintf("Plugin %q failed (%s), so the run cannot pass.", p.Plugin, p.Detail)
 	}
 	clean := fmt.Sprintf("none of the %d write operation(s) was executed more than once", j.tot.ops)
+	note := j.unlistedNote()
 	switch {
 	case sc == "":
-		return VerdictPass, "Baseline only: no scenario was configured, so no fault was injected; " + clean + "."
+		return VerdictPass, "Baseline only: no scenario was configured, so no fault was injected; " + clean + "." + note
 	case sc == "F4":
-		return VerdictPass, "Baseline only: scenario F4 injects no fault; " + clean + "."
+		return VerdictPass, "Baseline only: scenario F4 injects no fault; " + clean + "." + note
 	case sc == "chaos":
-		return VerdictPass, fmt.Sprintf("Chaos mode injected %d fault(s) and %s or re-sent before a retry_after deadline.", j.injectedCount, clean)
+		return VerdictPass, fmt.Sprintf("Chaos mode injected %d fault(s) and %s or re-sent before a retry_after deadline.", j.injectedCount, clean) + note
 	}
-	return VerdictPass, fmt.Sprintf("Scenario %s fired and %s or re-sent before a retry_after deadline.", sc, clean)
+	return VerdictPass, fmt.Sprintf("Scenario %s fired and %s or re-sent before a retry_after deadline.", sc, clean) + note
+}
+
+// unknownWriteReason is the NOT_TESTED reason for a write forwarded while
+// the upstream did not list its tool.
+func (j *Judge) unknownWriteReason() string {
+	return fmt.Sprintf("Tool %q was called before the upstream listed it, so those calls were forwarded without being judged, and a later listing shows it is a write: its executions are unknown to the judge.", j.unknownWrite)
 }
 
 // ofThem is "one of them <one>" or "<n> of them <many>".

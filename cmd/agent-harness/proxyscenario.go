@@ -147,6 +147,7 @@ func buildFault(o proxyOptions, ex scenarioExtras) (fault.Fault, string, *judge.
 // relayOptions fills the relay's hooks for the scenario.
 func (s *scenario) relayOptions(ro *relay.Options) {
 	ro.Pipeline = s.pipeline
+	ro.Now = s.pipeline.Now
 	ro.ExtraTools = s.pipeline.AuditTools()
 	if ro.ExtraTools != nil {
 		ro.LocalTool = s.pipeline.LocalTool

@@ -36,7 +36,7 @@ func TestF1NotConsumedByIncompleteResult(t *testing.T) {
 	}
 	want := []string{
 		"call#1 create_booking write", "forwarded#1", "answer#1 unknown",
-		"call#2 create_booking write", "forwarded#2", "answer#2 executed scenario=F1 fault=timeout",
+		"call#2 create_booking write", "forwarded#2", "answer#2 executed scenario=F1 fault=timeout", "delivered#2",
 		"call#3 create_booking write", "forwarded#3", "answer#3 executed",
 	}
 	if got := events(h.judge); !slices.Equal(got, want) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
@@ -100,10 +101,11 @@ type Pipeline struct {
 	ending   bool          // OnSessionEnd was called
 	ended    bool          // EventEnd applied: later events are dropped
 
-	wmu     sync.Mutex // serialises report file writes
-	written uint64     // gen covered by the last successful write
-	buf     []byte     // reused encoding buffer
-	failed  error      // set once the report file could not be written
+	wmu     sync.Mutex            // serialises report file writes
+	written uint64                // gen covered by the last successful write
+	buf     []byte                // reused encoding buffer
+	failed  error                 // set once the report file could not be written
+	broken  atomic.Pointer[error] // failed, readable without wmu
 
 	pluginFails pluginFailures // plugin failures not yet applied (PluginFailed)
 }
@@ -131,6 +133,10 @@ func New(opts Options) *Pipeline {
 	return &Pipeline{opts: opts, judge: opts.Judge, clock: opts.Clock, status: StatusStarting}
 }
 
+// Now returns the pipeline clock's time: the relay stamps calls with it
+// (relay.Options.Now).
+func (p *Pipeline) Now() time.Time { return p.clock.Now() }
+
 // errBroken answers calls after the report file could not be written
 // (only reached when Options.Fatal returns).
 var errBroken = errors.New("agent-harness stopped: the report file could not be written")
@@ -142,11 +148,19 @@ func (p *Pipeline) HandleCall(ctx context.Context, call *relay.ToolCall, forward
 		return p.fatal(err) // the process must end before any further answer
 	}
 	if !p.enter() {
-		return forward(ctx) // after the session end: nothing is judged any more
+		// The session is ending: a call forwarded now could execute after
+		// the final report, unjudged. It is answered with an error instead.
+		return relay.Response{}, relay.ErrSessionEnded
 	}
 	defer p.leave()
 
-	fc := fault.Call{ID: call.ID, Tool: call.Tool, Class: call.Class, Arguments: call.Arguments, Time: p.clock.Now()}
+	// A call is timed when the relay read it (ReadAt), so no wait in between
+	// (a re-listing, the report file's lock) makes a re-send look later.
+	at := call.ReadAt
+	if at.IsZero() {
+		at = p.clock.Now()
+	}
+	fc := fault.Call{ID: call.ID, Tool: call.Tool, Class: call.Class, Arguments: call.Arguments, Time: at}
 	p.apply(judge.Event{
 		Kind: judge.EventCall, Time: fc.Time, Call: call.ID,
 		Tool: call.Tool, Class: call.Class, Arguments: call.Arguments, AcceptsKey: call.AcceptsKey,
@@ -190,7 +204,15 @@ func (p *Pipeline) inject(call *relay.ToolCall, act fault.Action) (relay.Respons
 	if err := p.persist(gen); err != nil {
 		return p.fatal(err)
 	}
+	p.delivered(call.ID)
 	return relay.Response{Result: act.Result}, nil
+}
+
+// delivered tells the judge that an injected answer is being handed to the
+// agent now, after the report file showed it: waits the fault starts (a
+// 429's retry_after) are measured from here.
+func (p *Pipeline) delivered(id int64) {
+	p.apply(judge.Event{Kind: judge.EventDelivered, Time: p.clock.Now(), Call: id})
 }
 
 // forward sends the call to the upstream, after the report file shows it
@@ -227,6 +249,9 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.C
 	if err := p.persist(p.apply(ev)); err != nil {
 		return p.fatal(err)
 	}
+	if ev.Fault != "" {
+		p.delivered(call.ID)
+	}
 	if ferr != nil && answer.Result == nil {
 		return relay.Response{}, ferr
 	}
@@ -255,11 +280,11 @@ func (p *Pipeline) apply(ev judge.Event) uint64 {
 	return p.gen
 }
 
-// enter counts a call in flight; false when the session has ended.
+// enter counts a call in flight; false once the session end has begun.
 func (p *Pipeline) enter() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ended {
+	if p.ending || p.ended {
 		return false
 	}
 	if p.status == StatusStarting {

@@ -93,7 +93,7 @@ func TestHandleCall(t *testing.T) {
 			name: "F1 executed: agent gets the timeout", fault: func() fault.Fault { return fault.NewGhostWrite() },
 			class: classify.Write, resp: relay.Response{Result: json.RawMessage(okResult)},
 			wantForward: true, wantResult: timeout,
-			wantEvents: []string{"call#1 create_booking write", "forwarded#1", "answer#1 executed scenario=F1 fault=timeout"},
+			wantEvents: []string{"call#1 create_booking write", "forwarded#1", "answer#1 executed scenario=F1 fault=timeout", "delivered#1"},
 		},
 		{
 			name: "F1 upstream isError: agent gets the real error, F1 not applied", fault: func() fault.Fault { return fault.NewGhostWrite() },
@@ -110,12 +110,12 @@ func TestHandleCall(t *testing.T) {
 		{
 			name: "F2 injects 429 without forwarding", fault: func() fault.Fault { return fault.NewRateLimit(60 * time.Second) },
 			class: classify.Write, wantResult: string(fault.RateLimitResult(60 * time.Second)),
-			wantEvents: []string{"call#1 create_booking write", "answer#1 injected-not-executed scenario=F2 fault=rate_limit retryAfterMs=60000"},
+			wantEvents: []string{"call#1 create_booking write", "answer#1 injected-not-executed scenario=F2 fault=rate_limit retryAfterMs=60000", "delivered#1"},
 		},
 		{
 			name: "F3 injects the truncated body", fault: func() fault.Fault { return fault.NewTruncatedJSON() },
 			class: classify.Write, wantResult: string(fault.ErrorResult(`{"`)),
-			wantEvents: []string{"call#1 create_booking write", "answer#1 injected-not-executed scenario=F3 fault=truncated_json"},
+			wantEvents: []string{"call#1 create_booking write", "answer#1 injected-not-executed scenario=F3 fault=truncated_json", "delivered#1"},
 		},
 		{
 			name: "F4 passes and marks the scenario", fault: func() fault.Fault { return fault.NewPassTwice() },
@@ -126,7 +126,7 @@ func TestHandleCall(t *testing.T) {
 		{
 			name: "F5 injects the 500", fault: func() fault.Fault { return fault.NewServerError() },
 			class: classify.Write, wantResult: string(fault.ErrorResult(fault.ServerErrorText)),
-			wantEvents: []string{"call#1 create_booking write", "answer#1 injected-not-executed scenario=F5 fault=server_error"},
+			wantEvents: []string{"call#1 create_booking write", "answer#1 injected-not-executed scenario=F5 fault=server_error", "delivered#1"},
 		},
 		{
 			name: "unlisted tool: forwarded, unknown-tool, scenario stays armed", fault: func() fault.Fault { return fault.NewGhostWrite() },
@@ -178,8 +178,10 @@ func TestHandleCall(t *testing.T) {
 					t.Errorf("report file when forwarding: %q, want it to end with forwarded#1", at)
 				}
 			}
-			if last := h.report.last().Events; !slices.Equal(last, tt.wantEvents) {
-				t.Errorf("report file after the call: %q, want %q", last, tt.wantEvents)
+			// The delivered event follows the write that showed the answer.
+			wantFile := slices.DeleteFunc(slices.Clone(tt.wantEvents), func(e string) bool { return strings.HasPrefix(e, "delivered#") })
+			if last := h.report.last().Events; !slices.Equal(last, wantFile) {
+				t.Errorf("report file after the call: %q, want %q", last, wantFile)
 			}
 		})
 	}
@@ -443,8 +445,16 @@ func TestConcurrentCallsReportCoversEachAnswer(t *testing.T) {
 	if timeouts != 1 {
 		t.Errorf("%d calls got the timeout, want exactly 1", timeouts)
 	}
-	if got := len(h.report.last().Events); got != 3*n {
-		t.Errorf("last report has %d events, want %d", got, 3*n)
+	// Each call's call, forwarded and answer events; the delivered event
+	// of the F1 answer is not written on its own.
+	got := 0
+	for _, e := range h.report.last().Events {
+		if !strings.HasPrefix(e, "delivered#") {
+			got++
+		}
+	}
+	if got != 3*n {
+		t.Errorf("last report has %d call events, want %d", got, 3*n)
 	}
 }
 

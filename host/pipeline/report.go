@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cuonztech/agent-harness/builtin/classify"
 	"github.com/cuonztech/agent-harness/builtin/judge"
 	"github.com/cuonztech/agent-harness/host/relay"
 )
@@ -83,6 +84,7 @@ func (p *Pipeline) persist(gen uint64) error {
 	// The encoding includes every event up to cur (and maybe later ones).
 	if err := p.writeReport(p.meta()); err != nil {
 		p.failed = err
+		p.broken.Store(&err)
 		// One line, also when the path holds a line break.
 		msg := strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(fmt.Sprintf("cannot write report file %s: %v", p.opts.Report.Path(), err))
 		fmt.Fprintf(p.opts.Stderr, "[agent-harness] %s\n", msg)
@@ -120,11 +122,13 @@ func (p *Pipeline) writeReport(meta judge.FileMeta) error {
 }
 
 // brokenErr returns the error that stopped the report file, nil while it
-// works.
+// works. It does not wait for a report write in progress: a call must not
+// be delayed (and timed late) by another call's write.
 func (p *Pipeline) brokenErr() error {
-	p.wmu.Lock()
-	defer p.wmu.Unlock()
-	return p.failed
+	if e := p.broken.Load(); e != nil {
+		return *e
+	}
+	return nil
 }
 
 // ReportJSON returns the report file's contents as they would be written
@@ -142,6 +146,13 @@ func (p *Pipeline) OnTools(tools []relay.ToolInfo) {
 	if err != nil {
 		return // a []ToolInfo always encodes
 	}
+	var writes []string
+	for _, t := range tools {
+		if t.Class == classify.Write {
+			writes = append(writes, t.Name)
+		}
+	}
+	p.apply(judge.Event{Kind: judge.EventTools, Time: p.clock.Now(), Tools: writes})
 	if err := p.SetToolClassification(list); err != nil {
 		p.fatal(err)
 	}

@@ -55,6 +55,10 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 		return nil
 	}
 	seq := s.callSeq.Add(1)
+	var readAt time.Time
+	if s.opts.Now != nil {
+		readAt = s.opts.Now()
+	}
 	id, params := env.ID, env.Params // not env: the closure would move it to the heap
 	return func() {
 		if !s.tools.Load().has(name) {
@@ -75,6 +79,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 			AcceptsKey: len(info.KeyFields) > 0,
 			Arguments:  args,
 			Params:     params,
+			ReadAt:     readAt,
 		}
 		s.runCall(call, cs, &forwarder{s: s, line: line, key: key, agentID: id})
 	}
@@ -125,6 +130,8 @@ func (s *session) errorText(err error, sent bool) string {
 		return textUpstreamUnavailable
 	case errors.Is(err, ErrNoAnswer):
 		return textNoAnswer(s.opts.CallTimeout)
+	case errors.Is(err, ErrSessionEnded):
+		return textSessionEnded
 	default:
 		return "Error: agent-harness could not handle this call: " + err.Error()
 	}

@@ -19,6 +19,7 @@ const (
 const (
 	textUpstreamUnavailable = "UPSTREAM_UNAVAILABLE: the upstream MCP server is not running (it exited). No call was forwarded."
 	textUpstreamDiedInCall  = "UPSTREAM_UNAVAILABLE: the upstream MCP server exited before it answered this call. The outcome is unknown."
+	textSessionEnded        = "Error: agent-harness is shutting down; this call was not forwarded to the upstream MCP server and did not execute."
 )
 
 func textNoAnswer(d time.Duration) string {

@@ -84,6 +84,11 @@ type Options struct {
 	// fires.
 	RawIO bool
 
+	// Now, when set, stamps each tools/call with the time the relay read it
+	// (ToolCall.ReadAt). It must be the pipeline's clock, so that the judge
+	// compares times of one source. Nil: calls are not stamped.
+	Now func() time.Time
+
 	// CallTimeout bounds the wait for each upstream answer (default 60 s).
 	CallTimeout time.Duration
 	// StopGrace is each wait of the shutdown sequence (default 2 s).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
 )
@@ -23,6 +24,9 @@ type ToolCall struct {
 	Arguments json.RawMessage
 	// Params is the raw params object of the request, unchanged.
 	Params json.RawMessage
+	// ReadAt is when the relay read the call from the agent (Options.Now);
+	// zero when Options.Now is nil.
+	ReadAt time.Time
 }
 
 // Response is what the agent gets for a tools/call: exactly one of Result (a
@@ -50,6 +54,10 @@ var (
 	ErrNoAnswer = errors.New("no answer from upstream")
 	// ErrUpstreamUnavailable: the upstream process is gone.
 	ErrUpstreamUnavailable = errors.New("upstream unavailable")
+	// ErrSessionEnded: the proxy is shutting down (agent EOF, a signal); the
+	// call was not forwarded. A pipeline returns it for calls that arrive
+	// after the session's final report was begun.
+	ErrSessionEnded = errors.New("session ended")
 )
 
 // Pipeline sees every tools/call of the agent. It may call forward (at most

@@ -82,6 +82,7 @@ func session(ctx context.Context, clock *Clock, backend *Backend, f fault.Fault,
 			Classify:     chain.Classify,
 			KeyField:     kf.Match,
 			Pipeline:     p,
+			Now:          p.Now,
 			OnSessionEnd: func(context.Context) { _ = p.OnSessionEnd() },
 		})
 		_ = relayW.Close()

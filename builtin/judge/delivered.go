@@ -1,0 +1,23 @@
+package judge
+
+// onDelivered moves the start of the waits an injected answer began to the
+// moment the agent was handed that answer (EventDelivered). The answer event
+// is applied before the report file is written, so its time is earlier than
+// the agent's first chance to read the fault; measuring a retry_after
+// deadline from it would let an early re-send look late (a wrong PASS).
+// Times only move forward, and only for the waits that this call's answer
+// started: a later failure of the same operation keeps its own time.
+func (j *Judge) onDelivered(ev Event) {
+	pc := j.calls[ev.Call]
+	if pc == nil || pc.att == nil {
+		return
+	}
+	op := pc.att.op
+	if op.hasFailure && op.lastFailureCall == ev.Call && ev.Time.After(op.lastFailureAt) {
+		op.lastFailureAt = ev.Time
+	}
+	if op.rateActive && op.rateCall == ev.Call && ev.Time.After(op.rateAnswerAt) {
+		op.rateDeadline = op.rateDeadline.Add(ev.Time.Sub(op.rateAnswerAt))
+		op.rateAnswerAt = ev.Time
+	}
+}
