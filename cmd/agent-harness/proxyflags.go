@@ -132,12 +132,13 @@ type proxyFlag struct {
 	name       string
 	arg        string // value placeholder in the usage; "" = takes no value
 	repeatable bool
-	// noValue: a switch; set is called with "true" and a value is an error.
-	noValue bool
 	group      string
 	def        string // default shown in the usage; "" = none shown
 	usage      string
 	set        func(o *proxyOptions, p *parseState, v string) error
+
+	// noValue: a switch; set is called with "true" and a value is an error.
+	noValue bool
 }
 
 // parseState holds what the flag setters need beyond proxyOptions.
