@@ -63,11 +63,12 @@ func newScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop conte
 		fmt.Fprintf(stderr, "[agent-harness] chaos seed: %d\n", chaos.Seed)
 	}
 	j := judge.New(judge.Config{
-		KeyFields:       canon.ParseKeyFields(o.KeyFields),
-		Scenario:        name,
-		Kind:            "proxy",
-		Equivalences:    ex.Equivalences,
-		PairCheckers:    ex.PairCheckers,
+		KeyFields:    canon.ParseKeyFields(o.KeyFields),
+		Scenario:     name,
+		Kind:         "proxy",
+		Equivalences: ex.Equivalences,
+		PairCheckers: ex.PairCheckers,
+
 		Start:           time.Now(), // attemptLog[].at counts from here
 		RedactArguments: o.RedactArguments,
 	})

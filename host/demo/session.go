@@ -57,11 +57,12 @@ func (s *session) reset(clock pipeline.Clock) error {
 	}
 	j := judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil), Scenario: s.scenario, Kind: "demo"})
 	p := pipeline.New(pipeline.Options{
-		Judge:     j,
-		Fault:     f,
-		Clock:     clock,
-		Stderr:    io.Discard,
-		Fatal:     func(error) {},
+		Judge:  j,
+		Fault:  f,
+		Clock:  clock,
+		Stderr: io.Discard,
+		Fatal:  func(error) {},
+
 		Transport: judge.Transport{Upstream: "in-process"},
 	})
 	s.mu.Lock()
