@@ -71,7 +71,10 @@ type identity struct {
 	plugin, pluginName string
 	canonical          []byte
 	keys               []string
-	unidentified       bool
+	// shown are keys as the report shows them: redacted with
+	// Config.RedactArguments, else keys itself.
+	shown        []string
+	unidentified bool
 	// caseClash: two member names of one object that differ only in
 	// letter case (canon.Op.CaseClash); empty when none.
 	caseClash [2]string
@@ -101,6 +104,14 @@ func (j *Judge) identify(tool string, args json.RawMessage) identity {
 			// A key field holding "" or null carries no key.
 			if k != "" && k != "null" {
 				id.keys = append(id.keys, k)
+			}
+		}
+		id.shown = id.keys
+		if j.cfg.RedactArguments && len(id.keys) > 0 {
+			m := redactedKeys(args, j.cfg.KeyFields)
+			id.shown = make([]string, len(id.keys))
+			for i, k := range id.keys {
+				id.shown[i] = redactKey(m, k)
 			}
 		}
 	}
@@ -194,6 +205,7 @@ func (j *Judge) writeCall(ev Event) {
 			tool:               ev.Tool,
 			canonical:          slices.Clone(id.canonical),
 			args:               slices.Clone(ev.Arguments),
+			shown:              showArguments(ev.Arguments, j.cfg.RedactArguments),
 			minExecAnswerReads: -1,
 		}
 		op.id = "op-" + strconv.Itoa(op.seq)
@@ -222,18 +234,21 @@ func (j *Judge) writeCall(ev Event) {
 	}
 	op.attempts++
 	op.pending++
+	if len(op.log) < maxAttemptLog {
+		op.log = append(op.log, a)
+	}
 	if len(id.keys) > 0 {
 		a.keyed = true
 		a.keyJoin = strings.Join(id.keys, "\x00")
-		for _, k := range id.keys {
+		for i, k := range id.keys {
 			if _, ok := op.keySet[k]; !ok {
 				if op.keySet == nil {
 					op.keySet = map[string]struct{}{}
 				}
 				op.keySet[k] = struct{}{}
-				op.keys = append(op.keys, k)
+				op.keys = append(op.keys, id.shown[i])
 			}
-			a.keys = append(a.keys, j.keyAttempt(ev.Tool, k, a))
+			a.keys = append(a.keys, j.keyAttempt(ev.Tool, k, id.shown[i], a))
 		}
 	} else if ev.AcceptsKey {
 		op.keyless++
@@ -261,12 +276,13 @@ func (j *Judge) identityProblems(tool string, id identity) {
 	}
 }
 
-// keyAttempt records an attempt with key value k of tool.
-func (j *Judge) keyAttempt(tool, k string, a *attempt) *keyState {
+// keyAttempt records an attempt with key value k of tool; shown is k as
+// the report shows it.
+func (j *Judge) keyAttempt(tool, k, shown string, a *attempt) *keyState {
 	mk := tool + "\x00" + k
 	ks := j.keys[mk]
 	if ks == nil {
-		ks = &keyState{seq: len(j.keySeq) + 1, key: k, tool: tool, firstReads: j.readsOK}
+		ks = &keyState{seq: len(j.keySeq) + 1, key: shown, tool: tool, firstReads: j.readsOK}
 		j.keys[mk] = ks
 		j.keySeq = append(j.keySeq, ks)
 	}

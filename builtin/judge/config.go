@@ -1,6 +1,10 @@
 package judge
 
-import "github.com/cuonztech/agent-harness/builtin/canon"
+import (
+	"time"
+
+	"github.com/cuonztech/agent-harness/builtin/canon"
+)
 
 // Config configures a Judge. The zero value is usable: default key field
 // (idempotency_key), no scenario (PASS is then only a baseline), kind
@@ -22,6 +26,15 @@ type Config struct {
 	// near-duplicate detector when a later write of a tool is compared with
 	// an uncertain attempt of the same tool.
 	PairCheckers []PairChecker
+	// Start is when the run started: attemptLog[].at counts from it. Zero
+	// means the time of the first event.
+	Start time.Time
+	// RedactArguments shows every leaf value of the arguments, key values
+	// included, as "sha256:<hex>" (RedactArguments), in operations[]
+	// (arguments, keys, attemptLog), keySummary and the Markdown; a pair
+	// check plugin's explanation is replaced by a generic one, since it
+	// may quote values. Judging is unchanged.
+	RedactArguments bool
 }
 
 // Namer is implemented by plugins that can name themselves; the name is used

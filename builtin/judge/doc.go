@@ -116,6 +116,20 @@
 // UNCLASSIFIED_REPEAT uses the built-in operation key (key fields
 // stripped); such argument sets are named "u-1", "u-2", ….
 //
+// Arguments and attempts (SPEC §11.6). operations[].arguments are the
+// first attempt's, encoded once when the operation is created: the agent's
+// JSON compacted (numbers and member order as sent), or, when the text has
+// invalid UTF-8, re-written with U+FFFD; longer than MaxArgumentsBytes: a
+// string of the first MaxArgumentsBytes bytes, cut at a UTF-8 boundary;
+// not JSON: a string of the text (argumentsInvalid). attemptLog lists the
+// first 100 attempts (attemptLogOmitted counts the rest), so re-encoding
+// an operation stays bounded; "in-flight" marks an attempt not answered
+// yet, at counts whole ms from Config.Start. With RedactArguments each
+// leaf but null is "sha256:<hex>" of its canonical JSON text (canon), so
+// equal values hash equal; keys, attemptLog keys and keySummary use the
+// same hash of the key value, and pair-check plugin explanations are
+// replaced by a generic one.
+//
 // Report fields beyond SPEC §6 (additions only): operations[].id,
 // report.pluginFailures, coverage counters (callsInFlight, sessionEnded,
 // …), score.uncapped, score.weights, score.counts, duplicate.executions,

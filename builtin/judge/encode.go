@@ -9,7 +9,8 @@ import (
 // FileMeta is what the report-file envelope needs beyond the judge's own
 // state (SPEC §6, TEAM.md). Zero values: Status "running", Mode
 // "deterministic" ("chaos" when the judge's scenario is "chaos"), no chaos
-// object, no startup error, toolClassification [], no plugins field.
+// object, no startup error, toolClassification [], no plugins field,
+// transport stdio on both sides.
 type FileMeta struct {
 	// Status is "starting", "running", "finished" or "failed".
 	Status string
@@ -24,6 +25,8 @@ type FileMeta struct {
 	ToolClassification json.RawMessage
 	// Plugins is the raw JSON array of loaded plugins; nil omits the field.
 	Plugins json.RawMessage
+	// Transport is the file's transport object; an empty field is "stdio".
+	Transport Transport
 }
 
 // fileCache holds the report-file encodings between AppendFile calls.
@@ -161,6 +164,15 @@ func (j *Judge) fileParts(meta FileMeta) [][]byte {
 		dst = append(dst, `,"chaos":`...)
 		dst = appendJSON(dst, meta.Chaos)
 	}
+	tr := meta.Transport
+	if tr.Agent == "" {
+		tr.Agent = "stdio"
+	}
+	if tr.Upstream == "" {
+		tr.Upstream = "stdio"
+	}
+	dst = append(dst, `,"transport":`...)
+	dst = appendJSON(dst, tr)
 	if meta.StartupError != "" {
 		dst = append(dst, `,"startupError":`...)
 		dst = appendJSON(dst, meta.StartupError)
@@ -250,7 +262,7 @@ func (j *Judge) encodeDirty() {
 			e.obs.set(i, nil)
 			continue
 		}
-		e.scratch = appendJSON(append(e.scratch[:0], ','), op.info())
+		e.scratch = appendJSON(append(e.scratch[:0], ','), j.opInfo(op))
 		e.ops.set(i, e.scratch)
 		e.scratch = appendEntries(e.scratch[:0], op.violations())
 		e.viol.set(i, e.scratch)

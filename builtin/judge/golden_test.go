@@ -36,6 +36,12 @@ func goldenCases() []goldenCase {
 			s.read()
 			s.end()
 		}},
+		{name: "f1-redacted", cfg: Config{Scenario: "F1", RedactArguments: true}, meta: fin, build: func(s *sess) {
+			s.f1(s.writeK("create_booking", `{"guest":{"name":"Ada","vip":true,"nights":2,"note":null},"date":"2026-11-03","idempotency_key":"b-1"}`))
+			s.wait(5)
+			s.ok(s.writeK("create_booking", `{"guest":{"name":"Ada","vip":true,"nights":2,"note":null},"date":"2026-11-03","idempotency_key":"b-2"}`))
+			s.end()
+		}},
 		{name: "f1-silent", cfg: Config{Scenario: "F1"}, meta: fin, build: func(s *sess) {
 			s.f1(s.writeK("create_booking", `{"guest":"Ada","date":"2026-11-03"}`))
 			s.end()

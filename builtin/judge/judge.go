@@ -3,6 +3,7 @@ package judge
 import (
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
 )
@@ -28,6 +29,11 @@ type Judge struct {
 	cfg   Config
 
 	seq uint64 // events applied
+
+	// start is when the run started (Config.Start, else the first
+	// event's time); started is set once it is known.
+	start   time.Time
+	started bool
 
 	ops   map[string]*operation
 	opSeq []*operation
@@ -119,6 +125,7 @@ func New(cfg Config) *Judge {
 	cfg.PairCheckers = slices.Clone(cfg.PairCheckers)
 	return &Judge{
 		cfg:        cfg,
+		start:      cfg.Start,
 		ops:        map[string]*operation{},
 		alias:      map[string]*operation{},
 		calls:      map[int64]*pendingCall{},
@@ -149,6 +156,12 @@ func (j *Judge) Apply(ev Event) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.seq++
+	if !j.started {
+		j.started = true
+		if j.start.IsZero() {
+			j.start = ev.Time
+		}
+	}
 	switch ev.Kind {
 	case EventCall:
 		j.onCall(ev)

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -44,12 +45,16 @@ func (j *Judge) Markdown() string {
 		fmt.Fprintf(&b, "- Tools not listed by the upstream (not judged): %s\n", strings.Join(c.UnknownTools, ", "))
 	}
 
+	ops := make(map[string]*OperationInfo, len(r.Operations))
+	for i := range r.Operations {
+		ops[r.Operations[i].ID] = &r.Operations[i]
+	}
 	writeEntries(&b, "Violations", r.Violations, func(v Violation) [4]string {
 		return [4]string{v.Type, v.Operation, v.Tool, v.Message}
-	})
+	}, func(v Violation) string { return opDetail(ops[v.Operation]) })
 	writeEntries(&b, "Observations", r.Observations, func(o Observation) [4]string {
 		return [4]string{o.Type, o.Operation, o.Tool, o.Message}
-	})
+	}, nil)
 	if len(r.Operations) > 0 {
 		b.WriteString("\n## Operations\n\n| id | tool | attempts | executions | failed | keys | outcome |\n|---|---|---|---|---|---|---|\n")
 		for i, op := range r.Operations {
@@ -151,9 +156,90 @@ func mdCell(s string) string {
 	return strings.ReplaceAll(s, "\n", " ")
 }
 
+// Limits of the operation details under a violation in the Markdown.
+const (
+	mdArgumentsBytes = 300 // of the arguments' JSON text
+	mdTimeline       = 10  // attempts
+)
+
+// opDetail renders an operation's arguments and a short timeline of its
+// attempts as two indented list items; "" for nil.
+func opDetail(op *OperationInfo) string {
+	if op == nil {
+		return ""
+	}
+	var b strings.Builder
+	args := string(op.Arguments)
+	if op.ArgumentsTruncated || op.ArgumentsInvalid {
+		var s string
+		if json.Unmarshal(op.Arguments, &s) == nil {
+			args = s
+		}
+	}
+	cut := len(args) > mdArgumentsBytes
+	if cut {
+		args = args[:cutUTF8([]byte(args), mdArgumentsBytes)]
+	}
+	note := ""
+	switch {
+	case op.ArgumentsInvalid:
+		note = " (not valid JSON)"
+	case cut || op.ArgumentsTruncated:
+		note = " (cut; format json has up to 4096 bytes)"
+	}
+	fmt.Fprintf(&b, "  - arguments: %s%s\n", mdCode(args), note)
+	b.WriteString("  - attempts:")
+	for i, a := range op.AttemptLog {
+		if i == mdTimeline {
+			fmt.Fprintf(&b, " → … %d more", len(op.AttemptLog)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(" →")
+		}
+		fmt.Fprintf(&b, " %d ms %s", a.At, a.Outcome)
+		var extra []string
+		if a.Fault != "" {
+			extra = append(extra, "agent saw "+a.Fault)
+		}
+		if a.Key != "" {
+			extra = append(extra, "key "+mdCode(a.Key))
+		}
+		if len(extra) > 0 {
+			b.WriteString(" (" + strings.Join(extra, ", ") + ")")
+		}
+	}
+	if op.AttemptLogOmitted > 0 {
+		fmt.Fprintf(&b, " (%d later attempts not listed)", op.AttemptLogOmitted)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// mdCode renders s as a Markdown code span whose fence is longer than any
+// run of backticks in s; line breaks become spaces.
+func mdCode(s string) string {
+	s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+	run, longest := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if longest > 0 {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
 // writeEntries renders a list section of violations or observations: type,
-// operation, tool and message per entry, at most markdownLimit of them.
-func writeEntries[E any](b *strings.Builder, title string, entries []E, fields func(E) [4]string) {
+// operation, tool and message per entry, at most markdownLimit of them;
+// detail, when not nil, adds lines under an entry.
+func writeEntries[E any](b *strings.Builder, title string, entries []E, fields func(E) [4]string, detail func(E) string) {
 	if len(entries) == 0 {
 		return
 	}
@@ -165,5 +251,8 @@ func writeEntries[E any](b *strings.Builder, title string, entries []E, fields f
 		}
 		f := fields(e)
 		fmt.Fprintf(b, "- **%s** %s `%s`: %s\n", f[0], f[1], f[2], f[3])
+		if detail != nil {
+			b.WriteString(detail(e))
+		}
 	}
 }

@@ -1,5 +1,7 @@
 package judge
 
+import "encoding/json"
+
 // This file holds the public report model (SPEC §6). Field order here is the
 // order of the JSON encoding, and the report-file writer in encode.go emits
 // exactly the same bytes for the same values (tested).
@@ -79,6 +81,19 @@ type OperationInfo struct {
 	// attempt) that violations, observations and patches refer to.
 	ID   string `json:"id"`
 	Tool string `json:"tool"`
+	// Arguments are the first attempt's arguments as sent (SPEC §11.6): the
+	// JSON value with whitespace outside strings removed and numbers
+	// exactly as written; null when the call had none. When their JSON
+	// text is longer than MaxArgumentsBytes it is a string of the text's
+	// first MaxArgumentsBytes bytes (cut before a UTF-8 sequence that would
+	// not fit whole) and ArgumentsTruncated is set. With
+	// Config.RedactArguments every leaf value is "sha256:<hex>" of its
+	// canonical JSON text (RedactArguments).
+	Arguments          json.RawMessage `json:"arguments"`
+	ArgumentsTruncated bool            `json:"argumentsTruncated,omitempty"`
+	// ArgumentsInvalid: the arguments were not valid JSON; Arguments is a
+	// string of their text (its hash when redacting).
+	ArgumentsInvalid bool `json:"argumentsInvalid,omitempty"`
 	// Attempts counts the agent's calls of this operation.
 	Attempts int `json:"attempts"`
 	// Executions counts attempts the upstream executed (F1 ghost writes
@@ -91,6 +106,44 @@ type OperationInfo struct {
 	// Keys are the distinct idempotency-key values seen, in order.
 	Keys    []string `json:"keys"`
 	Outcome string   `json:"outcome"`
+	// AttemptLog lists the attempts in the order they were sent, at most
+	// the first 100; AttemptLogOmitted counts the ones left out.
+	AttemptLog        []AttemptInfo `json:"attemptLog"`
+	AttemptLogOmitted int           `json:"attemptLogOmitted,omitempty"`
+}
+
+// Attempt outcomes of attemptLog[].outcome: the SPEC §2.2 outcomes
+// (Executed, InjectedNotExecuted, UpstreamRejected, Unknown) and
+// AttemptInFlight.
+const (
+	// AttemptInFlight: sent, not answered when the report was written (an
+	// unknown outcome in SPEC §2.2; it may still execute).
+	AttemptInFlight Outcome = "in-flight"
+)
+
+// AttemptInfo is one entry of operations[].attemptLog.
+type AttemptInfo struct {
+	// At is when the agent sent the attempt, in whole milliseconds since
+	// the run started (Config.Start).
+	At int64 `json:"at"`
+	// Outcome is Executed (also a ghost write, whose Fault says what the
+	// agent saw), InjectedNotExecuted, UpstreamRejected, Unknown (no usable
+	// answer, or in flight when the session ended) or AttemptInFlight.
+	Outcome Outcome `json:"outcome"`
+	// Fault is the injected fault kind the agent saw instead of the
+	// upstream's answer ("timeout", "rate_limit", …), empty when none.
+	Fault string `json:"fault,omitempty"`
+	// Key is the attempt's idempotency-key value (the first key field's,
+	// in name order), empty when it carried none.
+	Key string `json:"key,omitempty"`
+}
+
+// Transport is the file's transport object: how the agent reaches the
+// proxy and how the proxy reaches the upstream ("stdio" or "http"; the
+// demo's upstream is "in-process").
+type Transport struct {
+	Agent    string `json:"agent"`
+	Upstream string `json:"upstream"`
 }
 
 // Violation is an entry of report.violations.

@@ -120,7 +120,7 @@ func (j *Judge) compare(tool string, c *operation, args json.RawMessage, canonic
 			continue
 		}
 		if s == Same || s == Possible {
-			if why == "" {
+			if why == "" || j.cfg.RedactArguments { // a plugin's text may quote values
 				why = "a plugin judged the arguments " + map[Sameness]string{Same: "the same operation", Possible: "possibly the same operation"}[s]
 			}
 			return s, why

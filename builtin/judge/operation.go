@@ -45,11 +45,14 @@ type operation struct {
 	tool      string
 	canonical []byte          // arguments without key fields, canonical JSON
 	args      json.RawMessage // the first attempt's raw arguments
+	shown     shownArgs       // operations[].arguments
+	// log holds the first maxAttemptLog attempts in order of sending.
+	log []*attempt
 
 	attempts, executed, ghosts, injected, rejected, unknown, pending, unknownTool int
 
 	failedSeen int
-	keys       []string
+	keys       []string // as shown: redacted with Config.RedactArguments
 	keySet     map[string]struct{}
 	keyless    int // attempts without a key although the tool accepts one
 
@@ -215,7 +218,8 @@ func (op *operation) ghostOnly() bool {
 
 // keyState is the state of one idempotency-key value of one tool.
 type keyState struct {
-	seq         int
+	seq int
+	// key is the value as shown (redacted with Config.RedactArguments).
 	key, tool   string
 	attempts    int
 	executions  int

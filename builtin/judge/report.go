@@ -32,7 +32,7 @@ func (j *Judge) report() Report {
 		if !op.c.live {
 			continue
 		}
-		r.Operations = append(r.Operations, op.info())
+		r.Operations = append(r.Operations, j.opInfo(op))
 		r.Violations = append(r.Violations, op.violations()...)
 		r.Observations = append(r.Observations, op.observations()...)
 	}
@@ -73,20 +73,55 @@ func (j *Judge) coverage() Coverage {
 	return c
 }
 
-func (op *operation) info() OperationInfo {
+func (j *Judge) opInfo(op *operation) OperationInfo {
 	keys := slices.Clone(op.keys)
 	if keys == nil {
 		keys = []string{}
 	}
-	return OperationInfo{
-		ID:             op.id,
-		Tool:           op.tool,
-		Attempts:       op.attempts - op.unknownTool,
-		Executions:     op.executed,
-		FailedAttempts: op.failedSeen,
-		Keys:           keys,
-		Outcome:        op.c.outcome,
+	info := OperationInfo{
+		ID:                 op.id,
+		Tool:               op.tool,
+		Arguments:          op.shown.value,
+		ArgumentsTruncated: op.shown.truncated,
+		ArgumentsInvalid:   op.shown.invalid,
+		Attempts:           op.attempts - op.unknownTool,
+		Executions:         op.executed,
+		FailedAttempts:     op.failedSeen,
+		Keys:               keys,
+		Outcome:            op.c.outcome,
+		AttemptLog:         make([]AttemptInfo, 0, len(op.log)),
 	}
+	listed := 0
+	for _, a := range op.log {
+		if a.state == aUnknownTool {
+			continue // not an attempt of the operation (not counted either)
+		}
+		listed++
+		e := AttemptInfo{At: msBetween(j.start, a.sent), Outcome: a.outcome(), Fault: a.fault}
+		if len(a.keys) > 0 {
+			e.Key = a.keys[0].key
+		}
+		info.AttemptLog = append(info.AttemptLog, e)
+	}
+	info.AttemptLogOmitted = info.Attempts - listed
+	return info
+}
+
+// outcome is the attempt's attemptLog outcome.
+func (a *attempt) outcome() Outcome {
+	switch a.state {
+	case aExecuted:
+		return Executed
+	case aInjected:
+		return InjectedNotExecuted
+	case aRejected:
+		return UpstreamRejected
+	case aUnknown:
+		return Unknown
+	case aUnknownTool:
+		return UnknownTool
+	}
+	return AttemptInFlight
 }
 
 func (op *operation) keyUse() string {

@@ -13,7 +13,7 @@ import (
 
 // schemaValidator is a minimal JSON Schema validator for the subset
 // report.schema.json uses: type, required, properties,
-// additionalProperties, items, enum, const, oneOf, anyOf, minimum, maximum
+// additionalProperties, items, enum, const, allOf, oneOf, anyOf, minimum, maximum
 // and local $ref. Any other keyword makes validation fail, so the schema
 // cannot silently rely on something this validator ignores.
 type schemaValidator struct {
@@ -171,6 +171,10 @@ func (v *schemaValidator) keyword(s map[string]any, k string, inst any, path str
 		}
 		for i, x := range a {
 			v.check(val, x, fmt.Sprintf("%s[%d]", path, i), errs)
+		}
+	case "allOf":
+		for _, sub := range val.([]any) {
+			v.check(sub, inst, path, errs)
 		}
 	case "oneOf", "anyOf":
 		passed := 0

@@ -57,6 +57,9 @@ type proxyOptions struct {
 	// ReportFile is the --report-file path; "" = none. Only its syntax is
 	// checked here.
 	ReportFile string
+	// RedactArguments: --redact-arguments, argument values are shown as
+	// hashes (SPEC §11.6).
+	RedactArguments bool
 
 	// Plugins are the --plugin paths in order.
 	Plugins []string
@@ -133,6 +136,9 @@ type proxyFlag struct {
 	def        string // default shown in the usage; "" = none shown
 	usage      string
 	set        func(o *proxyOptions, p *parseState, v string) error
+
+	// noValue: a switch; set is called with "true" and a value is an error.
+	noValue bool
 }
 
 // parseState holds what the flag setters need beyond proxyOptions.
@@ -294,6 +300,12 @@ var proxyFlags = []proxyFlag{
 			o.ReportFile = v
 			return nil
 		}},
+	{name: "redact-arguments", noValue: true, group: groupReport,
+		usage: "show every argument value (key values too) as sha256:<hex> in the report and on stderr",
+		set: func(o *proxyOptions, _ *parseState, _ string) error {
+			o.RedactArguments = true
+			return nil
+		}},
 
 	{name: "plugin", arg: "PATH", repeatable: true, group: groupPlugin,
 		usage: "load a WebAssembly plugin, repeatable",
@@ -425,6 +437,9 @@ func parseProxyFlags(args []string) (proxyOptions, error) {
 			continue // --help, --version: handled by the prescan
 		}
 		fs.Var(&flagValue{f: f, o: &o, p: p, first: &first}, f.name, f.usage)
+		if f.noValue {
+			fs.Lookup(f.name).NoOptDefVal = "true"
+		}
 	}
 	if err := fs.Parse(args); err != nil {
 		if first != nil {
@@ -506,8 +521,9 @@ func prescanProxyArgs(args []string) error {
 			case f == nil:
 				fail(usagef("unknown flag %s", quoteArg("--"+name)))
 				continue
-			case f.set == nil && hasValue:
+			case (f.set == nil || f.noValue) && hasValue:
 				fail(usagef("flag --%s takes no value", name))
+			case f.noValue:
 			case f.name == "help":
 				help = true
 			case f.name == "version":

@@ -39,7 +39,7 @@ var singleValueFlags = []string{
 
 func TestProxyFlagTablesCoverEveryFlag(t *testing.T) {
 	for _, f := range proxyFlags {
-		if _, ok := valueFlags[f.name]; !ok && f.set != nil {
+		if _, ok := valueFlags[f.name]; !ok && f.set != nil && !f.noValue {
 			t.Errorf("flag --%s has no valid value in valueFlags", f.name)
 		}
 	}
@@ -214,6 +214,9 @@ func TestParseProxyFlagsSyntaxErrors(t *testing.T) {
 		{"value -- is not taken", withBase("--upstream-arg", "--"), "flag --upstream-arg needs a value"},
 		{"version takes no value", withBase("--version=1"), "flag --version takes no value"},
 		{"help takes no value", withBase("--help=yes"), "flag --help takes no value"},
+		{"redact-arguments takes no value", withBase("--redact-arguments=true"), "flag --redact-arguments takes no value"},
+		{"redact-arguments does not take the next word", withBase("--redact-arguments", "yes"), `unexpected argument yes (the proxy takes no arguments; use --upstream-arg)`},
+		{"redact-arguments given twice", withBase("--redact-arguments", "--redact-arguments"), "flag --redact-arguments given twice"},
 		{"upstream-command required", []string{"--scenario", "F1"}, "flag --upstream-command is required"},
 		{"upstream-command required with nothing", nil, "flag --upstream-command is required"},
 		{"syntax errors come before value errors", withBase("--retry-after", "0", "--bogus"), "unknown flag --bogus"},
@@ -360,6 +363,10 @@ func TestParseProxyFlagsValues(t *testing.T) {
 		{"audit-tools OFF", withBase("--audit-tools", "OFF"), func(o proxyOptions) any { return o.AuditTools }, false},
 		{"audit-tools On", withBase("--audit-tools=On"), func(o proxyOptions) any { return o.AuditTools }, true},
 		{"report-file value starting with -- via equals", withBase("--report-file=--x"), func(o proxyOptions) any { return o.ReportFile }, "--x"},
+		{"redact-arguments off by default", withBase(), func(o proxyOptions) any { return o.RedactArguments }, false},
+		{"redact-arguments before another flag", withBase("--redact-arguments", "--scenario", "F1"),
+			func(o proxyOptions) any { return fmt.Sprint(o.RedactArguments, " ", o.Scenario) }, "true F1"},
+		{"redact-arguments last", withBase("--scenario", "F1", "--redact-arguments"), func(o proxyOptions) any { return o.RedactArguments }, true},
 		{"plugins in order with config", withBase("--plugin", "a.wasm", "--plugin=b.wasm", "--plugin-config", `dates={"formats":["a,b"]}`, "--plugin-config=x=1"),
 			func(o proxyOptions) any {
 				return fmt.Sprintf("%v %s %s", o.Plugins, o.PluginConfig["dates"], o.PluginConfig["x"])

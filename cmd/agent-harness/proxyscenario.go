@@ -68,6 +68,9 @@ func newScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop conte
 		Kind:         "proxy",
 		Equivalences: ex.Equivalences,
 		PairCheckers: ex.PairCheckers,
+
+		Start:           time.Now(), // attemptLog[].at counts from here
+		RedactArguments: o.RedactArguments,
 	})
 	s := &scenario{stop: stop}
 	s.pipeline = pipeline.New(pipeline.Options{

@@ -242,6 +242,7 @@ func TestDemoGetReportWritesAuditFile(t *testing.T) {
 		Kind           string  `json:"kind"`
 		Scenario       *string `json:"scenario"`
 		HarnessVersion string  `json:"harnessVersion"`
+		Transport      struct{ Agent, Upstream string }
 		Report         struct {
 			Kind       string `json:"kind"`
 			Operations []struct {
@@ -253,7 +254,8 @@ func TestDemoGetReportWritesAuditFile(t *testing.T) {
 		t.Fatalf("audit report %s: %v", data, err)
 	}
 	if file.Kind != "demo" || file.Report.Kind != "demo" || file.Certification != "UNVERIFIED_FOR_PRODUCTION" ||
-		file.Scenario == nil || *file.Scenario != "F1" || len(file.Report.Operations) != 1 || file.Report.Operations[0].Executions != 1 {
+		file.Scenario == nil || *file.Scenario != "F1" || len(file.Report.Operations) != 1 || file.Report.Operations[0].Executions != 1 ||
+		file.Transport.Agent != "stdio" || file.Transport.Upstream != "in-process" {
 		t.Errorf("audit report = %s", data)
 	}
 	js, isErr := call(t, cs, "get_report", map[string]any{"session_id": id, "format": "json"})

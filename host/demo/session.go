@@ -62,6 +62,8 @@ func (s *session) reset(clock pipeline.Clock) error {
 		Clock:  clock,
 		Stderr: io.Discard,
 		Fatal:  func(error) {},
+
+		Transport: judge.Transport{Upstream: "in-process"},
 	})
 	s.mu.Lock()
 	s.pipe, s.judge, s.calls, s.tools = p, j, 0, nil

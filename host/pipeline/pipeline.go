@@ -67,6 +67,9 @@ type Options struct {
 	Plugins func() json.RawMessage
 	// AuditTools enables cuonztech__get_report and cuonztech__get_score.
 	AuditTools bool
+	// Transport is the report file's transport object; empty fields are
+	// "stdio".
+	Transport judge.Transport
 	// Clock is the time source; nil is the system clock.
 	Clock Clock
 	// Grace is how long the session end waits for calls in flight; zero is

@@ -56,6 +56,7 @@ func (p *Pipeline) meta() judge.FileMeta {
 		Mode:               p.opts.Mode,
 		Chaos:              p.opts.Chaos,
 		ToolClassification: p.tools,
+		Transport:          p.opts.Transport,
 	}
 	if p.opts.Plugins != nil {
 		m.Plugins = p.opts.Plugins()
