@@ -39,92 +39,92 @@ func TestChainRules(t *testing.T) {
 	}{
 		// Explicit flags.
 		{"write-tools glob makes a write", ChainOptions{WriteTools: []string{"sync_*"}},
-			Tool{Name: "sync_ledger"}, Result{Write, "--write-tools glob sync_*"}},
+			Tool{Name: "sync_ledger"}, Result{Class: Write, Reason: "--write-tools glob sync_*"}},
 		{"read-tools glob makes a read", ChainOptions{ReadTools: []string{"sync_*"}},
-			Tool{Name: "sync_ledger"}, Result{Read, "--read-tools glob sync_*"}},
+			Tool{Name: "sync_ledger"}, Result{Class: Read, Reason: "--read-tools glob sync_*"}},
 		{"both globs match: write wins", ChainOptions{WriteTools: []string{"book_*"}, ReadTools: []string{"*"}},
-			Tool{Name: "book_room"}, Result{Write, "--write-tools glob book_* (wins over --read-tools glob *)"}},
+			Tool{Name: "book_room"}, Result{Class: Write, Reason: "--write-tools glob book_* (wins over --read-tools glob *)"}},
 		{"read-tools star with write-tools: the rest reads", ChainOptions{WriteTools: []string{"book_*"}, ReadTools: []string{"*"}},
-			Tool{Name: "sync_ledger"}, Result{Read, "--read-tools glob *"}},
+			Tool{Name: "sync_ledger"}, Result{Class: Read, Reason: "--read-tools glob *"}},
 		{"first matching write glob is named", ChainOptions{WriteTools: []string{"x*", "sync_*", "*"}},
-			Tool{Name: "sync_ledger"}, Result{Write, "--write-tools glob sync_*"}},
+			Tool{Name: "sync_ledger"}, Result{Class: Write, Reason: "--write-tools glob sync_*"}},
 		{"write-tools beats readOnlyHint=true", ChainOptions{WriteTools: []string{"get_*"}},
-			Tool{Name: "get_booking", Annotations: ann(`{"readOnlyHint":true}`)}, Result{Write, "--write-tools glob get_*"}},
+			Tool{Name: "get_booking", Annotations: ann(`{"readOnlyHint":true}`)}, Result{Class: Write, Reason: "--write-tools glob get_*"}},
 		{"read-tools beats readOnlyHint=false", ChainOptions{ReadTools: []string{"apply_*"}},
-			Tool{Name: "apply_discount", Annotations: ann(`{"readOnlyHint":false}`)}, Result{Read, "--read-tools glob apply_*"}},
+			Tool{Name: "apply_discount", Annotations: ann(`{"readOnlyHint":false}`)}, Result{Class: Read, Reason: "--read-tools glob apply_*"}},
 		{"read-tools beats default write pattern", ChainOptions{ReadTools: []string{"update_status_view"}},
-			Tool{Name: "update_status_view"}, Result{Read, "--read-tools glob update_status_view"}},
+			Tool{Name: "update_status_view"}, Result{Class: Read, Reason: "--read-tools glob update_status_view"}},
 		{"write-tools replaces default write patterns", ChainOptions{WriteTools: []string{"sync_*"}},
-			Tool{Name: "create_booking"}, Result{Unclassified, "no annotation, no pattern match"}},
+			Tool{Name: "create_booking"}, Result{Class: Unclassified, Reason: "no annotation, no pattern match"}},
 		{"write-tools keeps read prefixes", ChainOptions{WriteTools: []string{"sync_*"}},
-			Tool{Name: "get_booking"}, Result{Read, "read prefix"}},
+			Tool{Name: "get_booking"}, Result{Class: Read, Reason: "read prefix"}},
 		{"write-tools keeps annotations", ChainOptions{WriteTools: []string{"sync_*"}},
-			Tool{Name: "apply_discount", Annotations: ann(`{"destructiveHint":true}`)}, Result{Write, "annotation destructiveHint=true"}},
+			Tool{Name: "apply_discount", Annotations: ann(`{"destructiveHint":true}`)}, Result{Class: Write, Reason: "annotation destructiveHint=true"}},
 		{"globs are case-sensitive", ChainOptions{WriteTools: []string{"SYNC_*"}},
-			Tool{Name: "sync_ledger"}, Result{Unclassified, "no annotation, no pattern match"}},
+			Tool{Name: "sync_ledger"}, Result{Class: Unclassified, Reason: "no annotation, no pattern match"}},
 
 		// Plugins.
 		{"plugin decides after flags", ChainOptions{Plugins: []Classifier{pluginWrite}},
-			Tool{Name: "get_ledger", Annotations: ann(`{"readOnlyHint":true}`)}, Result{Write, "plugin test: ledger writes"}},
+			Tool{Name: "get_ledger", Annotations: ann(`{"readOnlyHint":true}`)}, Result{Class: Write, Reason: "plugin test: ledger writes"}},
 		{"flags beat plugin", ChainOptions{ReadTools: []string{"get_*"}, Plugins: []Classifier{pluginWrite}},
-			Tool{Name: "get_ledger"}, Result{Read, "--read-tools glob get_*"}},
+			Tool{Name: "get_ledger"}, Result{Class: Read, Reason: "--read-tools glob get_*"}},
 		{"plugin without opinion passes on", ChainOptions{Plugins: []Classifier{pluginNoOpinion}},
-			Tool{Name: "get_ledger"}, Result{Read, "read prefix"}},
+			Tool{Name: "get_ledger"}, Result{Class: Read, Reason: "read prefix"}},
 		{"first plugin with an opinion wins", ChainOptions{Plugins: []Classifier{pluginNoOpinion,
-			&stub{r: Result{Read, "plugin a"}, ok: true}, &stub{r: Result{Write, "plugin b"}, ok: true}}},
-			Tool{Name: "x"}, Result{Read, "plugin a"}},
-		{"plugin may force unclassified", ChainOptions{Plugins: []Classifier{&stub{r: Result{Unclassified, "plugin: unsure"}, ok: true}}},
-			Tool{Name: "create_booking"}, Result{Unclassified, "plugin: unsure"}},
-		{"plugin with invalid class has no opinion", ChainOptions{Plugins: []Classifier{&stub{r: Result{"unknown", "garbage"}, ok: true}}},
-			Tool{Name: "create_booking"}, Result{Write, "default write pattern"}},
-		{"plugin with made-up class has no opinion", ChainOptions{Plugins: []Classifier{&stub{r: Result{"WRITE", "garbage"}, ok: true}}},
-			Tool{Name: "sync_ledger"}, Result{Unclassified, "no annotation, no pattern match"}},
+			&stub{r: Result{Class: Read, Reason: "plugin a"}, ok: true}, &stub{r: Result{Class: Write, Reason: "plugin b"}, ok: true}}},
+			Tool{Name: "x"}, Result{Class: Read, Reason: "plugin a"}},
+		{"plugin may force unclassified", ChainOptions{Plugins: []Classifier{&stub{r: Result{Class: Unclassified, Reason: "plugin: unsure"}, ok: true}}},
+			Tool{Name: "create_booking"}, Result{Class: Unclassified, Reason: "plugin: unsure"}},
+		{"plugin with invalid class has no opinion", ChainOptions{Plugins: []Classifier{&stub{r: Result{Class: "unknown", Reason: "garbage"}, ok: true}}},
+			Tool{Name: "create_booking"}, Result{Class: Write, Reason: "default write pattern"}},
+		{"plugin with made-up class has no opinion", ChainOptions{Plugins: []Classifier{&stub{r: Result{Class: "WRITE", Reason: "garbage"}, ok: true}}},
+			Tool{Name: "sync_ledger"}, Result{Class: Unclassified, Reason: "no annotation, no pattern match"}},
 		{"plugin without reason gets one", ChainOptions{Plugins: []Classifier{&stub{r: Result{Class: Read}, ok: true}}},
-			Tool{Name: "x"}, Result{Read, "classifier stage 2 gave no reason"}},
+			Tool{Name: "x"}, Result{Class: Read, Reason: "classifier stage 2 gave no reason"}},
 		{"panicking plugin has no opinion", ChainOptions{Plugins: []Classifier{panicker{}}},
-			Tool{Name: "create_booking"}, Result{Write, "default write pattern"}},
+			Tool{Name: "create_booking"}, Result{Class: Write, Reason: "default write pattern"}},
 
 		// Annotations.
 		{"readOnlyHint true is read", ChainOptions{},
-			Tool{Name: "sync_ledger", Annotations: ann(`{"readOnlyHint":true}`)}, Result{Read, "annotation readOnlyHint=true"}},
+			Tool{Name: "sync_ledger", Annotations: ann(`{"readOnlyHint":true}`)}, Result{Class: Read, Reason: "annotation readOnlyHint=true"}},
 		{"readOnlyHint false is write", ChainOptions{},
-			Tool{Name: "apply_discount", Annotations: ann(`{"readOnlyHint":false}`)}, Result{Write, "annotation readOnlyHint=false"}},
+			Tool{Name: "apply_discount", Annotations: ann(`{"readOnlyHint":false}`)}, Result{Class: Write, Reason: "annotation readOnlyHint=false"}},
 		{"destructiveHint true is write", ChainOptions{},
-			Tool{Name: "sync_ledger", Annotations: ann(`{"destructiveHint":true}`)}, Result{Write, "annotation destructiveHint=true"}},
+			Tool{Name: "sync_ledger", Annotations: ann(`{"destructiveHint":true}`)}, Result{Class: Write, Reason: "annotation destructiveHint=true"}},
 		{"readOnlyHint false with destructiveHint false is write", ChainOptions{},
-			Tool{Name: "sync_ledger", Annotations: ann(`{"readOnlyHint":false,"destructiveHint":false}`)}, Result{Write, "annotation readOnlyHint=false"}},
+			Tool{Name: "sync_ledger", Annotations: ann(`{"readOnlyHint":false,"destructiveHint":false}`)}, Result{Class: Write, Reason: "annotation readOnlyHint=false"}},
 		{"readOnlyHint true with destructiveHint false is read", ChainOptions{},
-			Tool{Name: "sync_ledger", Annotations: ann(`{"readOnlyHint":true,"destructiveHint":false}`)}, Result{Read, "annotation readOnlyHint=true"}},
+			Tool{Name: "sync_ledger", Annotations: ann(`{"readOnlyHint":true,"destructiveHint":false}`)}, Result{Class: Read, Reason: "annotation readOnlyHint=true"}},
 		{"contradicting hints are write", ChainOptions{},
 			Tool{Name: "get_ledger", Annotations: ann(`{"readOnlyHint":true,"destructiveHint":true}`)},
-			Result{Write, "annotations readOnlyHint=true and destructiveHint=true conflict, taken as write"}},
+			Result{Class: Write, Reason: "annotations readOnlyHint=true and destructiveHint=true conflict, taken as write"}},
 		{"annotation beats read prefix", ChainOptions{},
-			Tool{Name: "get_or_create_booking", Annotations: ann(`{"readOnlyHint":false}`)}, Result{Write, "annotation readOnlyHint=false"}},
+			Tool{Name: "get_or_create_booking", Annotations: ann(`{"readOnlyHint":false}`)}, Result{Class: Write, Reason: "annotation readOnlyHint=false"}},
 		{"annotation beats default write pattern", ChainOptions{},
-			Tool{Name: "update_status_view", Annotations: ann(`{"readOnlyHint":true}`)}, Result{Read, "annotation readOnlyHint=true"}},
+			Tool{Name: "update_status_view", Annotations: ann(`{"readOnlyHint":true}`)}, Result{Class: Read, Reason: "annotation readOnlyHint=true"}},
 		{"destructiveHint false alone has no opinion", ChainOptions{},
-			Tool{Name: "create_booking", Annotations: ann(`{"destructiveHint":false}`)}, Result{Write, "default write pattern"}},
+			Tool{Name: "create_booking", Annotations: ann(`{"destructiveHint":false}`)}, Result{Class: Write, Reason: "default write pattern"}},
 		{"destructiveHint false alone, no pattern: unclassified and said so", ChainOptions{},
 			Tool{Name: "sync_ledger", Annotations: ann(`{"destructiveHint":false}`)},
-			Result{Unclassified, "only annotation destructiveHint=false, no pattern match"}},
+			Result{Class: Unclassified, Reason: "only annotation destructiveHint=false, no pattern match"}},
 		{"absent annotations are not false", ChainOptions{},
-			Tool{Name: "sync_ledger"}, Result{Unclassified, "no annotation, no pattern match"}},
+			Tool{Name: "sync_ledger"}, Result{Class: Unclassified, Reason: "no annotation, no pattern match"}},
 		{"empty annotations object is not false", ChainOptions{},
-			Tool{Name: "sync_ledger", Annotations: ann(`{}`)}, Result{Unclassified, "no annotation, no pattern match"}},
+			Tool{Name: "sync_ledger", Annotations: ann(`{}`)}, Result{Class: Unclassified, Reason: "no annotation, no pattern match"}},
 		{"null annotations are absent", ChainOptions{},
-			Tool{Name: "sync_ledger", Annotations: ann(`null`)}, Result{Unclassified, "no annotation, no pattern match"}},
+			Tool{Name: "sync_ledger", Annotations: ann(`null`)}, Result{Class: Unclassified, Reason: "no annotation, no pattern match"}},
 		{"null readOnlyHint is absent", ChainOptions{},
-			Tool{Name: "sync_ledger", Annotations: ann(`{"readOnlyHint":null}`)}, Result{Unclassified, "no annotation, no pattern match"}},
+			Tool{Name: "sync_ledger", Annotations: ann(`{"readOnlyHint":null}`)}, Result{Class: Unclassified, Reason: "no annotation, no pattern match"}},
 		{"string readOnlyHint is ignored", ChainOptions{},
-			Tool{Name: "sync_ledger", Annotations: ann(`{"readOnlyHint":"false"}`)}, Result{Unclassified, "no annotation, no pattern match"}},
+			Tool{Name: "sync_ledger", Annotations: ann(`{"readOnlyHint":"false"}`)}, Result{Class: Unclassified, Reason: "no annotation, no pattern match"}},
 		{"hint names are case-sensitive", ChainOptions{},
-			Tool{Name: "sync_ledger", Annotations: ann(`{"readonlyhint":false}`)}, Result{Unclassified, "no annotation, no pattern match"}},
+			Tool{Name: "sync_ledger", Annotations: ann(`{"readonlyhint":false}`)}, Result{Class: Unclassified, Reason: "no annotation, no pattern match"}},
 		{"idempotentHint is not a class", ChainOptions{},
-			Tool{Name: "sync_ledger", Annotations: ann(`{"idempotentHint":true}`)}, Result{Unclassified, "no annotation, no pattern match"}},
+			Tool{Name: "sync_ledger", Annotations: ann(`{"idempotentHint":true}`)}, Result{Class: Unclassified, Reason: "no annotation, no pattern match"}},
 		{"invalid annotations are absent", ChainOptions{},
-			Tool{Name: "get_ledger", Annotations: ann(`{"readOnlyHint":`)}, Result{Read, "read prefix"}},
+			Tool{Name: "get_ledger", Annotations: ann(`{"readOnlyHint":`)}, Result{Class: Read, Reason: "read prefix"}},
 		{"annotations with other fields still count", ChainOptions{},
-			Tool{Name: "sync_ledger", Annotations: ann(`{"title":"Sync","readOnlyHint":true}`)}, Result{Read, "annotation readOnlyHint=true"}},
+			Tool{Name: "sync_ledger", Annotations: ann(`{"title":"Sync","readOnlyHint":true}`)}, Result{Class: Read, Reason: "annotation readOnlyHint=true"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,9 +138,9 @@ func TestChainRules(t *testing.T) {
 
 // TestNamePatterns has one case per name rule with the default chain.
 func TestNamePatterns(t *testing.T) {
-	write := Result{Write, "default write pattern"}
-	read := Result{Read, "read prefix"}
-	none := Result{Unclassified, "no annotation, no pattern match"}
+	write := Result{Class: Write, Reason: "default write pattern"}
+	read := Result{Class: Read, Reason: "read prefix"}
+	none := Result{Class: Unclassified, Reason: "no annotation, no pattern match"}
 	type nameCase struct {
 		name, tool string
 		want       Result
@@ -236,7 +236,7 @@ func TestDefaultWritePatternsMatchSpec(t *testing.T) {
 }
 
 func TestChainCachesPerDefinition(t *testing.T) {
-	p := &stub{r: Result{Read, "plugin"}, ok: true}
+	p := &stub{r: Result{Class: Read, Reason: "plugin"}, ok: true}
 	c := NewChain(ChainOptions{Plugins: []Classifier{p}})
 	tool := Tool{Name: "x", Description: "d", Annotations: ann(`{}`), InputSchema: ann(`{"type":"object"}`)}
 	var wg sync.WaitGroup
