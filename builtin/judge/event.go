@@ -63,6 +63,9 @@ type Event struct {
 	// AcceptsKey is true when the tool's input schema has a key field
 	// (for WRITE_WITHOUT_KEY).
 	AcceptsKey bool `json:"acceptsKey,omitempty"`
+	// Idempotent: the tool is an idempotent write (SPEC §11.2); repeats
+	// of its operations are no violation.
+	Idempotent bool `json:"idempotent,omitempty"`
 
 	// EventAnswer fields.
 	Outcome Outcome `json:"outcome,omitempty"`
