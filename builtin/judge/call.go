@@ -52,6 +52,7 @@ func (j *Judge) onCall(ev Event) {
 		j.calls[ev.Call] = &pendingCall{kind: callOther}
 	case classify.Write:
 		j.callsByClass.Write++
+		j.idemWrites += b2i(ev.Idempotent)
 		j.writeCall(ev)
 	default:
 		j.callsByClass.Unknown++
@@ -167,7 +168,14 @@ func (j *Judge) writeCall(ev Event) {
 	// earlier failed key of that tool (SPEC §6 keySummary).
 	j.flushSilentTool(ev.Tool)
 
-	nr := j.nearCheck(ev.Tool, op, ev.Arguments, id.canonical)
+	var nr nearResult
+	if ev.Idempotent {
+		// SPEC §11.2: re-sending an idempotent write, in any notation, is
+		// correct; the near-duplicate rule (§2.6) is for the others.
+		conflict = nil
+	} else {
+		nr = j.nearCheck(ev.Tool, op, ev.Arguments, id.canonical)
+	}
 	switch {
 	case nr.same == nil || nr.same == op:
 	case op == nil:
@@ -195,6 +203,7 @@ func (j *Judge) writeCall(ev Event) {
 			canonical:          slices.Clone(id.canonical),
 			args:               slices.Clone(ev.Arguments),
 			minExecAnswerReads: -1,
+			idempotent:         ev.Idempotent,
 		}
 		op.id = "op-" + strconv.Itoa(op.seq)
 		j.ops[id.key] = op
@@ -208,6 +217,9 @@ func (j *Judge) writeCall(ev Event) {
 	}
 	j.rateCheck(op, ev.Time)
 
+	// An operation stays idempotent only while every call says so (a tool
+	// re-listed without the hint is judged strictly from then on).
+	op.idempotent = op.idempotent && ev.Idempotent
 	a := &attempt{
 		call:     ev.Call,
 		op:       op,

@@ -36,6 +36,7 @@ type Judge struct {
 
 	callsTotal    int
 	callsByClass  CallCounts
+	idemWrites    int // write calls of idempotent tools
 	unclTools     nameSet
 	unknownTools  nameSet
 	scenarioFired bool
@@ -87,6 +88,7 @@ type totals struct {
 	extras     int
 	ghostExtra int
 	retry      int
+	idemRepeat int // operations with IDEMPOTENT_REPEAT
 	// ghostKinds counts ghost extras, unverifiedKinds unverified ghost
 	// writes, per fault kind of the ghost write (for the patch triggers).
 	ghostKinds, unverifiedKinds faultTally
@@ -179,6 +181,7 @@ func (j *Judge) refresh(op *operation) {
 		t.extras -= old.extras
 		t.ghostExtra -= old.ghostExtras
 		t.retry -= old.retry
+		t.idemRepeat -= b2i(old.idemRepeat)
 	}
 	if c.live {
 		t.ops++
@@ -192,6 +195,7 @@ func (j *Judge) refresh(op *operation) {
 		t.extras += c.extras
 		t.ghostExtra += c.ghostExtras
 		t.retry += c.retry
+		t.idemRepeat += b2i(c.idemRepeat)
 	}
 	t.ghostKinds.move(old.ghostFault, old.ghostExtras, c.ghostFault, c.ghostExtras)
 	t.unverifiedKinds.move(old.ghostFault, b2i(old.unverified && old.live), c.ghostFault, b2i(c.unverified && c.live))
