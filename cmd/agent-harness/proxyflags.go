@@ -49,6 +49,10 @@ type proxyOptions struct {
 	WriteTools []string
 	// ReadTools are the extra --read-tools globs.
 	ReadTools []string
+	// IdempotentTools are the --idempotent-tools globs (SPEC §11.2).
+	IdempotentTools []string
+	// IgnoreIdempotentHint: --ignore-idempotent-hint was given.
+	IgnoreIdempotentHint bool
 	// KeyFields are the key-field names (default ["idempotency_key"]).
 	KeyFields []string
 
@@ -264,6 +268,19 @@ var proxyFlags = []proxyFlag{
 			o.ReadTools = append(o.ReadTools, items...)
 			return err
 		}},
+	{name: "idempotent-tools", arg: "GLOB,...", repeatable: true, group: groupClassify,
+		usage: "globs (* only, case-sensitive) of write tools whose repeats have no additional effect",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			items, err := commaList(v, true)
+			o.IdempotentTools = append(o.IdempotentTools, items...)
+			return err
+		}},
+	{name: "ignore-idempotent-hint", group: groupClassify,
+		usage: "the idempotentHint annotation counts for nothing (--idempotent-tools still apply)",
+		set: func(o *proxyOptions, _ *parseState, _ string) error {
+			o.IgnoreIdempotentHint = true
+			return nil
+		}},
 	{name: "key-fields", arg: "NAME,...", repeatable: true, group: groupClassify, def: "idempotency_key",
 		usage: "argument names of idempotency keys (any case, - same as _)",
 		set: func(o *proxyOptions, p *parseState, v string) error {
@@ -425,6 +442,9 @@ func parseProxyFlags(args []string) (proxyOptions, error) {
 			continue // --help, --version: handled by the prescan
 		}
 		fs.Var(&flagValue{f: f, o: &o, p: p, first: &first}, f.name, f.usage)
+		if f.arg == "" {
+			fs.Lookup(f.name).NoOptDefVal = "true" // a switch: takes no value
+		}
 	}
 	if err := fs.Parse(args); err != nil {
 		if first != nil {
@@ -506,12 +526,14 @@ func prescanProxyArgs(args []string) error {
 			case f == nil:
 				fail(usagef("unknown flag %s", quoteArg("--"+name)))
 				continue
-			case f.set == nil && hasValue:
+			case f.arg == "" && hasValue:
 				fail(usagef("flag --%s takes no value", name))
 			case f.name == "help":
 				help = true
 			case f.name == "version":
 				version = true
+			case f.arg == "":
+				// A switch: the next argument is not its value.
 			case !hasValue && (i+1 == len(args) || strings.HasPrefix(args[i+1], "--")):
 				// Never take a --… token as a value: it is the next flag.
 				fail(usagef("flag --%s needs a value", name))
