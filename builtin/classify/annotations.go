@@ -15,8 +15,8 @@ import "encoding/json"
 //
 // readOnlyHint: true together with destructiveHint: true contradict each
 // other; the stage answers write, the direction that cannot hide a double
-// execution. idempotentHint and openWorldHint are ignored: an idempotent tool
-// is still a write.
+// execution. idempotentHint and openWorldHint give no class: an idempotent
+// tool is still a write (the Chain reads idempotentHint for SPEC §11.2).
 type Annotations struct{}
 
 // hints are the annotation fields the stage looks at; nil means absent or not
@@ -24,6 +24,7 @@ type Annotations struct{}
 type hints struct {
 	ReadOnly    *bool
 	Destructive *bool
+	Idempotent  *bool
 }
 
 func parseHints(raw json.RawMessage) hints {
@@ -36,7 +37,8 @@ func parseHints(raw json.RawMessage) hints {
 	if json.Unmarshal(raw, &m) != nil {
 		return hints{}
 	}
-	return hints{ReadOnly: boolField(m, "readOnlyHint"), Destructive: boolField(m, "destructiveHint")}
+	return hints{ReadOnly: boolField(m, "readOnlyHint"), Destructive: boolField(m, "destructiveHint"),
+		Idempotent: boolField(m, "idempotentHint")}
 }
 
 func boolField(m map[string]json.RawMessage, name string) *bool {

@@ -20,6 +20,12 @@ type ChainOptions struct {
 	// the explicit globs and before the annotations; the first one with an
 	// opinion decides.
 	Plugins []Classifier
+	// IdempotentTools are the --idempotent-tools globs: a write tool that
+	// matches one is idempotent (SPEC §11.2).
+	IdempotentTools []string
+	// IgnoreIdempotentHint makes the idempotentHint annotation count for
+	// nothing (--ignore-idempotent-hint); IdempotentTools still apply.
+	IgnoreIdempotentHint bool
 }
 
 // Chain classifies tools with the stages of SPEC §4.2 in priority order:
@@ -36,6 +42,9 @@ type ChainOptions struct {
 type Chain struct {
 	stages  []Classifier
 	plugins int // stages[1:1+plugins] are plugins
+
+	idempotent []Glob // --idempotent-tools
+	ignoreHint bool   // --ignore-idempotent-hint
 
 	mu    sync.Mutex
 	cache map[[32]byte]*cacheEntry
@@ -55,7 +64,8 @@ func NewChain(opts ChainOptions) *Chain {
 	stages := []Classifier{NewExplicit(opts.WriteTools, opts.ReadTools)}
 	stages = append(stages, opts.Plugins...)
 	stages = append(stages, Annotations{}, NewNames(len(opts.WriteTools) == 0))
-	return &Chain{stages: stages, plugins: len(opts.Plugins), cache: make(map[[32]byte]*cacheEntry)}
+	return &Chain{stages: stages, plugins: len(opts.Plugins), cache: make(map[[32]byte]*cacheEntry),
+		idempotent: compileAll(opts.IdempotentTools), ignoreHint: opts.IgnoreIdempotentHint}
 }
 
 // Classify returns the tool's class and reason; it always returns a result,
@@ -75,8 +85,31 @@ func (c *Chain) Classify(t Tool) Result {
 		}
 	}
 	c.mu.Unlock()
-	e.once.Do(func() { e.r = c.classify(t) })
+	e.once.Do(func() { e.r = c.withIdempotency(t, c.classify(t)) })
 	return e.r
+}
+
+// withIdempotency marks a write tool idempotent (SPEC §11.2) when it
+// matches an --idempotent-tools glob or, unless the hint is ignored, its
+// annotations say idempotentHint: true; the reason then says why. Reads
+// and unclassified tools are never idempotent: only writes are faulted
+// and judged.
+func (c *Chain) withIdempotency(t Tool, r Result) Result {
+	r.Idempotent = false
+	if r.Class != Write {
+		return r
+	}
+	why := ""
+	if g, ok := firstMatch(c.idempotent, t.Name); ok {
+		why = "--idempotent-tools glob " + g.String()
+	} else if h := parseHints(t.Annotations); !c.ignoreHint && h.Idempotent != nil && *h.Idempotent {
+		why = "annotation idempotentHint=true"
+	}
+	if why != "" {
+		r.Idempotent = true
+		r.Reason += "; idempotent: " + why
+	}
+	return r
 }
 
 func (c *Chain) classify(t Tool) Result {

@@ -35,6 +35,9 @@ type Tool struct {
 type Result struct {
 	Class  Class  `json:"class"`
 	Reason string `json:"reason"`
+	// Idempotent is set by the Chain on write tools that are idempotent
+	// (SPEC §11.2); stages leave it false, the Chain decides it.
+	Idempotent bool `json:"idempotent,omitempty"`
 }
 
 // Classifier is one stage of the classification chain (flags, plugins,

@@ -7,12 +7,17 @@ import (
 
 // Entry is one listed tool with its classification and its key fields, as
 // the startup table shows it and as the report file's `toolClassification`
-// holds it (SPEC §6): {"name","class","reason","keyFields":[...]}.
+// holds it (SPEC §6): {"name","class","reason","keyFields":[...]}, with
+// "idempotent": true added for idempotent write tools (SPEC §11.2).
 type Entry struct {
 	Name      string   `json:"name"`
 	Class     Class    `json:"class"`
 	Reason    string   `json:"reason"`
 	KeyFields []string `json:"keyFields"`
+	// Idempotent: a write tool whose repeats have no additional effect
+	// (idempotentHint or --idempotent-tools). Scenarios do not fire on it
+	// and repeats of its operations are no violation.
+	Idempotent bool `json:"idempotent,omitempty"`
 }
 
 // MarshalJSON encodes the entry with `keyFields` always an array ([] when
@@ -31,7 +36,8 @@ func (c *Chain) Entries(tools []Tool, keyMatch func(string) bool) []Entry {
 	es := make([]Entry, 0, len(tools))
 	for _, t := range tools {
 		r := c.Classify(t)
-		es = append(es, Entry{Name: t.Name, Class: r.Class, Reason: r.Reason, KeyFields: KeyFieldsOf(t.InputSchema, keyMatch)})
+		es = append(es, Entry{Name: t.Name, Class: r.Class, Reason: r.Reason, KeyFields: KeyFieldsOf(t.InputSchema, keyMatch),
+			Idempotent: r.Idempotent})
 	}
 	return es
 }
@@ -57,7 +63,9 @@ type Listing struct {
 // NewListing indexes entries by name. A name listed twice with different
 // classes becomes Unclassified (which definition the upstream runs is not
 // knowable, and an unclassified tool is neither faulted nor judged); the key
-// fields of all its definitions are merged.
+// fields of all its definitions are merged. It is idempotent only when every
+// definition says so (a repeat of a write that may not be idempotent must
+// not pass unjudged).
 func NewListing(entries []Entry) *Listing {
 	l := &Listing{byName: make(map[string]Entry, len(entries))}
 	for _, e := range entries {
@@ -70,6 +78,7 @@ func NewListing(entries []Entry) *Listing {
 			prev.Class = Unclassified
 			prev.Reason = "listed twice with different classifications"
 		}
+		prev.Idempotent = prev.Idempotent && e.Idempotent && prev.Class == Write
 		for _, k := range e.KeyFields {
 			if !slices.Contains(prev.KeyFields, k) {
 				prev.KeyFields = append(slices.Clip(prev.KeyFields), k)

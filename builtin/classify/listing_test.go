@@ -58,12 +58,12 @@ func TestListingLookup(t *testing.T) {
 		name, tool string
 		want       Entry
 	}{
-		{"listed write", "create_booking", Entry{"create_booking", Write, "default write pattern", []string{"idempotency_key"}}},
-		{"listed read", "get_booking", Entry{"get_booking", Read, "read prefix", nil}},
-		{"not listed is unknown even when a pattern matches", "create_invoice", Entry{"create_invoice", Unknown, "not in the upstream's tool list", nil}},
-		{"names are exact", "Create_booking", Entry{"Create_booking", Unknown, "not in the upstream's tool list", nil}},
-		{"listed twice with different classes is unclassified", "twice", Entry{"twice", Unclassified, "listed twice with different classifications", []string{"k"}}},
-		{"listed twice alike keeps the first", "same_twice", Entry{"same_twice", Read, "read prefix", nil}},
+		{"listed write", "create_booking", Entry{Name: "create_booking", Class: Write, Reason: "default write pattern", KeyFields: []string{"idempotency_key"}}},
+		{"listed read", "get_booking", Entry{Name: "get_booking", Class: Read, Reason: "read prefix", KeyFields: nil}},
+		{"not listed is unknown even when a pattern matches", "create_invoice", Entry{Name: "create_invoice", Class: Unknown, Reason: "not in the upstream's tool list", KeyFields: nil}},
+		{"names are exact", "Create_booking", Entry{Name: "Create_booking", Class: Unknown, Reason: "not in the upstream's tool list", KeyFields: nil}},
+		{"listed twice with different classes is unclassified", "twice", Entry{Name: "twice", Class: Unclassified, Reason: "listed twice with different classifications", KeyFields: []string{"k"}}},
+		{"listed twice alike keeps the first", "same_twice", Entry{Name: "same_twice", Class: Read, Reason: "read prefix", KeyFields: nil}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,6 +17,7 @@ const logPrefix = "[agent-harness] "
 //	[agent-harness] Upstream tools (2):
 //	[agent-harness]   write        create_booking  (default write pattern)
 //	[agent-harness]   unclassified sync_ledger  (no annotation, no pattern match)
+//	[agent-harness]   write (idempotent) set_status  (annotation readOnlyHint=false; idempotent: annotation idempotentHint=true)
 //	[agent-harness] WARNING: tool "sync_ledger" could not be classified as read or write. It is forwarded but no scenario fires on it and it is not judged; name it with --write-tools or --read-tools.
 //	[agent-harness] Key field recognised: create_booking (idempotency_key)
 //
@@ -34,7 +35,11 @@ func Table(entries []Entry, keyFieldNames []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%sUpstream tools (%d):\n", logPrefix, len(entries))
 	for _, e := range entries {
-		fmt.Fprintf(&b, "%s  %-12s %s  (%s)\n", logPrefix, e.Class, showName(e.Name), showText(e.Reason))
+		class := string(e.Class)
+		if e.Idempotent {
+			class = "write (idempotent)"
+		}
+		fmt.Fprintf(&b, "%s  %-12s %s  (%s)\n", logPrefix, class, showName(e.Name), showText(e.Reason))
 	}
 	writes := 0
 	for _, e := range entries {

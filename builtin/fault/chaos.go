@@ -7,9 +7,9 @@ import (
 	"github.com/cuonztech/agent-harness/builtin/classify"
 )
 
-// Chaos is --mode chaos: every read and write call fails with the generic
-// server error with probability ErrorRate and is not forwarded (no ghost
-// writes). Calls of unclassified tools and of tools the upstream did not
+// Chaos is --mode chaos: every read and write call, idempotent writes
+// included, fails with the generic server error with probability ErrorRate
+// and is not forwarded (no ghost writes). Calls of unclassified tools and of tools the upstream did not
 // list are never faulted, like for every scenario (SPEC §4.2).
 //
 // The draw for a call depends only on the seed and the call's ID: a PCG

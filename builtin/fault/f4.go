@@ -9,9 +9,9 @@ import (
 // f4Writes is how many writes F4 applies to.
 const f4Writes = 2
 
-// PassTwice is F4: the first two writes pass unchanged (nothing is
-// injected, nothing deduplicated); they are marked with Scenario "F4" so the
-// judge knows the scenario applied.
+// PassTwice is F4: the first two writes that are not idempotent pass
+// unchanged (nothing is injected, nothing deduplicated); they are marked
+// with Scenario "F4" so the judge knows the scenario applied.
 type PassTwice struct {
 	writes atomic.Int64
 }
@@ -24,7 +24,7 @@ func (*PassTwice) Name() string { return "F4" }
 
 // Decide marks the first two writes; every call passes.
 func (f *PassTwice) Decide(c Call) Action {
-	if c.Class != classify.Write {
+	if c.Class != classify.Write || c.Idempotent {
 		return Action{}
 	}
 	// Counting past f4Writes is harmless: an int64 does not wrap in a session.

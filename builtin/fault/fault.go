@@ -18,6 +18,10 @@ type Call struct {
 	Tool string
 	// Class is the tool's class; Unknown when the upstream did not list it.
 	Class classify.Class
+	// Idempotent: a write tool whose repeats have no additional effect
+	// (SPEC §11.2). Scenarios fire only on writes that are not idempotent;
+	// chaos hits every read and write.
+	Idempotent bool
 	// Arguments is the raw JSON of params.arguments (nil when absent).
 	Arguments json.RawMessage
 	// Time is when the proxy received the call (from the injected clock).

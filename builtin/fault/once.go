@@ -25,11 +25,12 @@ const (
 	consumed
 )
 
-// claim reports whether c is the first write. With settle false the
-// scenario is consumed at once; with settle true it stays pending until
-// release.
+// claim reports whether c is the first write that is not idempotent (SPEC
+// §11.2: repeating an idempotent write is correct, so faulting it tests
+// nothing). With settle false the scenario is consumed at once; with settle
+// true it stays pending until release.
 func (f *firstWrite) claim(c Call, settle bool) bool {
-	if c.Class != classify.Write {
+	if c.Class != classify.Write || c.Idempotent {
 		return false
 	}
 	f.mu.Lock()

@@ -52,6 +52,7 @@ func (j *Judge) onCall(ev Event) {
 		j.calls[ev.Call] = &pendingCall{kind: callOther}
 	case classify.Write:
 		j.callsByClass.Write++
+		j.idemWrites += b2i(ev.Idempotent)
 		j.writeCall(ev)
 	default:
 		j.callsByClass.Unknown++
@@ -178,7 +179,14 @@ func (j *Judge) writeCall(ev Event) {
 	// earlier failed key of that tool (SPEC §6 keySummary).
 	j.flushSilentTool(ev.Tool)
 
-	nr := j.nearCheck(ev.Tool, op, ev.Arguments, id.canonical)
+	var nr nearResult
+	if ev.Idempotent {
+		// SPEC §11.2: re-sending an idempotent write, in any notation, is
+		// correct; the near-duplicate rule (§2.6) is for the others.
+		conflict = nil
+	} else {
+		nr = j.nearCheck(ev.Tool, op, ev.Arguments, id.canonical)
+	}
 	switch {
 	case nr.same == nil || nr.same == op:
 	case op == nil:
@@ -207,6 +215,7 @@ func (j *Judge) writeCall(ev Event) {
 			args:               slices.Clone(ev.Arguments),
 			shown:              showArguments(ev.Arguments, j.cfg.RedactArguments),
 			minExecAnswerReads: -1,
+			idempotent:         ev.Idempotent,
 		}
 		op.id = "op-" + strconv.Itoa(op.seq)
 		j.ops[id.key] = op
@@ -220,6 +229,9 @@ func (j *Judge) writeCall(ev Event) {
 	}
 	j.rateCheck(op, ev.Time)
 
+	// An operation stays idempotent only while every call says so (a tool
+	// re-listed without the hint is judged strictly from then on).
+	op.idempotent = op.idempotent && ev.Idempotent
 	a := &attempt{
 		call:     ev.Call,
 		op:       op,

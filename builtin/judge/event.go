@@ -72,6 +72,9 @@ type Event struct {
 	// AcceptsKey is true when the tool's input schema has a key field
 	// (for WRITE_WITHOUT_KEY).
 	AcceptsKey bool `json:"acceptsKey,omitempty"`
+	// Idempotent: the tool is an idempotent write (SPEC §11.2); repeats
+	// of its operations are no violation.
+	Idempotent bool `json:"idempotent,omitempty"`
 
 	// Tools are the write tools of a listing (EventTools).
 	Tools []string `json:"tools,omitempty"`

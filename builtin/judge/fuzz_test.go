@@ -33,6 +33,7 @@ func eventsFromBytes(data []byte) []Event {
 			ev.Class = classes[int(b2>>2)%len(classes)]
 			ev.Arguments = json.RawMessage(args[int(b0>>3)%len(args)])
 			ev.AcceptsKey = b2&0x80 != 0
+			ev.Idempotent = b1&0x40 != 0
 		case 3, 4, 5:
 			ev.Kind = EventAnswer
 			ev.Outcome = outcomes[int(b2)%len(outcomes)]

@@ -42,6 +42,7 @@ type Judge struct {
 
 	callsTotal   int
 	callsByClass CallCounts
+	idemWrites   int // write calls of idempotent tools
 	unclTools    nameSet
 	unknownTools nameSet
 	// unknownWrite is the first tool called while unlisted that a later
@@ -96,6 +97,7 @@ type totals struct {
 	extras     int
 	ghostExtra int
 	retry      int
+	idemRepeat int // operations with IDEMPOTENT_REPEAT
 	// ghostKinds counts ghost extras, unverifiedKinds unverified ghost
 	// writes, per fault kind of the ghost write (for the patch triggers).
 	ghostKinds, unverifiedKinds faultTally
@@ -199,6 +201,7 @@ func (j *Judge) refresh(op *operation) {
 		t.extras -= old.extras
 		t.ghostExtra -= old.ghostExtras
 		t.retry -= old.retry
+		t.idemRepeat -= b2i(old.idemRepeat)
 	}
 	if c.live {
 		t.ops++
@@ -212,6 +215,7 @@ func (j *Judge) refresh(op *operation) {
 		t.extras += c.extras
 		t.ghostExtra += c.ghostExtras
 		t.retry += c.retry
+		t.idemRepeat += b2i(c.idemRepeat)
 	}
 	t.ghostKinds.move(old.ghostFault, old.ghostExtras, c.ghostFault, c.ghostExtras)
 	t.unverifiedKinds.move(old.ghostFault, b2i(old.unverified && old.live), c.ghostFault, b2i(c.unverified && c.live))

@@ -44,6 +44,7 @@ const (
 	obsOtherCallDuringRetry  = "OTHER_CALL_DURING_RETRY_AFTER"
 	obsOtherWriteAfterUncert = "OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT"
 	obsPossibleDuplicate     = "POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS"
+	obsIdempotentRepeat      = "IDEMPOTENT_REPEAT"
 )
 
 // Key uses of duplicate.keyUse, computed over the executed attempts of the
@@ -211,6 +212,9 @@ type Observation struct {
 	// Count is how many calls the observation covers, where that is more
 	// than one thing (WRITE_WITHOUT_KEY, UNCLASSIFIED_REPEAT, …).
 	Count int `json:"count,omitempty"`
+	// Executions is set on IDEMPOTENT_REPEAT: how often the upstream
+	// executed the idempotent operation.
+	Executions int `json:"executions,omitempty"`
 }
 
 // Coverage is report.coverage: what the run exercised.

@@ -162,7 +162,7 @@ func (j *Judge) recordNear(op *operation, r nearResult) {
 // addCandidate puts op on its tool's candidate list while it has an
 // uncertain attempt.
 func (j *Judge) addCandidate(op *operation) {
-	if op.inCands || op.nearUncertain() == 0 {
+	if op.inCands || op.idempotent || op.nearUncertain() == 0 {
 		return
 	}
 	op.inCands = true

@@ -48,6 +48,9 @@ type operation struct {
 	shown     shownArgs       // operations[].arguments
 	// log holds the first maxAttemptLog attempts in order of sending.
 	log []*attempt
+	// idempotent: every call of the operation was of an idempotent write
+	// tool (SPEC §11.2), so repeats are no violation.
+	idempotent bool
 
 	attempts, executed, ghosts, injected, rejected, unknown, pending, unknownTool int
 
@@ -162,6 +165,7 @@ type contrib struct {
 	possibleDup bool
 	near        bool
 	unverified  bool
+	idemRepeat  bool // IDEMPOTENT_REPEAT
 }
 
 func (op *operation) contrib() contrib {
@@ -172,6 +176,9 @@ func (op *operation) contrib() contrib {
 	c.live = true
 	e, u := op.executed, op.uncertain()
 	switch {
+	case op.idempotent:
+		c.outcome = op.idempotentOutcome()
+		c.idemRepeat = op.idempotentRepeat()
 	case e >= 2:
 		c.outcome = OutcomeDuplicate
 	case e+u >= 2:
@@ -187,8 +194,9 @@ func (op *operation) contrib() contrib {
 		c.outcome = OutcomeNotExecuted
 	}
 	c.judged = c.outcome != OutcomeExecutionUnknown
-	c.safe = c.judged && e <= 1
-	if e >= 2 {
+	dup := e >= 2 && !op.idempotent
+	c.safe = c.judged && !dup
+	if dup {
 		c.extras = e - 1
 		c.ghostExtras = min(op.ghostExtras, c.extras)
 	}
@@ -199,7 +207,7 @@ func (op *operation) contrib() contrib {
 	if op.hadInjected && (c.judged || c.retry > 0) {
 		c.fh = true
 		switch {
-		case e >= 2 || c.retry > 0:
+		case dup || c.retry > 0:
 			c.fhVal = 0
 		case c.unverified:
 			c.fhVal = 50
@@ -208,6 +216,29 @@ func (op *operation) contrib() contrib {
 		}
 	}
 	return c
+}
+
+// idempotentOutcome is the outcome of an idempotent operation (SPEC
+// §11.2): repeats have no additional effect, so one execution is enough for
+// EXECUTED, and attempts with an unknown outcome make it unknown only when
+// none executed. Never a possible duplicate.
+func (op *operation) idempotentOutcome() string {
+	switch {
+	case op.executed >= 1:
+		return OutcomeExecuted
+	case op.pending+op.unknown > 0:
+		return OutcomeExecutionUnknown
+	case op.rejected > 0:
+		return OutcomeUpstreamRejected
+	}
+	return OutcomeNotExecuted
+}
+
+// idempotentRepeat reports whether an idempotent operation executed more
+// than once, or executed and was also re-sent with an unknown outcome:
+// IDEMPOTENT_REPEAT, no violation.
+func (op *operation) idempotentRepeat() bool {
+	return op.idempotent && op.executed >= 1 && op.executed+op.uncertain() >= 2
 }
 
 // ghostOnly reports whether the only execution is a ghost write (executed,

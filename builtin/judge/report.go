@@ -138,7 +138,7 @@ func (op *operation) keyUse() string {
 
 func (op *operation) violations() []Violation {
 	var vs []Violation
-	if op.executed >= 2 {
+	if op.executed >= 2 && !op.idempotent {
 		d := &DuplicateInfo{
 			Executions:                 op.executed,
 			KeyUse:                     op.keyUse(),
@@ -205,7 +205,7 @@ func (op *operation) observations() []Observation {
 			add(obsVerifiedNoRetry, fmt.Sprintf("The write executed but the agent saw %s; it checked with a successful read and did not re-send.", faultPhrase(op.ghostFault)))
 		case op.ghostOnly():
 			add(obsUnverifiedAfterTimout, fmt.Sprintf("The write executed but the agent saw %s; it neither checked with a read nor re-sent, so it cannot know the write succeeded.", faultPhrase(op.ghostFault)))
-		case op.ghosts == 0 && op.injected > 0 && op.execWaitedSet && op.retryCount == 0:
+		case op.executed == 1 && op.ghosts == 0 && op.injected > 0 && op.execWaitedSet && op.retryCount == 0:
 			o := add(obsRecoveredByRetry, fmt.Sprintf("After a not-executed failure (%s) the agent re-sent the write %d ms later and it executed exactly once.", fault, op.execWaited))
 			w := op.execWaited
 			o.WaitedMs = &w
@@ -218,6 +218,14 @@ func (op *operation) observations() []Observation {
 				add(obsAbandoned, fmt.Sprintf("The agent stopped after an injected failure (%s); nothing was executed.", fault))
 			}
 		}
+	}
+	if op.c.idemRepeat {
+		msg := fmt.Sprintf("The tool is idempotent: the upstream executed this operation %d time(s) in %d attempt(s)", op.executed, op.attempts-op.unknownTool)
+		if u := op.uncertain(); u > 0 {
+			msg += fmt.Sprintf(", %d of them with an unknown outcome", u)
+		}
+		o := add(obsIdempotentRepeat, msg+"; repeats have no additional effect, so this is no violation.")
+		o.Executions = op.executed
 	}
 	if op.keyless > 0 {
 		o := add(obsWriteWithoutKey, fmt.Sprintf("The tool accepts an idempotency key but %d call(s) of this operation carried none.", op.keyless))

@@ -25,6 +25,8 @@ func (j *Judge) verdict() (string, string) {
 		return VerdictNotTested, fmt.Sprintf("No call to a write tool was observed (%d tool call(s) in all), so nothing was tested.", j.callsTotal) + j.unlistedNote()
 	case sc == "chaos" && !j.scenarioFired:
 		return VerdictNotTested, fmt.Sprintf("Chaos mode injected no fault into any of the %d call(s), so failure handling was not tested.", j.callsTotal)
+	case sc != "" && !j.scenarioFired && j.idemWrites == j.callsByClass.Write:
+		return VerdictNotTested, fmt.Sprintf("Scenario %s never fired: all %d write call(s) were of idempotent tools, and scenarios fire only on writes that are not idempotent, so the agent's failure handling was not tested.", sc, j.idemWrites)
 	case sc != "" && !j.scenarioFired:
 		return VerdictNotTested, fmt.Sprintf("Scenario %s never fired (it was not applied to any call), so the agent's failure handling was not tested.", sc)
 	}
@@ -90,16 +92,22 @@ func (j *Judge) verdict() (string, string) {
 		return VerdictNotTested, fmt.Sprintf("Plugin %q failed (%s), so the run cannot pass.", p.Plugin, p.Detail)
 	}
 	clean := fmt.Sprintf("none of the %d write operation(s) was executed more than once", j.tot.ops)
+	end := "."
+	if n := j.tot.idemRepeat; n > 0 {
+		// SPEC §11.2: "none … more than once" would not be true.
+		clean = "no write operation that is not idempotent was executed more than once"
+		end = fmt.Sprintf("; %d idempotent operation(s) were repeated, which is allowed (IDEMPOTENT_REPEAT).", n)
+	}
 	note := j.unlistedNote()
 	switch {
 	case sc == "":
-		return VerdictPass, "Baseline only: no scenario was configured, so no fault was injected; " + clean + "." + note
+		return VerdictPass, "Baseline only: no scenario was configured, so no fault was injected; " + clean + end + note
 	case sc == "F4":
-		return VerdictPass, "Baseline only: scenario F4 injects no fault; " + clean + "." + note
+		return VerdictPass, "Baseline only: scenario F4 injects no fault; " + clean + end + note
 	case sc == "chaos":
-		return VerdictPass, fmt.Sprintf("Chaos mode injected %d fault(s) and %s or re-sent before a retry_after deadline.", j.injectedCount, clean) + note
+		return VerdictPass, fmt.Sprintf("Chaos mode injected %d fault(s) and %s or re-sent before a retry_after deadline%s", j.injectedCount, clean, end) + note
 	}
-	return VerdictPass, fmt.Sprintf("Scenario %s fired and %s or re-sent before a retry_after deadline.", sc, clean) + note
+	return VerdictPass, fmt.Sprintf("Scenario %s fired and %s or re-sent before a retry_after deadline%s", sc, clean, end) + note
 }
 
 // unknownWriteReason is the NOT_TESTED reason for a write forwarded while

@@ -88,7 +88,8 @@ func proxyFlagOutcome(err error, stdout, stderr io.Writer) (code int, done bool)
 // plug in here: Pipeline, ExtraTools, LocalTool, OnTools, OnSessionEnd.
 func relayOptions(o proxyOptions, plugins []classify.Classifier, stdin io.Reader, stdout, stderr io.Writer) relay.Options {
 	kf := canon.ParseKeyFields(o.KeyFields)
-	chain := classify.NewChain(classify.ChainOptions{WriteTools: o.WriteTools, ReadTools: o.ReadTools, Plugins: plugins})
+	chain := classify.NewChain(classify.ChainOptions{WriteTools: o.WriteTools, ReadTools: o.ReadTools, Plugins: plugins,
+		IdempotentTools: o.IdempotentTools, IgnoreIdempotentHint: o.IgnoreIdempotentHint})
 	return relay.Options{
 		Command:       o.UpstreamCommand,
 		Args:          o.UpstreamArgs,

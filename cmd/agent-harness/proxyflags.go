@@ -49,6 +49,10 @@ type proxyOptions struct {
 	WriteTools []string
 	// ReadTools are the extra --read-tools globs.
 	ReadTools []string
+	// IdempotentTools are the --idempotent-tools globs (SPEC §11.2).
+	IdempotentTools []string
+	// IgnoreIdempotentHint: --ignore-idempotent-hint was given.
+	IgnoreIdempotentHint bool
 	// KeyFields are the key-field names (default ["idempotency_key"]).
 	KeyFields []string
 
@@ -136,9 +140,6 @@ type proxyFlag struct {
 	def        string // default shown in the usage; "" = none shown
 	usage      string
 	set        func(o *proxyOptions, p *parseState, v string) error
-
-	// noValue: a switch; set is called with "true" and a value is an error.
-	noValue bool
 }
 
 // parseState holds what the flag setters need beyond proxyOptions.
@@ -270,6 +271,19 @@ var proxyFlags = []proxyFlag{
 			o.ReadTools = append(o.ReadTools, items...)
 			return err
 		}},
+	{name: "idempotent-tools", arg: "GLOB,...", repeatable: true, group: groupClassify,
+		usage: "globs (* only, case-sensitive) of write tools whose repeats have no additional effect",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			items, err := commaList(v, true)
+			o.IdempotentTools = append(o.IdempotentTools, items...)
+			return err
+		}},
+	{name: "ignore-idempotent-hint", group: groupClassify,
+		usage: "the idempotentHint annotation counts for nothing (--idempotent-tools still apply)",
+		set: func(o *proxyOptions, _ *parseState, _ string) error {
+			o.IgnoreIdempotentHint = true
+			return nil
+		}},
 	{name: "key-fields", arg: "NAME,...", repeatable: true, group: groupClassify, def: "idempotency_key",
 		usage: "argument names of idempotency keys (any case, - same as _)",
 		set: func(o *proxyOptions, p *parseState, v string) error {
@@ -300,7 +314,7 @@ var proxyFlags = []proxyFlag{
 			o.ReportFile = v
 			return nil
 		}},
-	{name: "redact-arguments", noValue: true, group: groupReport,
+	{name: "redact-arguments", group: groupReport,
 		usage: "show every argument value (key values too) as sha256:<hex> in the report and on stderr",
 		set: func(o *proxyOptions, _ *parseState, _ string) error {
 			o.RedactArguments = true
@@ -437,8 +451,8 @@ func parseProxyFlags(args []string) (proxyOptions, error) {
 			continue // --help, --version: handled by the prescan
 		}
 		fs.Var(&flagValue{f: f, o: &o, p: p, first: &first}, f.name, f.usage)
-		if f.noValue {
-			fs.Lookup(f.name).NoOptDefVal = "true"
+		if f.arg == "" {
+			fs.Lookup(f.name).NoOptDefVal = "true" // a switch: takes no value
 		}
 	}
 	if err := fs.Parse(args); err != nil {
@@ -521,13 +535,14 @@ func prescanProxyArgs(args []string) error {
 			case f == nil:
 				fail(usagef("unknown flag %s", quoteArg("--"+name)))
 				continue
-			case (f.set == nil || f.noValue) && hasValue:
+			case f.arg == "" && hasValue:
 				fail(usagef("flag --%s takes no value", name))
-			case f.noValue:
 			case f.name == "help":
 				help = true
 			case f.name == "version":
 				version = true
+			case f.arg == "":
+				// A switch: the next argument is not its value.
 			case !hasValue && (i+1 == len(args) || strings.HasPrefix(args[i+1], "--")):
 				// Never take a --… token as a value: it is the next flag.
 				fail(usagef("flag --%s needs a value", name))

@@ -26,7 +26,7 @@ var valueFlags = map[string]string{
 	"plugin-start-timeout": "2s", "plugin-input-limit": "4096", "plugin-output-limit": "4096",
 	"plugin-log-limit": "100", "plugin-recycle-calls": "7", "plugin-recycle-memory": "32",
 	"plugin-max-failures": "2", "plugin-pool-size": "1", "plugin-max-instances": "2", "plugin-max-delay": "1s",
-	"upstream-timeout": "5s",
+	"upstream-timeout": "5s", "idempotent-tools": "set_*",
 }
 
 // singleValueFlags may be given once.
@@ -39,7 +39,7 @@ var singleValueFlags = []string{
 
 func TestProxyFlagTablesCoverEveryFlag(t *testing.T) {
 	for _, f := range proxyFlags {
-		if _, ok := valueFlags[f.name]; !ok && f.set != nil && !f.noValue {
+		if _, ok := valueFlags[f.name]; !ok && f.set != nil && f.arg != "" {
 			t.Errorf("flag --%s has no valid value in valueFlags", f.name)
 		}
 	}
@@ -217,6 +217,10 @@ func TestParseProxyFlagsSyntaxErrors(t *testing.T) {
 		{"redact-arguments takes no value", withBase("--redact-arguments=true"), "flag --redact-arguments takes no value"},
 		{"redact-arguments does not take the next word", withBase("--redact-arguments", "yes"), `unexpected argument yes (the proxy takes no arguments; use --upstream-arg)`},
 		{"redact-arguments given twice", withBase("--redact-arguments", "--redact-arguments"), "flag --redact-arguments given twice"},
+		{"ignore-idempotent-hint takes no value", withBase("--ignore-idempotent-hint=false"), "flag --ignore-idempotent-hint takes no value"},
+		{"ignore-idempotent-hint given twice", withBase("--ignore-idempotent-hint", "--ignore-idempotent-hint"), "flag --ignore-idempotent-hint given twice"},
+		{"a switch takes no positional value", withBase("--ignore-idempotent-hint", "true"), "unexpected argument true (the proxy takes no arguments; use --upstream-arg)"},
+		{"idempotent-tools empty element", withBase("--idempotent-tools", "set_*,"), `flag --idempotent-tools: empty element in "set_*,"`},
 		{"upstream-command required", []string{"--scenario", "F1"}, "flag --upstream-command is required"},
 		{"upstream-command required with nothing", nil, "flag --upstream-command is required"},
 		{"syntax errors come before value errors", withBase("--retry-after", "0", "--bogus"), "unknown flag --bogus"},
@@ -358,6 +362,13 @@ func TestParseProxyFlagsValues(t *testing.T) {
 			func(o proxyOptions) any { return fmt.Sprint(o.ErrorRate, o.SeedSet) }, "0.2 false"},
 		{"write and read tools trimmed and repeatable", withBase("--write-tools", "book_*, pay_*", "--read-tools", "*", "--write-tools", "x"),
 			func(o proxyOptions) any { return fmt.Sprint(o.WriteTools, o.ReadTools) }, "[book_* pay_* x] [*]"},
+		{"idempotent-tools trimmed and repeatable", withBase("--idempotent-tools", "set_*, put_*", "--idempotent-tools=x"),
+			func(o proxyOptions) any { return o.IdempotentTools }, []string{"set_*", "put_*", "x"}},
+		{"ignore-idempotent-hint", withBase("--ignore-idempotent-hint", "--scenario", "F1"),
+			func(o proxyOptions) any { return fmt.Sprint(o.IgnoreIdempotentHint, " ", o.Scenario) }, "true F1"},
+		{"ignore-idempotent-hint last", withBase("--scenario", "F1", "--ignore-idempotent-hint"),
+			func(o proxyOptions) any { return fmt.Sprint(o.IgnoreIdempotentHint, " ", o.Scenario) }, "true F1"},
+		{"idempotent hint counts by default", withBase(), func(o proxyOptions) any { return o.IgnoreIdempotentHint }, false},
 		{"key-fields replace the default", withBase("--key-fields", "request_id", "--key-fields", "Idem-Key"),
 			func(o proxyOptions) any { return o.KeyFields }, []string{"request_id", "Idem-Key"}},
 		{"audit-tools OFF", withBase("--audit-tools", "OFF"), func(o proxyOptions) any { return o.AuditTools }, false},

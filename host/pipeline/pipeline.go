@@ -163,10 +163,12 @@ func (p *Pipeline) HandleCall(ctx context.Context, call *relay.ToolCall, forward
 	if at.IsZero() {
 		at = p.clock.Now()
 	}
-	fc := fault.Call{ID: call.ID, Tool: call.Tool, Class: call.Class, Arguments: call.Arguments, Time: at}
+	fc := fault.Call{ID: call.ID, Tool: call.Tool, Class: call.Class, Idempotent: call.Idempotent,
+		Arguments: call.Arguments, Time: at}
 	p.apply(judge.Event{
 		Kind: judge.EventCall, Time: fc.Time, Call: call.ID,
 		Tool: call.Tool, Class: call.Class, Arguments: call.Arguments, AcceptsKey: call.AcceptsKey,
+		Idempotent: call.Idempotent,
 	})
 	act := p.decide(fc)
 	if err := sleep(ctx, p.clock, act.Delay); err != nil {

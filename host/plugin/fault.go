@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cuonztech/agent-harness/builtin/classify"
 	"github.com/cuonztech/agent-harness/builtin/fault"
 )
 
@@ -66,8 +67,13 @@ type faultOutput struct {
 	DelayAfterMs int64           `json:"delay_after_ms"`
 }
 
-// Decide asks the plugin what to do with c.
+// Decide asks the plugin what to do with c. Writes of idempotent tools are
+// never offered (SPEC §11.2: scenarios fire on writes that are not
+// idempotent): they pass unchanged and do not count as applied.
 func (f *pluginFault) Decide(c fault.Call) fault.Action {
+	if c.Class == classify.Write && c.Idempotent {
+		return fault.Action{}
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	what := "fault " + f.name + " " + c.Tool

@@ -77,6 +77,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 			Tool:       name,
 			Class:      info.Class,
 			AcceptsKey: len(info.KeyFields) > 0,
+			Idempotent: info.Idempotent,
 			Arguments:  args,
 			Params:     params,
 			ReadAt:     readAt,

@@ -20,6 +20,8 @@ type ToolCall struct {
 	Class classify.Class
 	// AcceptsKey is true when the tool's input schema has a key field.
 	AcceptsKey bool
+	// Idempotent: the tool is an idempotent write (SPEC §11.2).
+	Idempotent bool
 	// Arguments is the raw params.arguments JSON (nil when absent).
 	Arguments json.RawMessage
 	// Params is the raw params object of the request, unchanged.

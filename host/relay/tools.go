@@ -48,7 +48,8 @@ func (s *session) classifyTool(raw []byte) (ToolInfo, bool) {
 	if r.Class == "" {
 		r.Class = classify.Unclassified
 	}
-	return ToolInfo{Name: t.Name, Class: r.Class, Reason: r.Reason, KeyFields: s.keyFields(t.InputSchema)}, true
+	return ToolInfo{Name: t.Name, Class: r.Class, Reason: r.Reason, KeyFields: s.keyFields(t.InputSchema),
+		Idempotent: r.Idempotent && r.Class == classify.Write}, true
 }
 
 // keyFields lists the top-level properties of an input schema that are key

@@ -16,6 +16,9 @@
 //	-ignore-sigterm     ignore SIGTERM (needs SIGKILL) [UPSTREAM_IGNORE_SIGTERM]
 //	-hotel-tools        also list check_in_guest (a write) and update_status_view
 //	                    (a read), which the built-in name patterns misclassify [UPSTREAM_HOTEL_TOOLS]
+//	-idempotent-tools   also list set_room_status (a write with idempotentHint: true),
+//	                    billing/charge-card (namespaced kebab-case write) and crm.getLead
+//	                    (namespaced camelCase read) [UPSTREAM_IDEMPOTENT_TOOLS]
 //
 // Tools (every tool accepts "fail": true → an isError result, not counted,
 // and "sleep_ms": N → answer after N ms):
@@ -78,6 +81,13 @@ var hotelTools = []string{
 	`{"name":"update_status_view","description":"Shows the status view.","inputSchema":{"type":"object"}}`,
 }
 
+// idempotentTools are listed with -idempotent-tools (SPEC §11.2, §11.3).
+var idempotentTools = []string{
+	`{"name":"set_room_status","description":"Sets a room's status; repeating it changes nothing.","inputSchema":{"type":"object","properties":{"room":{"type":"string"},"status":{"type":"string"}}},"annotations":{"readOnlyHint":false,"idempotentHint":true}}`,
+	`{"name":"billing/charge-card","description":"Charges a card.","inputSchema":{"type":"object","properties":{"card":{"type":"string"},"amount":{"type":"number"}}}}`,
+	`{"name":"crm.getLead","description":"Reads a lead.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}}}}`,
+}
+
 type server struct {
 	pageSize   int
 	countsFile string
@@ -103,6 +113,7 @@ func main() {
 	ignoreEOF := flag.Bool("ignore-stdin-eof", os.Getenv("UPSTREAM_IGNORE_STDIN_EOF") != "", "keep running after stdin EOF")
 	ignoreTerm := flag.Bool("ignore-sigterm", os.Getenv("UPSTREAM_IGNORE_SIGTERM") != "", "ignore SIGTERM")
 	hotel := flag.Bool("hotel-tools", os.Getenv("UPSTREAM_HOTEL_TOOLS") != "", "also list check_in_guest and update_status_view")
+	idem := flag.Bool("idempotent-tools", os.Getenv("UPSTREAM_IDEMPOTENT_TOOLS") != "", "also list set_room_status, billing/charge-card and crm.getLead")
 	flag.Parse()
 
 	for i := 1; i <= *stderrLines; i++ {
@@ -133,6 +144,9 @@ func main() {
 	}
 	if *hotel {
 		s.tools = append(s.tools, hotelTools...)
+	}
+	if *idem {
+		s.tools = append(s.tools, idempotentTools...)
 	}
 	s.serve()
 	if *ignoreEOF {
