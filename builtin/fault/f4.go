@@ -6,8 +6,8 @@ import (
 	"github.com/cuonztech/agent-harness/builtin/classify"
 )
 
-// f4Writes is how many writes F4 applies to.
-const f4Writes = 2
+// F4Writes is how many writes F4 applies to.
+const F4Writes = 2
 
 // PassTwice is F4: the first two writes that are not idempotent pass
 // unchanged (nothing is injected, nothing deduplicated); they are marked
@@ -27,8 +27,8 @@ func (f *PassTwice) Decide(c Call) Action {
 	if c.Class != classify.Write || c.Idempotent {
 		return Action{}
 	}
-	// Counting past f4Writes is harmless: an int64 does not wrap in a session.
-	if f.writes.Add(1) > f4Writes {
+	// Counting past F4Writes is harmless: an int64 does not wrap in a session.
+	if f.writes.Add(1) > F4Writes {
 		return Action{}
 	}
 	return Action{Kind: Pass, Scenario: "F4"}

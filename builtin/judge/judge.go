@@ -3,6 +3,7 @@ package judge
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
@@ -84,6 +85,11 @@ type Judge struct {
 	dirtyOps  []*operation
 	dirtyKeys []*keyState
 	enc       fileCache // guarded by encMu (and changed under mu too)
+
+	// Violations as they appeared (alerts.go).
+	alerts     []Alert
+	alerted    map[*operation]uint8
+	alertCount atomic.Int64
 }
 
 // totals are the running sums of every operation's contrib.
@@ -226,6 +232,9 @@ func (j *Judge) refresh(op *operation) {
 	j.lists[catPossibleDup].set(catPossibleDup, op, c.possibleDup)
 	j.lists[catNearDup].set(catNearDup, op, c.near)
 	j.lists[catUnverified].set(catUnverified, op, c.unverified && c.live)
+	if c.extras > 0 || c.retry > 0 {
+		j.noteAlerts(op, c)
+	}
 	j.markDirty(op)
 }
 

@@ -24,8 +24,8 @@ import (
 // can fail. It is read by the benchmark subcommand only.
 const breakEnv = "AGENT_HARNESS_SELFTEST_BREAK"
 
-// benchmarkReportPath is where the benchmark writes its JSON report,
-// relative to the current directory.
+// benchmarkReportPath is where the benchmark writes its JSON report by
+// default, relative to the current directory (--report-file changes it).
 var benchmarkReportPath = filepath.Join(".cuonztech", "benchmark-report.json")
 
 const benchmarkUsage = `Usage: agent-harness benchmark [flags]
@@ -33,10 +33,12 @@ const benchmarkUsage = `Usage: agent-harness benchmark [flags]
 Self-test of the harness: two built-in reference agents (CAREFUL and NAIVE)
 talk MCP through the proxy's relay and pipeline to a simulated backend, once
 per scenario and run. It does not measure your agent. Exit 0 when every run
-got the verdict expected for its agent. Also writes
-.cuonztech/benchmark-report.json in the current directory.
+got the verdict expected for its agent. Also writes the JSON report to
+.cuonztech/benchmark-report.json in the current directory, or to --report-file.
 
 Flags:
+  --report-file FILE write the JSON report to FILE (its directory must exist;
+                     default .cuonztech/benchmark-report.json, folder created)
   --scenarios LIST   comma-separated subset of F1,F2,F3,F4,F5 (default all)
   --runs N           runs per scenario and agent, 1–1000 (default 1)
   --jitter MS        random backend delay per call, 0–60000 ms, on the
@@ -50,6 +52,8 @@ Flags:
 type benchmarkFlags struct {
 	opts selftest.Options
 	help bool
+	// reportFile is the --report-file path; "" = the default path.
+	reportFile string
 }
 
 // newFlagSet returns a flag set that reports errors to its caller only:
@@ -70,6 +74,7 @@ func parseBenchmarkFlags(args []string) (benchmarkFlags, error) {
 	runs := fs.String("runs", "", "")
 	jitter := fs.String("jitter", "", "")
 	seed := fs.String("seed", "", "")
+	reportFile := fs.String("report-file", "", "")
 	fs.BoolVar(&f.help, "help", false, "")
 	if help, err := parseFlagSet(fs, args); help || err != nil {
 		f.help = help
@@ -79,6 +84,14 @@ func parseBenchmarkFlags(args []string) (benchmarkFlags, error) {
 		return f, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	f.opts = selftest.Options{Scenarios: selftest.AllScenarios(), Runs: 1}
+	if fs.Changed("report-file") {
+		// The proxy's checks: a regular file or nothing, in an existing
+		// directory on a real file system — before anything runs.
+		if err := reportfile.Check(*reportFile); err != nil {
+			return f, fmt.Errorf("flag --report-file: %s", oneLine(err.Error()))
+		}
+		f.reportFile = *reportFile
+	}
 	if fs.Changed("scenarios") {
 		list, err := parseScenarioList(*scenarios)
 		if err != nil {
@@ -148,7 +161,9 @@ func checkFlagValues(fs *pflag.FlagSet, args []string) error {
 		name, value, hasValue := strings.Cut(a[2:], "=")
 		fl := fs.Lookup(name)
 		if fl == nil {
-			return fmt.Errorf("unknown flag %s", strconv.Quote("--"+name))
+			var known []string
+			fs.VisitAll(func(f *pflag.Flag) { known = append(known, f.Name) })
+			return fmt.Errorf("unknown flag %s%s", strconv.Quote("--"+name), didYouMean(name, known))
 		}
 		if fl.Value.Type() == "bool" {
 			continue
@@ -235,7 +250,7 @@ func runBenchmark(ctx context.Context, args []string, _ io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "[agent-harness] benchmark: %v\n", err)
 		return exitFailure
 	}
-	if err := writeBenchmarkReport(res); err != nil {
+	if err := writeBenchmarkReport(res, f.reportFile); err != nil {
 		fmt.Fprintf(stderr, "[agent-harness] benchmark: %v\n", err)
 		return exitFailure
 	}
@@ -248,23 +263,27 @@ func runBenchmark(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	return exitOK
 }
 
-// writeBenchmarkReport writes .cuonztech/benchmark-report.json, creating the
-// folder and replacing an older file atomically (the proxy's report-file
-// writer: temporary file, then rename).
-func writeBenchmarkReport(res *selftest.Result) error {
+// writeBenchmarkReport writes the JSON report to path, or, when path is
+// "", to .cuonztech/benchmark-report.json, creating that folder. An older
+// file is replaced atomically (the proxy's report-file writer: temporary
+// file, then rename).
+func writeBenchmarkReport(res *selftest.Result, path string) error {
+	if path == "" {
+		path = benchmarkReportPath
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+	}
 	data, err := res.JSON()
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", benchmarkReportPath, err)
+		return fmt.Errorf("encoding %s: %w", path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(benchmarkReportPath), 0o755); err != nil {
-		return fmt.Errorf("writing %s: %w", benchmarkReportPath, err)
-	}
-	w, err := reportfile.New(benchmarkReportPath, reportfile.Options{})
+	w, err := reportfile.New(path, reportfile.Options{})
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", benchmarkReportPath, err)
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := w.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", benchmarkReportPath, err)
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }

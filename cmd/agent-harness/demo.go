@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -15,7 +16,7 @@ import (
 // closes stdin. stdout carries MCP only; the one log line goes to stderr.
 func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
-		fmt.Fprintf(stderr, "[agent-harness] unknown command or flag %q; run \"agent-harness --help\"\n", args[0])
+		fmt.Fprintf(stderr, "[agent-harness] unknown command or flag %q%s; run \"agent-harness --help\"\n", args[0], topLevelHint(args[0]))
 		return exitUsage
 	}
 	fmt.Fprintln(stderr, "[agent-harness] demo MCP server on stdio: a demo, not a measurement (use \"agent-harness proxy\" to measure an agent)")
@@ -40,4 +41,19 @@ func (nopWriteCloser) Close() error { return nil }
 func isEndOfSession(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, io.ErrClosedPipe)
+}
+
+// topLevelHint suggests the subcommand or top-level flag closest to an
+// unknown first argument: " (did you mean proxy?)", or "".
+func topLevelHint(arg string) string {
+	if strings.HasPrefix(arg, "-") {
+		if s := closestName(arg, []string{"version", "help"}); s != "" {
+			return " (did you mean --" + s + "?)"
+		}
+		return ""
+	}
+	if s := closestName(arg, []string{"proxy", "benchmark", "plugin", "version", "help"}); s != "" {
+		return " (did you mean " + s + "?)"
+	}
+	return ""
 }

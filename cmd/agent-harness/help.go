@@ -5,19 +5,11 @@ import (
 	"io"
 )
 
-// version is the harness version printed by --version.
-const version = "0.1.0"
-
-func runVersion(stdout io.Writer) int {
-	fmt.Fprintf(stdout, "agent-harness %s\n", version)
-	return exitOK
-}
-
 func runHelp(stdout io.Writer) int {
 	fmt.Fprint(stdout, `agent-harness — an MCP chaos proxy that measures whether an agent executes a write twice
 
 Usage:
-  agent-harness proxy --upstream-command CMD [flags]   chaos proxy in front of an MCP server
+  agent-harness proxy [flags] -- CMD [ARGS...]         chaos proxy in front of an MCP server
   agent-harness benchmark [flags]                      self-test with two reference agents
   agent-harness plugin inspect PATH                    show what a WASM plugin declares
   agent-harness plugin new NAME --hook HOOK            write a plugin skeleton (equivalence|classifier|fault)

@@ -56,7 +56,9 @@ func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil && !errors.Is(err, relay.ErrStartFailed) && !errors.Is(err, relay.ErrAgentGone) {
 		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
 	}
-	if code := sc.finish(err); code != exitOK {
+	code = sc.finish(err)
+	sc.summary(o, err, stderr)
+	if code != exitOK {
 		return code
 	}
 	return proxyExitCode(err, caught())
@@ -102,6 +104,7 @@ func relayOptions(o proxyOptions, plugins []classify.Classifier, stdin io.Reader
 		KeyField:      kf.Match,
 		KeyFieldNames: kf.Names(),
 		CallTimeout:   o.UpstreamTimeout,
+		Quiet:         o.Quiet,
 	}
 }
 

@@ -449,7 +449,7 @@ func TestProxyUsageErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown flag", []string{"--bogus"}, "[agent-harness] proxy: unknown flag --bogus\n"},
-		{"missing command", []string{"--scenario", "F1"}, "[agent-harness] proxy: flag --upstream-command is required\n"},
+		{"missing command", []string{"--scenario", "F1"}, "[agent-harness] proxy: flag --upstream-command is required (or give the command after --: agent-harness proxy [flags] -- CMD [ARGS...])\n"},
 		{"bad timeout", []string{"--upstream-command", "x", "--upstream-timeout", "soon"}, "[agent-harness] proxy: flag --upstream-timeout: "},
 	}
 	for _, tt := range tests {

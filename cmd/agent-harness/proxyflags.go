@@ -83,6 +83,13 @@ type proxyOptions struct {
 
 	// UpstreamTimeout bounds the wait for an upstream answer (default 60s).
 	UpstreamTimeout time.Duration
+
+	// Quiet (--quiet) drops the startup table and the fired, violation and
+	// summary lines; warnings and errors stay (SPEC §11.4).
+	Quiet bool
+
+	// commandAfterDashes: the upstream command came after `--`.
+	commandAfterDashes bool
 }
 
 // pluginLimits are the plugin limits beyond timeout and memory. A zero
@@ -394,6 +401,12 @@ var proxyFlags = []proxyFlag{
 	{name: "upstream-timeout", arg: "DURATION", group: groupOps, def: "60s",
 		usage: "wait this long for an upstream answer, then the outcome is unknown; 1ms–10m",
 		set:   setDuration(time.Millisecond, 10*time.Minute, "1ms–10m", func(o *proxyOptions) *time.Duration { return &o.UpstreamTimeout })},
+	{name: "quiet", group: groupOps,
+		usage: "leave out the tool table and the lines on faults, violations and the result; keep warnings and errors",
+		set: func(o *proxyOptions, _ *parseState, _ string) error {
+			o.Quiet = true
+			return nil
+		}},
 	{name: "help", group: groupOps, usage: "print this help and exit"},
 	{name: "version", group: groupOps, usage: "print the version and exit"},
 }
@@ -423,6 +436,7 @@ func lookupProxyFlag(name string) *proxyFlag {
 // with the same value, so a command line never means two things. List flags
 // (comma lists and repeatable flags) may be given several times and append.
 func parseProxyFlags(args []string) (proxyOptions, error) {
+	args, command, hasCommand := splitCommand(args)
 	if err := prescanProxyArgs(args); err != nil {
 		return proxyOptions{}, err
 	}
@@ -447,12 +461,14 @@ func parseProxyFlags(args []string) (proxyOptions, error) {
 	var first error
 	for i := range proxyFlags {
 		f := &proxyFlags[i]
-		if f.set == nil {
+		v := &flagValue{f: f, o: &o, p: p, first: &first}
+		switch {
+		case f.set == nil:
 			continue // --help, --version: handled by the prescan
-		}
-		fs.Var(&flagValue{f: f, o: &o, p: p, first: &first}, f.name, f.usage)
-		if f.arg == "" {
-			fs.Lookup(f.name).NoOptDefVal = "true" // a switch: takes no value
+		case f.arg == "":
+			fs.VarPF(v, f.name, "", f.usage).NoOptDefVal = "true" // a switch such as --quiet
+		default:
+			fs.Var(v, f.name, f.usage)
 		}
 	}
 	if err := fs.Parse(args); err != nil {
@@ -466,6 +482,11 @@ func parseProxyFlags(args []string) (proxyOptions, error) {
 
 	o.UpstreamArgs = append(p.upstreamArgsList, p.upstreamArg...)
 	o.UpstreamEnv = append(p.envList, p.envVar...)
+	if hasCommand {
+		if err := useCommand(&o, p.seen, command); err != nil {
+			return proxyOptions{}, err
+		}
+	}
 	if err := checkProxyCombinations(&o, p.seen); err != nil {
 		return proxyOptions{}, err
 	}
@@ -521,11 +542,6 @@ func prescanProxyArgs(args []string) error {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
-		case a == "--":
-			for _, rest := range args[i+1:] {
-				fail(usagef("unexpected argument %s (the proxy takes no arguments; use --upstream-arg)", quoteArg(rest)))
-			}
-			i = len(args)
 		case a == "-h":
 			help = true
 		case strings.HasPrefix(a, "--"):
@@ -533,7 +549,7 @@ func prescanProxyArgs(args []string) error {
 			f := lookupProxyFlag(name)
 			switch {
 			case f == nil:
-				fail(usagef("unknown flag %s", quoteArg("--"+name)))
+				fail(usagef("unknown flag %s%s", quoteArg("--"+name), didYouMean(name, proxyFlagNames())))
 				continue
 			case f.arg == "" && hasValue:
 				fail(usagef("flag --%s takes no value", name))
@@ -542,7 +558,7 @@ func prescanProxyArgs(args []string) error {
 			case f.name == "version":
 				version = true
 			case f.arg == "":
-				// A switch: the next argument is not its value.
+				// A switch: the next word is not its value.
 			case !hasValue && (i+1 == len(args) || strings.HasPrefix(args[i+1], "--")):
 				// Never take a --… token as a value: it is the next flag.
 				fail(usagef("flag --%s needs a value", name))
@@ -554,9 +570,13 @@ func prescanProxyArgs(args []string) error {
 				fail(usagef("flag --%s given twice", name))
 			}
 		case strings.HasPrefix(a, "-") && a != "-":
-			fail(usagef("unknown flag %s (flags start with --)", quoteArg(a)))
+			hint := "flags start with --"
+			if s := closestName(a, proxyFlagNames()); s != "" {
+				hint += ": did you mean --" + s + "?"
+			}
+			fail(usagef("unknown flag %s (%s)", quoteArg(a), hint))
 		default:
-			fail(usagef("unexpected argument %s (the proxy takes no arguments; use --upstream-arg)", quoteArg(a)))
+			fail(usagef("unexpected argument %s (the upstream command and its arguments go after --: agent-harness proxy [flags] -- CMD [ARGS...])", quoteArg(a)))
 		}
 	}
 	switch {
@@ -605,9 +625,9 @@ func checkProxyCombinations(o *proxyOptions, seen map[string]bool) error {
 		return usagef("flag --plugin-pool-size: %d is above --plugin-max-instances (%d)", l.PoolSize, maxInstances)
 	}
 	if !seen["upstream-command"] {
-		return usagef("flag --upstream-command is required")
+		return usagef("flag --upstream-command is required (or give the command after --: agent-harness proxy [flags] -- CMD [ARGS...])")
 	}
-	return nil
+	return checkCommandWord(o)
 }
 
 func isBuiltinScenario(s string) bool {
@@ -723,7 +743,8 @@ func oneLine(s string) string {
 // proxyUsage is the text of `agent-harness proxy --help`.
 func proxyUsage() string {
 	var b strings.Builder
-	b.WriteString(`Usage: agent-harness proxy --upstream-command CMD [flags]
+	b.WriteString(`Usage: agent-harness proxy [flags] -- CMD [ARGS...]
+       agent-harness proxy --upstream-command CMD [--upstream-arg ARG ...] [flags]
 
 Starts CMD as the upstream MCP server and serves MCP on stdin/stdout in front
 of it, injecting the chosen scenario into the agent's write calls and judging
@@ -750,7 +771,9 @@ stderr; stdout carries only MCP.
 			b.WriteString("\n")
 		}
 	}
-	b.WriteString(`Both --flag value and --flag=value work. A value starting with -- is never
+	b.WriteString(`Everything after -- is the upstream command and its arguments, taken as
+they are (not together with --upstream-command, --upstream-arg(s)).
+Both --flag value and --flag=value work. A value starting with -- is never
 taken as a value: write --flag=--value. Flags taking one value may be given
 once; list and repeatable flags add up.
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -200,29 +202,42 @@ func TestParseProxyFlagsSyntaxErrors(t *testing.T) {
 	tests := []flagErrorCase{
 		{"unknown flag", withBase("--bogus"), "unknown flag --bogus"},
 		{"unknown flag with value", withBase("--bogus=1"), "unknown flag --bogus"},
-		{"unknown flag is case-sensitive", withBase("--Scenario", "F1"), "unknown flag --Scenario"},
+		{"unknown flag is case-sensitive", withBase("--Scenario", "F1"), "unknown flag --Scenario (did you mean --scenario?)"},
+		{"unknown flag close to a known one", withBase("--senario", "F1"), "unknown flag --senario (did you mean --scenario?)"},
+		{"unknown flag with swapped letters", withBase("--reprot-file", "r.json"), "unknown flag --reprot-file (did you mean --report-file?)"},
+		{"unknown flag with underscores", withBase("--audit_tools", "off"), "unknown flag --audit_tools (did you mean --audit-tools?)"},
+		{"unknown flag that starts one flag", withBase("--report", "r.json"), "unknown flag --report (did you mean --report-file?)"},
+		{"unknown flag that starts several flags", withBase("--upstream", "x"), "unknown flag --upstream"},
+		{"unknown flag close to a switch", withBase("--quite"), "unknown flag --quite (did you mean --quiet?)"},
 		{"unknown flag before a good one", withBase("--bogus", "--scenario", "F1"), "unknown flag --bogus"},
-		{"three dashes", withBase("---scenario", "F1"), "unknown flag ---scenario"},
+		{"three dashes", withBase("---scenario", "F1"), "unknown flag ---scenario (did you mean --scenario?)"},
 		{"bare double dash with equals", withBase("--=x"), "unknown flag --"},
 		{"single-dash flag", withBase("-x"), "unknown flag -x (flags start with --)"},
-		{"Go-style single-dash flag", withBase("-scenario", "F1"), "unknown flag -scenario (flags start with --)"},
+		{"Go-style single-dash flag", withBase("-scenario", "F1"), "unknown flag -scenario (flags start with --: did you mean --scenario?)"},
 		{"unknown flag with odd characters is quoted", withBase("--a b\n"), `unknown flag "--a b\n"`},
-		{"positional argument", withBase("server.js"), `unexpected argument server.js (the proxy takes no arguments; use --upstream-arg)`},
-		{"positional after terminator", withBase("--", "server.js"), `unexpected argument server.js (the proxy takes no arguments; use --upstream-arg)`},
-		{"empty positional argument", withBase(""), `unexpected argument "" (the proxy takes no arguments; use --upstream-arg)`},
+		{"positional argument", withBase("server.js"), `unexpected argument server.js (the upstream command and its arguments go after --: agent-harness proxy [flags] -- CMD [ARGS...])`},
+		{"command after -- and --upstream-command", withBase("--", "server.js"), `flag --upstream-command: not together with a command after -- (agent-harness proxy [flags] -- CMD [ARGS...])`},
+		{"command after -- and --upstream-arg", []string{"--upstream-arg", "x", "--", "node"}, `flag --upstream-arg: not together with a command after -- (agent-harness proxy [flags] -- CMD [ARGS...])`},
+		{"command after -- and --upstream-args", []string{"--upstream-args", "x,y", "--", "node"}, `flag --upstream-args: not together with a command after -- (agent-harness proxy [flags] -- CMD [ARGS...])`},
+		{"nothing after --", []string{"--scenario", "F1", "--"}, `no command after --: agent-harness proxy [flags] -- CMD [ARGS...]`},
+		{"empty command after --", []string{"--", "", "x"}, `the command after -- is empty: agent-harness proxy [flags] -- CMD [ARGS...]`},
+		{"NUL after --", []string{"--", "node", "a\x00b"}, `word 2 after -- contains a NUL byte`},
+		{"flag errors before -- still count", []string{"--bogus", "--", "node"}, `unknown flag --bogus`},
+		{"empty positional argument", withBase(""), `unexpected argument "" (the upstream command and its arguments go after --: agent-harness proxy [flags] -- CMD [ARGS...])`},
+		{"quiet takes no value", withBase("--quiet=true"), "flag --quiet takes no value"},
 		{"value starting with -- is not taken", withBase("--report-file", "--scenario", "F1"), "flag --report-file needs a value"},
 		{"value -- is not taken", withBase("--upstream-arg", "--"), "flag --upstream-arg needs a value"},
 		{"version takes no value", withBase("--version=1"), "flag --version takes no value"},
 		{"help takes no value", withBase("--help=yes"), "flag --help takes no value"},
 		{"redact-arguments takes no value", withBase("--redact-arguments=true"), "flag --redact-arguments takes no value"},
-		{"redact-arguments does not take the next word", withBase("--redact-arguments", "yes"), `unexpected argument yes (the proxy takes no arguments; use --upstream-arg)`},
+		{"redact-arguments does not take the next word", withBase("--redact-arguments", "yes"), "unexpected argument yes (the upstream command and its arguments go after --: agent-harness proxy [flags] -- CMD [ARGS...])"},
 		{"redact-arguments given twice", withBase("--redact-arguments", "--redact-arguments"), "flag --redact-arguments given twice"},
 		{"ignore-idempotent-hint takes no value", withBase("--ignore-idempotent-hint=false"), "flag --ignore-idempotent-hint takes no value"},
 		{"ignore-idempotent-hint given twice", withBase("--ignore-idempotent-hint", "--ignore-idempotent-hint"), "flag --ignore-idempotent-hint given twice"},
-		{"a switch takes no positional value", withBase("--ignore-idempotent-hint", "true"), "unexpected argument true (the proxy takes no arguments; use --upstream-arg)"},
+		{"a switch takes no positional value", withBase("--ignore-idempotent-hint", "true"), "unexpected argument true (the upstream command and its arguments go after --: agent-harness proxy [flags] -- CMD [ARGS...])"},
 		{"idempotent-tools empty element", withBase("--idempotent-tools", "set_*,"), `flag --idempotent-tools: empty element in "set_*,"`},
-		{"upstream-command required", []string{"--scenario", "F1"}, "flag --upstream-command is required"},
-		{"upstream-command required with nothing", nil, "flag --upstream-command is required"},
+		{"upstream-command required", []string{"--scenario", "F1"}, "flag --upstream-command is required (or give the command after --: agent-harness proxy [flags] -- CMD [ARGS...])"},
+		{"upstream-command required with nothing", nil, "flag --upstream-command is required (or give the command after --: agent-harness proxy [flags] -- CMD [ARGS...])"},
 		{"syntax errors come before value errors", withBase("--retry-after", "0", "--bogus"), "unknown flag --bogus"},
 		{"value errors come in command-line order", withBase("--mode", "fast", "--audit-tools", "yes"), `flag --mode: "fast" is not a mode (deterministic or chaos)`},
 	}
@@ -401,6 +416,14 @@ func TestParseProxyFlagsValues(t *testing.T) {
 		{"upstream-timeout", withBase("--upstream-timeout", "10m"), func(o proxyOptions) any { return o.UpstreamTimeout }, 10 * time.Minute},
 		{"upstream-command may start with a single dash", []string{"--upstream-command", "-weird"}, func(o proxyOptions) any { return o.UpstreamCommand }, "-weird"},
 		{"terminator with nothing after", withBase("--"), func(o proxyOptions) any { return o.UpstreamCommand }, "node"},
+		{"command after --", []string{"--scenario", "F1", "--", "node", "dist/server.js", "--port", "3000", "-y", "--help", "--", "a,b"},
+			func(o proxyOptions) any { return append([]string{o.UpstreamCommand, o.Scenario}, o.UpstreamArgs...) },
+			[]string{"node", "F1", "dist/server.js", "--port", "3000", "-y", "--help", "--", "a,b"}},
+		{"command after -- alone", []string{"--", "npx"},
+			func(o proxyOptions) any { return fmt.Sprintf("%s %d", o.UpstreamCommand, len(o.UpstreamArgs)) }, "npx 0"},
+		{"quiet", withBase("--quiet"), func(o proxyOptions) any { return o.Quiet }, true},
+		{"quiet before a value flag", withBase("--quiet", "--scenario", "F1"), func(o proxyOptions) any { return fmt.Sprintf("%v %s", o.Quiet, o.Scenario) }, "true F1"},
+		{"not quiet by default", withBase(), func(o proxyOptions) any { return o.Quiet }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -422,6 +445,7 @@ func FuzzParseProxyFlags(f *testing.F) {
 		"--report-file\n--scenario\nF1",
 		"--upstream-command\nnode\n--plugin\na.wasm\n--plugin-config\nx={}\n--scenario\nslow",
 		"-h", "--", "--=", "---", "-", "--upstream-env\nA=1,A=2",
+		"--quiet\n--\nnode\nserver.js", "--upstream-command\nnode server.js", "--\n\n", "--senario\nF1",
 	} {
 		f.Add(s)
 	}
@@ -444,4 +468,37 @@ func FuzzParseProxyFlags(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestUpstreamCommandWithSpaces: a whole command line given as one word is
+// one error line that shows the -- form; an executable file whose path
+// has spaces is fine.
+func TestUpstreamCommandWithSpaces(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "agent harness")
+	spacedExecutable := filepath.Join(dir, "my server")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(spacedExecutable, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := parseProxyFlags([]string{"--upstream-command", spacedExecutable}); err != nil || o.UpstreamCommand != spacedExecutable {
+		t.Errorf("executable file with spaces: %q, %v", o.UpstreamCommand, err)
+	}
+	wantUsageError(t, []string{"--upstream-command", "node dist/server.js", "--scenario", "F1"},
+		`flag --upstream-command: "node dist/server.js" is not an executable file; to pass arguments write: agent-harness proxy [flags] -- node dist/server.js`)
+	wantUsageError(t, []string{"--upstream-command=npx -y  @acme/mcp"},
+		`flag --upstream-command: "npx -y  @acme/mcp" is not an executable file; to pass arguments write: agent-harness proxy [flags] -- npx -y @acme/mcp`)
+	wantUsageError(t, []string{"--", "node dist/server.js"},
+		`the command "node dist/server.js" after -- is not an executable file; give each argument as its own word: agent-harness proxy [flags] -- node dist/server.js`)
+	// Relative to --upstream-cwd, as the upstream is started.
+	if _, err := parseProxyFlags([]string{"--upstream-cwd", dir, "--upstream-command", "./my server"}); err != nil {
+		t.Errorf("executable relative to --upstream-cwd: %v", err)
+	}
+	if err := os.Chmod(spacedExecutable, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantUsageError(t, []string{"--upstream-command", spacedExecutable},
+		fmt.Sprintf(`flag --upstream-command: %q is not an executable file; to pass arguments write: agent-harness proxy [flags] -- %s`,
+			spacedExecutable, strings.Join(strings.Fields(spacedExecutable), " ")))
 }

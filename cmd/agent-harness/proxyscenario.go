@@ -82,12 +82,27 @@ func newScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop conte
 		Plugins:    ex.Plugins,
 		AuditTools: o.AuditTools,
 		Stderr:     stderr,
+		Feedback:   feedbackWriter(o, stderr),
 		Fatal:      s.fatal,
 	})
 	if err := s.pipeline.Start(); err != nil {
 		return nil, exitFailure // the pipeline printed the line
 	}
+	if o.AuditTools && (name != "" || chaos != nil) {
+		fmt.Fprintln(stderr, "[agent-harness] WARNING: the audit tools are on: the agent can read what really happened "+
+			"(e.g. that a timed-out write executed) with cuonztech__get_report and cuonztech__get_score; "+
+			"for a real measurement use --audit-tools off")
+	}
 	return s, exitOK
+}
+
+// feedbackWriter is where the fired and violation lines go: stderr, or
+// nowhere with --quiet.
+func feedbackWriter(o proxyOptions, stderr io.Writer) io.Writer {
+	if o.Quiet {
+		return nil
+	}
+	return stderr
 }
 
 // openReport checks the --report-file target and returns its writer (nil
@@ -194,4 +209,18 @@ func (s *scenario) finish(runErr error) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// summary prints the one line at exit (SPEC §11.4): verdict, score, the
+// deciding reason and the report file. Not with --quiet, and not when the
+// upstream did not start or the report file failed: the error line said
+// what matters then.
+func (s *scenario) summary(o proxyOptions, runErr error, stderr io.Writer) {
+	s.fatalMu.Lock()
+	failed := s.fatalErr != nil
+	s.fatalMu.Unlock()
+	if o.Quiet || failed || errors.Is(runErr, relay.ErrStartFailed) {
+		return
+	}
+	fmt.Fprintln(stderr, s.pipeline.Summary())
 }

@@ -105,6 +105,14 @@ func scnStart(t testing.TB, args ...string) *scnProxy {
 		full = append(full, "--report-file", p.report)
 	}
 	full = append(full, args...)
+	scnLaunch(t, p, proxy, full)
+	return p
+}
+
+// scnLaunch starts the proxy binary with the full command line for p and
+// initializes the session.
+func scnLaunch(t testing.TB, p *scnProxy, proxy string, full []string) {
+	t.Helper()
 	p.cmd = exec.Command(proxy, full...)
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
@@ -114,10 +122,9 @@ func scnStart(t testing.TB, args ...string) *scnProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr, err := p.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A writer, not a pipe: Wait returns only after every stderr line
+	// was added, so lines written just before the exit are never lost.
+	p.cmd.Stderr = &scnLineWriter{l: p.stderr}
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -130,12 +137,6 @@ func scnStart(t testing.TB, args ...string) *scnProxy {
 		close(p.msgs)
 	}()
 	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			p.stderr.add(sc.Text())
-		}
-	}()
-	go func() {
 		p.exitErr = p.cmd.Wait()
 		close(p.exited)
 	}()
@@ -145,7 +146,24 @@ func scnStart(t testing.TB, args ...string) *scnProxy {
 	})
 	p.request("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"scenario-e2e","version":"1"}}`)
 	p.notify("notifications/initialized", `{}`)
-	return p
+}
+
+// scnLineWriter adds each complete line written to it to l.
+type scnLineWriter struct {
+	l    *scnLines
+	part []byte
+}
+
+func (w *scnLineWriter) Write(b []byte) (int, error) {
+	w.part = append(w.part, b...)
+	for {
+		i := bytes.IndexByte(w.part, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		w.l.add(string(w.part[:i]))
+		w.part = w.part[i+1:]
+	}
 }
 
 func (p *scnProxy) writeLine(s string) {

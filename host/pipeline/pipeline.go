@@ -78,6 +78,10 @@ type Options struct {
 	// Stderr receives the one line printed when the report file cannot be
 	// written; nil is os.Stderr.
 	Stderr io.Writer
+	// Feedback receives a line when a fault fires and one per new
+	// violation, while the session runs (SPEC §11.4; feedback.go); nil
+	// prints none (--quiet, the benchmark).
+	Feedback io.Writer
 	// Fatal is called, after that line, from the call that could not
 	// write (before its answer reaches the agent) and from every later
 	// call and tool listing; it should end the process with exit code 1
@@ -111,6 +115,8 @@ type Pipeline struct {
 	broken  atomic.Pointer[error] // failed, readable without wmu
 
 	pluginFails pluginFailures // plugin failures not yet applied (PluginFailed)
+
+	fb *feedback // nil without Options.Feedback
 }
 
 // New returns a pipeline. It panics when opts.Judge is nil.
@@ -133,7 +139,8 @@ func New(opts Options) *Pipeline {
 	if opts.Fatal == nil {
 		opts.Fatal = func(error) { os.Exit(1) }
 	}
-	return &Pipeline{opts: opts, judge: opts.Judge, clock: opts.Clock, status: StatusStarting}
+	return &Pipeline{opts: opts, judge: opts.Judge, clock: opts.Clock, status: StatusStarting,
+		fb: newFeedback(opts.Feedback, opts.Judge)}
 }
 
 // Now returns the pipeline clock's time: the relay stamps calls with it
@@ -274,6 +281,9 @@ func (p *Pipeline) fatal(err error) (relay.Response, error) {
 // returns the state generation that includes it. Events after the session
 // end are dropped.
 func (p *Pipeline) apply(ev judge.Event) uint64 {
+	if p.fb != nil {
+		defer p.fb.flush() // runs after the unlock below
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.ended {
@@ -281,6 +291,9 @@ func (p *Pipeline) apply(ev judge.Event) uint64 {
 	}
 	p.applyPluginFailuresLocked()
 	p.judge.Apply(ev)
+	if p.fb != nil {
+		p.fb.noteLocked(ev, p.judge)
+	}
 	p.gen++
 	return p.gen
 }

@@ -93,6 +93,11 @@ type Options struct {
 	CallTimeout time.Duration
 	// StopGrace is each wait of the shutdown sequence (default 2 s).
 	StopGrace time.Duration
+
+	// Quiet (--quiet) leaves out the startup table and the notes on tool
+	// list changes; their WARNING lines, every other warning and error,
+	// and the upstream's own stderr are still written.
+	Quiet bool
 }
 
 // ToolInfo is how the proxy classified one upstream tool: the entry of the

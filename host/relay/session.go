@@ -143,7 +143,7 @@ type extraTool struct {
 func newSession(ctx context.Context, opts Options) (*session, error) {
 	s := &session{
 		opts:         opts,
-		log:          &logger{w: opts.Stderr},
+		log:          &logger{w: opts.Stderr, quiet: opts.Quiet},
 		callCtx:      context.WithoutCancel(ctx),
 		pending:      make(map[string]*pending),
 		calls:        make(map[string]*callState),

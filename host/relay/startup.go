@@ -122,7 +122,7 @@ func (s *session) announceTools(infos []ToolInfo) {
 	s.toolsMu.Lock()
 	s.setTools(infos)
 	s.toolsMu.Unlock()
-	s.log.Raw(classify.Table(infos, s.opts.KeyFieldNames))
+	s.log.Table(classify.Table(infos, s.opts.KeyFieldNames))
 	if s.opts.OnTools != nil {
 		s.opts.OnTools(infos)
 	}
@@ -217,8 +217,8 @@ func (s *session) relist() {
 		return
 	}
 	s.setTools(infos)
-	s.log.Lines("The upstream's tool list changed.")
-	s.log.Raw(classify.Table(infos, s.opts.KeyFieldNames))
+	s.log.Info("The upstream's tool list changed.")
+	s.log.Table(classify.Table(infos, s.opts.KeyFieldNames))
 	if s.opts.OnTools != nil {
 		s.opts.OnTools(infos)
 	}
@@ -293,8 +293,8 @@ func (s *session) learnMissing(raws [][]byte) {
 	}
 	infos := append(append([]ToolInfo{}, cur.order...), added...)
 	s.setTools(infos)
-	s.log.Lines("The upstream listed tools it had not listed before.")
-	s.log.Raw(classify.Table(infos, s.opts.KeyFieldNames))
+	s.log.Info("The upstream listed tools it had not listed before.")
+	s.log.Table(classify.Table(infos, s.opts.KeyFieldNames))
 	if s.opts.OnTools != nil {
 		s.opts.OnTools(infos)
 	}

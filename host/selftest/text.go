@@ -130,7 +130,7 @@ func (r *Result) writeSummary(b *strings.Builder) {
 	fmt.Fprintf(b, "Self-test FAILED: %d of %d verdicts differed from the one expected for the reference agent:\n", len(ms), total)
 	for i, m := range ms {
 		if i == maxListedMismatches {
-			fmt.Fprintf(b, "- … and %d more (all are listed in .cuonztech/benchmark-report.json)\n", len(ms)-i)
+			fmt.Fprintf(b, "- … and %d more (all are listed in the JSON report: .cuonztech/benchmark-report.json or --report-file)\n", len(ms)-i)
 			break
 		}
 		if m.Run == 0 {

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// commandForm is how the usage and the errors show the `--` form.
+const commandForm = "agent-harness proxy [flags] -- CMD [ARGS...]"
+
+// splitCommand splits the proxy's arguments at the first `--`: the flags
+// before it, the upstream command and its arguments after it (SPEC §11.5).
+// No flag takes `--` as its value (a value starting with -- never is one),
+// so the first `--` is always the separator.
+func splitCommand(args []string) (flags, command []string, hasCommand bool) {
+	for i, a := range args {
+		if a == "--" {
+			return args[:i], args[i+1:], true
+		}
+	}
+	return args, nil, false
+}
+
+// useCommand takes the upstream command and its arguments from after `--`.
+// They replace --upstream-command, --upstream-arg and --upstream-args,
+// which must then be absent: one command line never says two things.
+func useCommand(o *proxyOptions, seen map[string]bool, command []string) error {
+	if len(command) == 0 && seen["upstream-command"] {
+		return nil // a trailing -- ends the flags; nothing follows it
+	}
+	for _, name := range []string{"upstream-command", "upstream-arg", "upstream-args"} {
+		if seen[name] {
+			return usagef("flag --%s: not together with a command after -- (%s)", name, commandForm)
+		}
+	}
+	switch {
+	case len(command) == 0:
+		return usagef("no command after --: %s", commandForm)
+	case command[0] == "":
+		return usagef("the command after -- is empty: %s", commandForm)
+	}
+	for i, word := range command {
+		if strings.IndexByte(word, 0) >= 0 {
+			return usagef("word %d after -- contains a NUL byte", i+1)
+		}
+	}
+	o.UpstreamCommand = command[0]
+	o.UpstreamArgs = append([]string(nil), command[1:]...)
+	seen["upstream-command"] = true
+	o.commandAfterDashes = true
+	return nil
+}
+
+// checkCommandWord refuses an upstream command with spaces that is not an
+// executable file: almost always a whole command line given as one word
+// (`--upstream-command "node server.js"`), which would fail to start with a
+// confusing "file not found". The message shows the `--` form.
+func checkCommandWord(o *proxyOptions) error {
+	c := o.UpstreamCommand
+	if !strings.ContainsAny(c, " \t") || isExecutable(c, o.UpstreamCwd) {
+		return nil
+	}
+	fix := "agent-harness proxy [flags] -- " + strings.Join(strings.Fields(c), " ")
+	if o.commandAfterDashes {
+		return usagef("the command %s after -- is not an executable file; give each argument as its own word: %s", quoteArg(c), fix)
+	}
+	return usagef("flag --upstream-command: %s is not an executable file; to pass arguments write: %s", quoteArg(c), fix)
+}
+
+// isExecutable reports whether the upstream would find command as an
+// executable file: a path (relative to dir when set, as exec resolves it)
+// or a name on PATH.
+func isExecutable(command, dir string) bool {
+	if !strings.ContainsRune(command, filepath.Separator) {
+		_, err := exec.LookPath(command)
+		return err == nil
+	}
+	if dir != "" && !filepath.IsAbs(command) {
+		command = filepath.Join(dir, command)
+	}
+	fi, err := os.Stat(command)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+// proxyFlagNames are the proxy's flag names, for did-you-mean.
+func proxyFlagNames() []string {
+	names := make([]string, len(proxyFlags))
+	for i, f := range proxyFlags {
+		names[i] = f.name
+	}
+	return names
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"runtime/debug"
+	"testing"
+
+	"github.com/cuonztech/agent-harness/builtin/judge"
+)
+
+func TestVersionLine(t *testing.T) {
+	vcs := func(kv ...string) []debug.BuildSetting {
+		var s []debug.BuildSetting
+		for i := 0; i+1 < len(kv); i += 2 {
+			s = append(s, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return s
+	}
+	tests := []struct {
+		name string
+		info *debug.BuildInfo
+		want string
+	}{
+		{"no build information", nil, "agent-harness " + judge.HarnessVersion + " (development build, revision unknown)"},
+		{"devel without VCS", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}},
+			"agent-harness " + judge.HarnessVersion + " (development build, revision unknown)"},
+		{"devel from a checkout", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"},
+			Settings: vcs("vcs", "git", "vcs.revision", "4b6aa37e8ba2ca96797debb62bac839500927529", "vcs.time", "2026-11-03T09:00:00Z", "vcs.modified", "false")},
+			"agent-harness " + judge.HarnessVersion + " (development build, revision 4b6aa37e8ba2, 2026-11-03T09:00:00Z)"},
+		{"modified tree", &debug.BuildInfo{Main: debug.Module{Version: "v0.1.1-0.20261103090000-4b6aa37e8ba2+dirty"},
+			Settings: vcs("vcs.revision", "4b6aa37e8ba2ca96797debb62bac839500927529", "vcs.modified", "true")},
+			"agent-harness " + judge.HarnessVersion + " (module v0.1.1-0.20261103090000-4b6aa37e8ba2+dirty, revision 4b6aa37e8ba2+modified)"},
+		{"release", &debug.BuildInfo{Main: debug.Module{Version: "v0.1.0"}},
+			"agent-harness " + judge.HarnessVersion + " (module v0.1.0, revision unknown)"},
+		{"short revision kept whole", &debug.BuildInfo{Settings: vcs("vcs.revision", "abc")},
+			"agent-harness " + judge.HarnessVersion + " (development build, revision abc)"},
+	}
+	for _, tt := range tests {
+		if got := versionLine(tt.info); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
+	}
+}
