@@ -25,10 +25,10 @@ func TestNewRemovesStaleTempFiles(t *testing.T) {
 		"report.json." + dead + ".3kx9zq0a.tmp",
 	}
 	kept := []string{
-		"report.json." + live + ".1.tmp",                       // a live writer's
-		"report.json.1.1.tmp",                                  // pid 1 always runs
+		"report.json." + live + ".1.tmp",                      // a live writer's
+		"report.json.1.1.tmp",                                 // pid 1 always runs
 		"report.json." + strconv.Itoa(os.Getpid()) + ".7.tmp", // this process's own
-		"report.json.0" + dead + ".1.tmp",                      // not a name the writer makes
+		"report.json.0" + dead + ".1.tmp",                     // not a name the writer makes
 		"report.json." + dead + ".1.tmp.bak",
 		"report.json." + dead + ".A.tmp",
 		"report.json." + dead + "..tmp",
