@@ -34,27 +34,30 @@ func AdoptOrphans() error {
 	return nil
 }
 
-// stopAdopted ends the processes re-parented to this one: SIGTERM, up to
-// grace to exit, then SIGKILL, each round looking again, because an ended
-// process's own children are re-parented to this one in turn. It gives up
-// after grace + max(grace, killWait). Dead ones are reaped.
+// stopAdopted ends the processes re-parented to this one: SIGTERM once,
+// up to grace to exit, then SIGKILL, each round looking again, because an
+// ended process's own children are re-parented to this one in turn. It
+// gives up after grace + max(grace, killWait). Dead ones are reaped.
 func stopAdopted(grace time.Duration) {
 	if !adopting.Load() {
 		return
 	}
 	start := time.Now()
+	termed := map[int]bool{}
 	for {
 		pids := adopted()
 		elapsed := time.Since(start)
 		if len(pids) == 0 || elapsed > grace+max(grace, killWait) {
 			return
 		}
-		sig := syscall.SIGTERM
-		if elapsed > grace {
-			sig = syscall.SIGKILL
-		}
 		for _, pid := range pids {
-			_ = syscall.Kill(pid, sig)
+			switch {
+			case elapsed > grace:
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			case !termed[pid]:
+				termed[pid] = true
+				_ = syscall.Kill(pid, syscall.SIGTERM)
+			}
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

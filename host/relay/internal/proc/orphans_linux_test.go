@@ -24,28 +24,46 @@ func TestStopEndsAdoptedProcesses(t *testing.T) {
 	if err := AdoptOrphans(); err != nil {
 		t.Fatalf("AdoptOrphans: %v", err)
 	}
-	// setsid runs in a background job, not as a group leader, so it calls
-	// setsid(2) and execs sleep without forking: $! is the sleep.
-	p, err := Start(Spec{Command: "sh", Args: []string{"-c", `setsid sleep 300 & echo $!; read x`}, Env: os.Environ()})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name   string
+		script string
+	}{
+		// setsid runs in a background job, not as a group leader, so it
+		// calls setsid(2) and execs without forking: $! is the detached
+		// process.
+		{"detached", `setsid sleep 300 & echo $!; read x`},
+		// Ignores SIGTERM (it prints its pid once the trap is set):
+		// SIGKILL after the grace; its sleep is then re-parented to this
+		// process and ended too.
+		{"detached, ignores SIGTERM", `setsid sh -c 'trap "" TERM; echo $$; sleep 300; :' & read x`},
 	}
-	line, err := bufio.NewReader(p.Stdout()).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	detached, err := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Kill(detached, syscall.SIGKILL) })
-	p.Stop(100 * time.Millisecond)
-	p.Close()
-	if !gone(detached) {
-		t.Errorf("the detached grandchild %d still runs after Stop", detached)
-	}
-	if _, err := os.Stat("/proc/" + strconv.Itoa(detached)); err == nil {
-		t.Errorf("the detached grandchild %d was not reaped", detached)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Start(Spec{Command: "sh", Args: []string{"-c", tt.script}, Env: os.Environ()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			line, err := bufio.NewReader(p.Stdout()).ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			detached, err := strconv.Atoi(strings.TrimSpace(line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { syscall.Kill(detached, syscall.SIGKILL) })
+			p.Stop(100 * time.Millisecond)
+			p.Close()
+			if !gone(detached) {
+				t.Errorf("the detached process %d still runs after Stop", detached)
+			}
+			if _, err := os.Stat("/proc/" + strconv.Itoa(detached)); err == nil {
+				t.Errorf("the detached process %d was not reaped", detached)
+			}
+			if left := adopted(); len(left) != 0 {
+				t.Errorf("processes %v are still this process's children after Stop", left)
+			}
+		})
 	}
 }
 
