@@ -90,7 +90,8 @@ func (w *Writer) Write(data []byte) error {
 
 // WriteParts is Write for contents given as parts, written one after the
 // other, so that a caller holding the contents in pieces need not copy
-// them into one buffer first.
+// them into one buffer first (in place they are copied, to be written in
+// one call).
 //
 // The first write decides: when atomic replacement fails then (a
 // bind-mounted file, a directory the process may not write, a name too
@@ -119,12 +120,12 @@ func (w *Writer) WriteParts(parts [][]byte) error {
 }
 
 // warn tells Options.Warn, once, that the report was written in place.
-func (w *Writer) warn(always bool, cause error) {
+func (w *Writer) warn(fromNowOn bool, cause error) {
 	if w.warned || w.opts.Warn == nil {
 		return
 	}
 	w.warned = true
-	if always {
+	if fromNowOn {
 		w.opts.Warn(fmt.Sprintf("the report file %s cannot be replaced atomically (%v); "+
 			"it is overwritten in place, so a reader can see it half-written and a kill during a write can leave it incomplete", w.path, cause))
 		return
