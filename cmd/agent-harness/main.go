@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/cuonztech/agent-harness/host/relay"
 )
 
 // Exit codes shared by every subcommand.
@@ -24,6 +26,10 @@ func main() {
 	// Writes to a closed pipe must not kill the process with SIGPIPE before
 	// the proxy can stop its upstream; they return EPIPE instead.
 	signal.Ignore(syscall.SIGPIPE)
+	// The binary's only child processes are the upstreams the proxy starts:
+	// adopting their orphans lets the proxy end those at exit (Linux; an
+	// error elsewhere only means it cannot).
+	_ = relay.AdoptOrphans()
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -106,12 +106,16 @@ func feedbackWriter(o proxyOptions, stderr io.Writer) io.Writer {
 }
 
 // openReport checks the --report-file target and returns its writer (nil
-// without --report-file). A bad target is one stderr line and exit 2.
+// without --report-file). A bad target is one stderr line and exit 2; a
+// target that cannot be replaced atomically is one WARNING line at the
+// first write.
 func openReport(o proxyOptions, stderr io.Writer) (pipeline.ReportWriter, int) {
 	if o.ReportFile == "" {
 		return nil, exitOK
 	}
-	w, err := reportfile.New(o.ReportFile, reportfile.Options{})
+	w, err := reportfile.New(o.ReportFile, reportfile.Options{Warn: func(msg string) {
+		fmt.Fprintf(stderr, "[agent-harness] WARNING: %s\n", oneLine(msg))
+	}})
 	if err != nil {
 		fmt.Fprintf(stderr, "[agent-harness] proxy: flag --report-file: %s\n", oneLine(err.Error()))
 		return nil, exitUsage

@@ -5,12 +5,22 @@
 // the target's directory, created with O_CREAT|O_EXCL (so a symlink planted
 // at that name is never followed: O_EXCL fails on any existing name,
 // symlink or not), and is then renamed over the target. A reader therefore
-// sees either the previous report or the new one, never a torn file. When
-// the temporary file cannot be created or renamed (a bind-mounted file, a
-// directory the process may not write), the target is written directly,
-// still refusing anything that is not a regular file. When that fails too,
-// Write returns an error and the caller must stop (exit 1) before the agent
-// gets its next answer.
+// sees either the previous report or the new one, never a torn file.
+//
+// When atomic replacement fails on the first write (a bind-mounted file:
+// rename gives EBUSY; a directory the process may not write; a name too
+// long for a temporary one), the Writer says so once (Options.Warn) and
+// from then on rewrites the target in place, still refusing anything that
+// is not a regular file. In place it never truncates first: it grows the
+// file with spaces, writes the new report over the old one padded with
+// spaces in one call, and only then shortens it, so between any two system
+// calls — and after a disk-full error — the file holds the old or the new
+// report as valid JSON (see writeInPlace for the one window left). When
+// that fails too, Write returns an error and the caller must stop (exit 1)
+// before the agent gets its next answer.
+//
+// New removes temporary files that killed writers left beside the target:
+// exact temporary names whose pid is no running process.
 //
 // # Notes
 //
@@ -26,5 +36,8 @@
 //     kernel). Options.Sync adds an fsync before the rename for power-loss
 //     durability, at a cost of milliseconds per write on ext4.
 //   - Several proxies writing one file overwrite each other: the last
-//     writer wins.
+//     writer wins. Stale temporary files are recognised by pid in this
+//     pid namespace: a live writer in another namespace (container) that
+//     shares the directory can lose its temporary file, and then writes
+//     that report in place.
 package reportfile

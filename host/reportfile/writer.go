@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 )
 
@@ -21,6 +22,10 @@ type Options struct {
 	// Rand returns the random part of temporary file names; nil uses
 	// math/rand/v2. Tests inject a predictable source.
 	Rand func() uint64
+	// Warn, when set, receives one message (without a trailing newline)
+	// the first time the report had to be written in place because atomic
+	// replacement failed; it is never called again.
+	Warn func(msg string)
 }
 
 // Writer replaces one report file atomically on each Write. It is not safe
@@ -34,7 +39,14 @@ type Writer struct {
 	prefix string // target + "." + pid + "."
 	name   []byte // reused temp name buffer
 
-	rename func(oldpath, newpath string) error // os.Rename; replaced in tests
+	decided bool   // the first write was done: inPlace is settled
+	inPlace bool   // atomic replacement failed on the first write: write in place only
+	warned  bool   // Options.Warn was called
+	buf     []byte // in place: the new contents and their padding
+	pad     []byte // in place: spaces that grow the file
+
+	rename func(oldpath, newpath string) error               // os.Rename; replaced in tests
+	open   func(name string, perm fs.FileMode) (file, error) // openInPlace; replaced in tests
 }
 
 // New checks path (see Check) and returns a Writer for its final target.
@@ -50,6 +62,7 @@ func New(path string, opts Options) (*Writer, error) {
 		opts:   opts,
 		prefix: target + "." + strconv.Itoa(os.Getpid()) + ".",
 		rename: os.Rename,
+		open:   openInPlace,
 	}
 	if fi != nil {
 		w.perm, w.chmod = fi.Mode().Perm(), true
@@ -57,6 +70,7 @@ func New(path string, opts Options) (*Writer, error) {
 	if w.opts.Rand == nil {
 		w.opts.Rand = rand.Uint64
 	}
+	removeStale(target)
 	return w, nil
 }
 
@@ -67,26 +81,56 @@ func (w *Writer) Path() string { return w.path }
 func (w *Writer) Target() string { return w.target }
 
 // Write replaces the report file's contents with data: a new temporary
-// file renamed over the target, or, when that fails, a direct write of the
-// target. It returns an error only when both failed; the caller must then
-// stop before the agent gets another answer.
+// file renamed over the target, or, when that fails, the target rewritten
+// in place (see writeInPlace). It returns an error only when both failed;
+// the caller must then stop before the agent gets another answer.
 func (w *Writer) Write(data []byte) error {
 	return w.WriteParts([][]byte{data})
 }
 
 // WriteParts is Write for contents given as parts, written one after the
 // other, so that a caller holding the contents in pieces need not copy
-// them into one buffer first.
+// them into one buffer first (in place they are copied, to be written in
+// one call).
+//
+// The first write decides: when atomic replacement fails then (a
+// bind-mounted file, a directory the process may not write, a name too
+// long for a temporary one), every later write goes in place at once and
+// Options.Warn is told. A later failure of the atomic way (say, the disk
+// is full) falls back in place for that write only.
 func (w *Writer) WriteParts(parts [][]byte) error {
+	first := !w.decided
+	w.decided = true
+	if w.inPlace {
+		if err := w.writeInPlace(parts); err != nil {
+			return fmt.Errorf("in place: %w", err)
+		}
+		return nil
+	}
 	errTemp := w.writeTemp(parts)
 	if errTemp == nil {
 		return nil
 	}
-	errDirect := w.writeDirect(parts)
-	if errDirect == nil {
-		return nil
+	if err := w.writeInPlace(parts); err != nil {
+		return fmt.Errorf("%w; in place: %w", errTemp, err)
 	}
-	return fmt.Errorf("%w; direct write: %w", errTemp, errDirect)
+	w.inPlace = first
+	w.warn(first, errTemp)
+	return nil
+}
+
+// warn tells Options.Warn, once, that the report was written in place.
+func (w *Writer) warn(fromNowOn bool, cause error) {
+	if w.warned || w.opts.Warn == nil {
+		return
+	}
+	w.warned = true
+	if fromNowOn {
+		w.opts.Warn(fmt.Sprintf("the report file %s cannot be replaced atomically (%v); "+
+			"it is overwritten in place, so a reader can see it half-written and a kill during a write can leave it incomplete", w.path, cause))
+		return
+	}
+	w.opts.Warn(fmt.Sprintf("the report file %s could not be replaced atomically (%v); it was overwritten in place", w.path, cause))
 }
 
 // writeTemp writes parts to a new temporary file and renames it over the
@@ -137,27 +181,106 @@ func (w *Writer) createTemp() (*os.File, string, error) {
 	return nil, "", err
 }
 
-// writeDirect overwrites the target in place. It opens without following
-// a symlink and without blocking (a FIFO without reader fails at once, one
-// with a reader is refused after fstat), and truncates only after checking
-// that what it opened is a regular file.
-func (w *Writer) writeDirect(parts [][]byte) error {
-	f, err := os.OpenFile(w.target, os.O_WRONLY|os.O_CREATE|directFlags, w.perm)
+// file is what writeInPlace needs of the opened target (*os.File); tests
+// inject faults and crashes.
+type file interface {
+	Stat() (fs.FileInfo, error)
+	WriteAt(b []byte, off int64) (int, error)
+	Truncate(size int64) error
+	Sync() error
+	Close() error
+}
+
+// openInPlace opens the target for writing in place, without following a
+// symlink and without blocking (a FIFO without reader fails at once; one
+// with a reader is refused after fstat).
+func openInPlace(name string, perm fs.FileMode) (file, error) {
+	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|directFlags, perm)
+}
+
+// writeInPlace overwrites the target in place so that, between any two of
+// its system calls, the file holds the previous report or the new one,
+// each as valid JSON (JSON allows whitespace after the value):
+//
+//  1. when the new contents are longer, the file is first grown with
+//     spaces: the old report followed by spaces is still the old report,
+//     also when the disk fills up halfway (the file is then cut back to
+//     its old length and the error returned: the last good report stays);
+//  2. one write puts the new contents at offset 0, padded with spaces to
+//     the file's length, so no byte of the old report is left after it;
+//  3. only then is the file shortened to the new contents.
+//
+// The target is never truncated first, so a failed write never destroys
+// the last good report. What no ordering can prevent: the kernel copies
+// the one write of step 2 page by page and stops early for a fatal signal,
+// so a kill -9 that lands inside that call (microseconds) can still leave
+// a mix of both reports; and on a copy-on-write file system (btrfs, ZFS) a
+// full disk can fail step 2 itself.
+func (w *Writer) writeInPlace(parts [][]byte) error {
+	f, err := w.open(w.target, w.perm)
 	if err != nil {
 		return err
 	}
+	err = w.overwrite(f, parts)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// overwrite does steps 1 to 3 of writeInPlace on the opened target.
+func (w *Writer) overwrite(f file, parts [][]byte) error {
 	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%s is %s, %w", w.target, describe(fi.Mode()), ErrNotRegular)
-	}
-	if err == nil {
-		err = f.Truncate(0)
-	}
 	if err != nil {
-		f.Close()
 		return err
 	}
-	return writeClose(f, parts, w.opts.Sync)
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is %s, %w", w.target, describe(fi.Mode()), ErrNotRegular)
+	}
+	old := fi.Size()
+	var size int64
+	for _, p := range parts {
+		size += int64(len(p))
+	}
+	if size > old {
+		w.pad = spaces(w.pad[:0], int(size-old))
+		if _, err := f.WriteAt(w.pad, old); err != nil {
+			_ = f.Truncate(old) // the spaces that did fit go again
+			return err
+		}
+	}
+	w.buf = w.buf[:0]
+	for _, p := range parts {
+		w.buf = append(w.buf, p...)
+	}
+	if old > size {
+		w.buf = spaces(w.buf, int(old-size))
+	}
+	if _, err := f.WriteAt(w.buf, 0); err != nil {
+		return err
+	}
+	if old > size {
+		// A failure here leaves the new report followed by spaces: still
+		// the new report, so it is not an error.
+		_ = f.Truncate(size)
+	}
+	if w.opts.Sync {
+		return f.Sync()
+	}
+	return nil
+}
+
+// spaces appends n spaces to b.
+func spaces(b []byte, n int) []byte {
+	if n <= 0 {
+		return b
+	}
+	l := len(b)
+	b = slices.Grow(b, n)[:l+n]
+	for i := l; i < len(b); i++ {
+		b[i] = ' '
+	}
+	return b
 }
 
 // writeClose writes parts, optionally syncs, and closes f.

@@ -12,6 +12,8 @@
 //	-exit-at-start N    write to stderr and exit with status N at once [UPSTREAM_EXIT_AT_START]
 //	-stderr-lines N     write N numbered lines to stderr at start [UPSTREAM_STDERR_LINES]
 //	-grandchild-pidfile F  start a sleeping grandchild and write its pid to F [UPSTREAM_GRANDCHILD_PIDFILE]
+//	-setsid-grandchild-pidfile F  the same, in a session of its own (setsid): out of the process group [UPSTREAM_SETSID_GRANDCHILD_PIDFILE]
+//	-pidfile F          write the upstream's own pid to F at start [UPSTREAM_PIDFILE]
 //	-ignore-stdin-eof   keep running after stdin closes (needs SIGTERM) [UPSTREAM_IGNORE_STDIN_EOF]
 //	-ignore-sigterm     ignore SIGTERM (needs SIGKILL) [UPSTREAM_IGNORE_SIGTERM]
 //	-hotel-tools        also list check_in_guest (a write) and update_status_view
@@ -110,6 +112,8 @@ func main() {
 	exitAtStart := flag.Int("exit-at-start", envInt("UPSTREAM_EXIT_AT_START", -1), "exit at once with this status")
 	stderrLines := flag.Int("stderr-lines", envInt("UPSTREAM_STDERR_LINES", 0), "lines written to stderr at start")
 	grandchild := flag.String("grandchild-pidfile", os.Getenv("UPSTREAM_GRANDCHILD_PIDFILE"), "start a sleeping grandchild, write its pid here")
+	setsidChild := flag.String("setsid-grandchild-pidfile", os.Getenv("UPSTREAM_SETSID_GRANDCHILD_PIDFILE"), "start a sleeping grandchild in its own session, write its pid here")
+	pidfile := flag.String("pidfile", os.Getenv("UPSTREAM_PIDFILE"), "write the upstream's pid here")
 	ignoreEOF := flag.Bool("ignore-stdin-eof", os.Getenv("UPSTREAM_IGNORE_STDIN_EOF") != "", "keep running after stdin EOF")
 	ignoreTerm := flag.Bool("ignore-sigterm", os.Getenv("UPSTREAM_IGNORE_SIGTERM") != "", "ignore SIGTERM")
 	hotel := flag.Bool("hotel-tools", os.Getenv("UPSTREAM_HOTEL_TOOLS") != "", "also list check_in_guest and update_status_view")
@@ -127,15 +131,13 @@ func main() {
 		signal.Ignore(syscall.SIGTERM)
 	}
 	if *grandchild != "" {
-		cmd := exec.Command("sleep", "300")
-		if err := cmd.Start(); err != nil {
-			fmt.Fprintf(os.Stderr, "upstream: start grandchild: %v\n", err)
-			os.Exit(3)
-		}
-		if err := os.WriteFile(*grandchild, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
-			fmt.Fprintf(os.Stderr, "upstream: write pidfile: %v\n", err)
-			os.Exit(3)
-		}
+		startGrandchild(*grandchild, false)
+	}
+	if *setsidChild != "" {
+		startGrandchild(*setsidChild, true)
+	}
+	if *pidfile != "" {
+		writePid(*pidfile, os.Getpid())
 	}
 	s := &server{
 		pageSize: *pageSize, countsFile: *countsFile, noTools: *noTools,
@@ -150,7 +152,30 @@ func main() {
 	}
 	s.serve()
 	if *ignoreEOF {
-		select {}
+		// Not select{}: with nothing else to run, the runtime would end
+		// the process as deadlocked.
+		for {
+			time.Sleep(time.Hour)
+		}
+	}
+}
+
+// startGrandchild starts a sleeping child, in a session of its own with
+// setsid, and writes its pid to pidfile.
+func startGrandchild(pidfile string, setsid bool) {
+	cmd := exec.Command("sleep", "300")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: setsid}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "upstream: start grandchild: %v\n", err)
+		os.Exit(3)
+	}
+	writePid(pidfile, cmd.Process.Pid)
+}
+
+func writePid(path string, pid int) {
+	if err := os.WriteFile(path, []byte(strconv.Itoa(pid)), 0o644); err != nil {
+		fmt.Fprintf(os.Stderr, "upstream: write pidfile: %v\n", err)
+		os.Exit(3)
 	}
 }
 

@@ -32,17 +32,28 @@ func hasLiveMember(pgid int) bool {
 // parseStat returns the state and process group from a /proc/PID/stat line:
 // "pid (comm) state ppid pgrp ..."; comm may contain spaces and parentheses.
 func parseStat(stat []byte) (state byte, pgrp int, ok bool) {
+	state, _, pgrp, ok = statFields(stat)
+	return state, pgrp, ok
+}
+
+// statFields returns the state, parent and process group from a
+// /proc/PID/stat line.
+func statFields(stat []byte) (state byte, ppid, pgrp int, ok bool) {
 	i := bytes.LastIndexByte(stat, ')')
 	if i < 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	fields := bytes.Fields(stat[i+1:])
 	if len(fields) < 3 || len(fields[0]) != 1 {
-		return 0, 0, false
+		return 0, 0, 0, false
+	}
+	pp, err := strconv.Atoi(string(fields[1]))
+	if err != nil {
+		return 0, 0, 0, false
 	}
 	pg, err := strconv.Atoi(string(fields[2]))
 	if err != nil {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	return fields[0][0], pg, true
+	return fields[0][0], pp, pg, true
 }

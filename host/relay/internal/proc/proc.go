@@ -1,6 +1,14 @@
 // Package proc starts the upstream MCP server as a child process in its own
 // process group and stops the whole group: close stdin, wait, SIGTERM, wait,
 // SIGKILL — so wrappers such as `sh -c` or `npx` leave no orphans.
+//
+// On Linux two more guards hold (see AdoptOrphans and Start):
+//   - the upstream gets SIGKILL when the proxy dies, also by kill -9
+//     (the parent-death signal), so one that ignores stdin EOF does not
+//     outlive it;
+//   - with AdoptOrphans, descendants that left the group (setsid) or lost
+//     their parent are re-parented to the proxy (a child subreaper) and
+//     Stop ends them too.
 package proc
 
 import (
@@ -9,6 +17,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -58,21 +67,44 @@ func Start(s Spec) (*Process, error) {
 	cmd.Dir = s.Dir
 	cmd.Env = s.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	cmd.SysProcAttr = sysProcAttr()
+	p := &Process{
+		cmd: cmd, stdin: inW, stdout: outR, stderr: errR,
+		done:     make(chan struct{}),
+		stopping: make(chan struct{}),
+	}
+	// The parent-death signal fires when the thread that forked the child
+	// exits, not the process, and the Go runtime ends a thread whose
+	// goroutine exits while locked to it. So the fork runs on a thread
+	// locked to this goroutine, which keeps it until the child was reaped:
+	// no other goroutine can end that thread while the child runs.
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		children.Lock()
+		err := cmd.Start()
+		if err == nil {
+			children.started[cmd.Process.Pid] = true
+		}
+		children.Unlock()
+		started <- err
+		if err == nil {
+			<-p.done
+		}
+	}()
+	if err := <-started; err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return nil, err
 	}
 	// The child holds its own copies; ours would keep the pipes open.
 	closeAll(inR, outW, errW)
-	p := &Process{
-		cmd: cmd, stdin: inW, stdout: outR, stderr: errR,
-		pgid:     cmd.Process.Pid,
-		done:     make(chan struct{}),
-		stopping: make(chan struct{}),
-	}
+	p.pgid = cmd.Process.Pid
 	go func() {
 		p.waitErr = cmd.Wait()
+		children.Lock()
+		delete(children.started, p.pgid)
+		children.Unlock()
 		close(p.done)
 	}()
 	return p, nil
@@ -130,7 +162,8 @@ const killWait = 2 * time.Second
 // member of the group runs any more (zombies nobody reaps count as gone),
 // at most max(grace, killWait). It returns when the child has been reaped
 // (or after a last grace period), so no process of the group outlives it.
-// Safe to call more than once.
+// With AdoptOrphans, it then ends the processes re-parented to this one
+// the same way (stopAdopted). Safe to call more than once.
 func (p *Process) Stop(grace time.Duration) {
 	p.stopOnce.Do(func() {
 		close(p.stopping)
@@ -151,6 +184,7 @@ func (p *Process) Stop(grace time.Duration) {
 		case <-p.done:
 		case <-time.After(grace):
 		}
+		stopAdopted(grace)
 	})
 }
 
