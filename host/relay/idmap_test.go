@@ -59,7 +59,7 @@ func TestRelayCancellationNamesTheUpstreamID(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		up := &fakeUpstream{tools: testTools, hang: map[string]bool{"create_booking": true}}
 		a := startRelay(t, up, nil)
-		a.initialize() // upstream id 1
+		a.initialize()                                                                                               // upstream id 1
 		a.send(`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"create_booking","arguments":{}}}`) // upstream id 2
 		a.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nope"}}`)
 		a.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
