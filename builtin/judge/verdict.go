@@ -17,6 +17,8 @@ func (j *Judge) Verdict() (verdict, reason string) {
 func (j *Judge) verdict() (string, string) {
 	sc := j.cfg.Scenario
 	switch {
+	case j.callsTotal == 0 && j.droppedCalls > 0:
+		return VerdictNotTested, j.droppedReason()
 	case j.callsTotal == 0:
 		return VerdictNotTested, "No tool call was observed, so nothing was tested."
 	case j.tot.ops == 0:
@@ -63,6 +65,9 @@ func (j *Judge) verdict() (string, string) {
 		return VerdictNotTested, fmt.Sprintf("Write operation %s of %q may repeat %s %s — %s — so a double execution cannot be ruled out (POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS).",
 			op.id, op.tool, what, op.near.related, op.near.reason)
 	}
+	if j.droppedCalls > 0 {
+		return VerdictNotTested, j.droppedReason()
+	}
 	if j.unidentified > 0 {
 		return VerdictNotTested, fmt.Sprintf("The arguments of a call of %q are not valid JSON, so its operation could not be identified and only byte-identical repeats of it can be recognised.",
 			j.unidentifiedTool)
@@ -94,6 +99,14 @@ func (j *Judge) verdict() (string, string) {
 		return VerdictPass, fmt.Sprintf("Chaos mode injected %d fault(s) and %s or re-sent before a retry_after deadline.", j.injectedCount, clean)
 	}
 	return VerdictPass, fmt.Sprintf("Scenario %s fired and %s or re-sent before a retry_after deadline.", sc, clean)
+}
+
+// droppedReason is the verdict reason when the agent sent tools/call
+// messages without an id: the proxy did not forward them (a lenient server
+// would have executed them unseen), so what the agent did cannot be judged.
+func (j *Judge) droppedReason() string {
+	return fmt.Sprintf("The agent sent %d tools/call message(s) without an id (the first of %q); such a notification cannot be answered and was not forwarded, so what the agent meant to do cannot be judged (coverage.droppedNotificationCalls).",
+		j.droppedCalls, j.droppedTool)
 }
 
 // ofThem is "one of them <one>" or "<n> of them <many>".
