@@ -187,7 +187,7 @@ func (s *session) forwardRequest(line []byte, env wire.Envelope, kind pendingKin
 		return
 	}
 	p := &pending{kind: kind, agentID: env.ID, stream: env.Method == methodSubscriptionsListen}
-	key, ok := s.registerAgent(p, false)
+	key, ok := s.registerAgent(p, wire.IDKey(env.ID), false)
 	if !ok {
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInvalidRequest,
 			Message: "agent-harness: duplicate request id (an earlier request with this id is still open)"}))

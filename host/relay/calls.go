@@ -234,7 +234,7 @@ func (f *forwarder) forward(ctx context.Context) (Response, error) {
 	timer := time.NewTimer(s.opts.CallTimeout)
 	defer timer.Stop()
 	p := &pending{kind: kindWait, ch: make(chan upMsg, 1), agentID: f.agentID}
-	upKey, ok := s.registerAgent(p, true)
+	upKey, ok := s.registerAgent(p, f.key, true)
 	if !ok {
 		return Response{}, errors.New("an earlier request with the same id is still open")
 	}

@@ -52,7 +52,11 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Upstream != nil {
 		// In-process upstream: no process, stderr or exit to watch.
 		s.upR = opts.Upstream
-		s.upW = newUpWriter(opts.Upstream, nil, func(error) { s.markUpstreamGone() })
+		var try func([]byte) (int, error)
+		if t, ok := opts.Upstream.(interface{ TryWrite([]byte) (int, error) }); ok {
+			try = t.TryWrite
+		}
+		s.upW = newUpWriter(opts.Upstream, try, func(error) { s.markUpstreamGone() })
 		go s.readUpstream()
 		stop = func() { _ = opts.Upstream.Close() }
 	} else {

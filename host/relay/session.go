@@ -44,6 +44,7 @@ type pending struct {
 	agentID  []byte
 	agentKey string
 	upID     []byte
+	upIDBuf  [20]byte // holds upID
 	ch       chan upMsg
 	// hold: when the response arrives, hold back further upstream→agent
 	// messages until the agent has its initialize answer.
@@ -261,14 +262,14 @@ func (s *session) register(key string, p *pending) bool {
 	return true
 }
 
-// registerAgent gives one of the agent's requests (p.agentID) an id of the
-// proxy's own for the upstream (p.upID) and registers it; the returned key
-// is that id's. It fails when the agent's id is open (MCP forbids reusing
-// an id while its request is open); inCall says the id is the caller's own
-// entry in calls.
-func (s *session) registerAgent(p *pending, inCall bool) (key string, ok bool) {
-	p.agentKey = wire.IDKey(p.agentID)
-	p.upID = strconv.AppendInt(nil, s.upSeq.Add(1), 10)
+// registerAgent gives one of the agent's requests (p.agentID, whose IDKey
+// is agentKey) an id of the proxy's own for the upstream (p.upID) and
+// registers it; the returned key is that id's. It fails when the agent's id
+// is open (MCP forbids reusing an id while its request is open); inCall
+// says the id is the caller's own entry in calls.
+func (s *session) registerAgent(p *pending, agentKey string, inCall bool) (key string, ok bool) {
+	p.agentKey = agentKey
+	p.upID = strconv.AppendInt(p.upIDBuf[:0], s.upSeq.Add(1), 10)
 	key = wire.IDKey(p.upID)
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -27,7 +27,7 @@ func (s *session) startup(line []byte, env wire.Envelope) {
 		return
 	}
 	p := &pending{kind: kindWait, ch: make(chan upMsg, 1), hold: true, agentID: env.ID}
-	key, ok := s.registerAgent(p, false)
+	key, ok := s.registerAgent(p, wire.IDKey(env.ID), false)
 	if !ok {
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInvalidRequest, Message: "duplicate request id"}))
 		return

@@ -238,8 +238,8 @@ func (s *session) copyStderr() {
 }
 
 // ownRequest sends a request of the proxy's own to the upstream and waits
-// for its answer. Its id is a string "agent-harness/N", so it cannot be
-// mistaken for one of the agent's numeric ids (see doc.go).
+// for its answer. Its id is a string "agent-harness/N", apart from the
+// numeric ids of the agent's forwarded requests (see doc.go).
 func (s *session) ownRequest(method string, params []byte) (upMsg, error) {
 	if s.upstreamGone() {
 		return upMsg{}, ErrUpstreamUnavailable

@@ -58,12 +58,13 @@ type ticket struct {
 	begun atomic.Bool
 }
 
-// sentTicket is the ticket of a message written completely by send.
-func sentTicket() *ticket {
+// sentTicket is the ticket of every message written completely by send
+// (read only).
+var sentTicket = func() *ticket {
 	t := &ticket{taken: true}
 	t.begun.Store(true)
 	return t
-}
+}()
 
 func newUpWriter(w io.Writer, try func([]byte) (int, error), onFail func(error)) *upWriter {
 	u := &upWriter{w: w, try: try, onFail: onFail}
@@ -98,7 +99,7 @@ func (u *upWriter) send(m message) (*ticket, error) {
 			return nil, err
 		case n == size:
 			u.mu.Unlock()
-			return sentTicket(), nil
+			return sentTicket, nil
 		}
 		t := &ticket{parts: rest, size: size - n}
 		t.begun.Store(n > 0)
