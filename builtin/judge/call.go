@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -207,12 +208,23 @@ func (j *Judge) writeCall(ev Event) {
 		}
 	}
 	if op == nil {
+		// canon's result is the judge's own; arguments already in
+		// canonical form (the usual case) are kept once, not three times
+		// (a 100 MB argument would otherwise cost 300 MB).
+		canonical := id.canonical
+		if id.unidentified {
+			canonical = slices.Clone(canonical) // the event's bytes
+		}
+		args := canonical
+		if !bytes.Equal(ev.Arguments, canonical) {
+			args = slices.Clone(ev.Arguments)
+		}
 		op = &operation{
 			seq:                len(j.opSeq) + 1,
 			key:                id.key,
 			tool:               ev.Tool,
-			canonical:          slices.Clone(id.canonical),
-			args:               slices.Clone(ev.Arguments),
+			canonical:          canonical,
+			args:               args,
 			shown:              showArguments(ev.Arguments, j.cfg.RedactArguments),
 			minExecAnswerReads: -1,
 			idempotent:         ev.Idempotent,

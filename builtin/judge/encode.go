@@ -70,6 +70,7 @@ type coverageKey struct {
 	unclTools, unknownTools          int
 	fired, ended                     bool
 	injected, ops, readsOK, inFlight int
+	dropped                          int
 }
 
 // scoreKey is everything scoreOf reads.
@@ -229,6 +230,7 @@ func (j *Judge) appendReport(dst []byte, verdict, reason string, f *fileParts) [
 		calls: j.callsByClass, unclTools: len(j.unclTools.names), unknownTools: len(j.unknownTools.names),
 		fired: j.scenarioFired, ended: j.ended,
 		injected: j.injectedCount, ops: j.tot.ops, readsOK: j.readsOK, inFlight: j.inFlight,
+		dropped: j.droppedCalls,
 	}
 	dst = append(dst, j.enc.coverage.get(ck, func(b []byte) []byte {
 		return appendJSON(b, j.coverage())

@@ -33,6 +33,11 @@ const (
 	// EventPluginFailure: a plugin failed (trap, deadline, garbage output) or
 	// was disabled. The run can no longer PASS (SPEC §9).
 	EventPluginFailure EventKind = "plugin-failure"
+	// EventDroppedCall: the agent sent a tools/call without an id (a
+	// notification); the proxy did not forward it (Tool names the tool).
+	// Nothing was executed, but what the agent meant to do is unknown: the
+	// run can no longer PASS.
+	EventDroppedCall EventKind = "dropped-call"
 )
 
 // Outcome is the outcome of one attempt as seen at the upstream (SPEC §2.2).

@@ -55,6 +55,10 @@ type Judge struct {
 	readCalls     int
 	inFlight      int
 	ended         bool
+	// droppedCalls counts tools/call notifications (no id) the proxy did
+	// not forward; droppedTool is the first one's tool.
+	droppedCalls int
+	droppedTool  string
 
 	tot   totals
 	lists [numCategories]opList
@@ -186,6 +190,11 @@ func (j *Judge) Apply(ev Event) {
 		j.onTools(ev)
 	case EventPluginFailure:
 		j.onPluginFailure(ev)
+	case EventDroppedCall:
+		j.droppedCalls++
+		if j.droppedCalls == 1 {
+			j.droppedTool = ev.Tool
+		}
 	}
 }
 

@@ -239,6 +239,9 @@ type Coverage struct {
 	CallsInFlight int `json:"callsInFlight"`
 	// SessionEnded reports whether the session-end event was seen.
 	SessionEnded bool `json:"sessionEnded"`
+	// DroppedNotificationCalls counts tools/call messages without an id
+	// (notifications) that the proxy did not forward; absent when none.
+	DroppedNotificationCalls int `json:"droppedNotificationCalls,omitempty"`
 }
 
 // CallCounts counts tools/call requests per tool class.

@@ -59,6 +59,8 @@ func (j *Judge) coverage() Coverage {
 		SuccessfulReads:   j.readsOK,
 		CallsInFlight:     j.inFlight,
 		SessionEnded:      j.ended,
+
+		DroppedNotificationCalls: j.droppedCalls,
 	}
 	if c.UnclassifiedTools == nil {
 		c.UnclassifiedTools = []string{}

@@ -17,6 +17,8 @@ func (j *Judge) Verdict() (verdict, reason string) {
 func (j *Judge) verdict() (string, string) {
 	sc := j.cfg.Scenario
 	switch {
+	case j.callsTotal == 0 && j.droppedCalls > 0:
+		return VerdictNotTested, j.droppedReason()
 	case j.callsTotal == 0:
 		return VerdictNotTested, "No tool call was observed, so nothing was tested."
 	case j.tot.ops == 0 && j.unknownWrite != "":
@@ -67,6 +69,9 @@ func (j *Judge) verdict() (string, string) {
 		return VerdictNotTested, fmt.Sprintf("Write operation %s of %q may repeat %s %s — %s — so a double execution cannot be ruled out (POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS).",
 			op.id, op.tool, what, op.near.related, op.near.reason)
 	}
+	if j.droppedCalls > 0 {
+		return VerdictNotTested, j.droppedReason()
+	}
 	if j.unidentified > 0 {
 		return VerdictNotTested, fmt.Sprintf("The arguments of a call of %q are not valid JSON, so its operation could not be identified and only byte-identical repeats of it can be recognised.",
 			j.unidentifiedTool)
@@ -114,6 +119,14 @@ func (j *Judge) verdict() (string, string) {
 // the upstream did not list its tool.
 func (j *Judge) unknownWriteReason() string {
 	return fmt.Sprintf("Tool %q was called before the upstream listed it, so those calls were forwarded without being judged, and a later listing shows it is a write: its executions are unknown to the judge.", j.unknownWrite)
+}
+
+// droppedReason is the verdict reason when the agent sent tools/call
+// messages without an id: the proxy did not forward them (a lenient server
+// would have executed them unseen), so what the agent did cannot be judged.
+func (j *Judge) droppedReason() string {
+	return fmt.Sprintf("The agent sent %d tools/call message(s) without an id (the first of %q); such a notification cannot be answered and was not forwarded, so what the agent meant to do cannot be judged (coverage.droppedNotificationCalls).",
+		j.droppedCalls, j.droppedTool)
 }
 
 // ofThem is "one of them <one>" or "<n> of them <many>".

@@ -201,7 +201,7 @@ func TestHostileGo(t *testing.T) {
 		// The deadline only bounds a broken test: the memory cap must stop the
 		// bomb, however slow the machine (it took 6.6 s under -race on a loaded
 		// 2-core machine).
-		{tool: "bomb", opt: func(o *plugin.Options) { o.MemoryMiB = 32; o.Timeout = 2 * time.Minute },
+		{tool: "bomb", opt: func(o *plugin.Options) { o.MemoryMiB = 32; o.Timeout = 60 * time.Second },
 			detail: "classify bomb: ah_classify: trap: wasm error: unreachable", log: "fatal error: out of memory"},
 		{tool: "exit", detail: "classify exit: ah_classify: exited with code 3"},
 		{tool: "sleep", want: classify.Result{Class: classify.Read, Reason: "slept 1h0m0s (plugin hostile)"}},

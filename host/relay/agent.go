@@ -132,10 +132,14 @@ func (s *session) fromAgent(line []byte) (call func()) {
 		}
 		s.forwardRequest(line, env, kindPlain)
 	case env.IsNotification():
-		if env.Method == methodCancelled {
-			s.noteCancelled(env.Params)
+		switch env.Method {
+		case methodToolsCall:
+			s.dropIdlessCall(env)
+		case methodCancelled:
+			s.forwardCancel(line, env)
+		default:
+			s.toUpstream(line)
 		}
-		s.toUpstream(line)
 	default:
 		// Responses to the upstream's requests (sampling, elicitation,
 		// roots/list, ping) and anything else go through unchanged.
@@ -162,49 +166,104 @@ func (s *session) refuseVariant(env wire.Envelope, got, want string) {
 // toUpstream forwards a message that needs no answer; once the upstream is
 // gone it is dropped.
 func (s *session) toUpstream(line []byte) {
+	s.toUpstreamMsg(whole(line))
+}
+
+func (s *session) toUpstreamMsg(m message) {
 	if s.upstreamGone() {
 		return
 	}
-	_ = s.upW.write(line)
+	if _, err := s.upW.send(m); errors.Is(err, errQueueFull) {
+		s.log.Printf("WARNING: a notification for the upstream was dropped: %v", err)
+	}
 }
 
-// forwardRequest forwards one of the agent's requests and remembers its id,
-// so the agent gets an error instead of silence if the upstream exits.
+// forwardRequest forwards one of the agent's requests with an id of the
+// proxy's own and remembers the agent's, so the agent gets the answer with
+// its own id, or an error instead of silence if the upstream exits.
 func (s *session) forwardRequest(line []byte, env wire.Envelope, kind pendingKind) {
 	if s.upstreamGone() {
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeUpstreamGone, Message: textUpstreamUnavailable}))
 		return
 	}
-	key := wire.IDKey(env.ID)
 	p := &pending{kind: kind, agentID: env.ID, stream: env.Method == methodSubscriptionsListen}
-	if !s.register(key, p) {
+	key, ok := s.registerAgent(p, wire.IDKey(env.ID), false)
+	if !ok {
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInvalidRequest,
 			Message: "agent-harness: duplicate request id (an earlier request with this id is still open)"}))
 		return
 	}
-	if err := s.upW.write(line); err != nil {
+	if _, err := s.upW.send(message{line: line, at: env.IDStart, cut: len(env.ID), id: p.upID}); err != nil {
 		s.mu.Lock()
 		_, still := s.pending[key]
-		delete(s.pending, key)
+		s.removeLocked(key, p)
 		s.noteIdleLocked()
 		s.mu.Unlock()
 		if still {
-			_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeUpstreamGone, Message: textUpstreamUnavailable}))
+			msg := textUpstreamUnavailable
+			if errors.Is(err, errQueueFull) {
+				msg = "agent-harness: the request was not sent: " + err.Error()
+			}
+			_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeUpstreamGone, Message: msg}))
 		}
 	}
 }
 
-// noteCancelled remembers that the agent cancelled one of its tools/call
-// requests: the proxy then sends no answer of its own for it.
-func (s *session) noteCancelled(params []byte) {
-	id, _, ok := wire.Lookup(params, "requestId")
-	if !ok {
+// forwardCancel forwards the agent's notifications/cancelled with the
+// requestId the upstream knows: the proxy's id of that request. The
+// agent's tools/call it names gets no answer of the proxy's own. A
+// cancellation of a request that is not open at the upstream (answered
+// already, still in the pipeline, given up, unknown) is not forwarded: its
+// id could be the upstream's id of another request. One whose params name
+// the request ambiguously (requestId twice, or a case variant of it, which
+// some servers read as requestId) is dropped with a warning.
+func (s *session) forwardCancel(line []byte, env wire.Envelope) {
+	var id []byte
+	at, n := 0, 0
+	ambiguous := false
+	_, _ = wire.Members(env.Params, func(m wire.Member) bool {
+		if m.KeyIs("requestId") {
+			id, at = m.Value, m.ValueStart
+			n++
+		} else if v, _, _ := m.CaseVariant(cancelParamNames); v != "" {
+			ambiguous = true
+		}
+		return true
+	})
+	if n > 1 || ambiguous {
+		s.log.Printf("WARNING: a %s of the agent names its request ambiguously (requestId twice or in another letter case); it was not forwarded", methodCancelled)
 		return
 	}
+	if n == 0 {
+		s.toUpstream(line) // nothing to map: forwarded as it came
+		return
+	}
+	key := wire.IDKey(id)
 	s.mu.Lock()
-	cs := s.calls[wire.IDKey(id)]
+	cs := s.calls[key]
+	p := s.open[key]
 	s.mu.Unlock()
 	if cs != nil {
 		cs.cancelled.Store(true)
+	}
+	if p == nil || p.upID == nil {
+		return
+	}
+	s.toUpstreamMsg(message{line: line, at: env.ParamsStart + at, cut: len(id), id: p.upID})
+}
+
+// cancelParamNames are the members of a cancellation's params the relay
+// reads.
+var cancelParamNames = []string{"requestId"}
+
+// dropIdlessCall drops a tools/call without an id: it is a notification,
+// which cannot be answered, but a lenient server would execute it, and the
+// judge would never see it. It is logged and counted (DroppedCallObserver).
+func (s *session) dropIdlessCall(env wire.Envelope) {
+	v, _, _ := wire.Lookup(env.Params, "name")
+	name, _ := wire.Unquote(v)
+	s.log.Printf("WARNING: the agent sent a tools/call without an id (tool %q); a notification cannot be answered, so it was not forwarded (counted in the report's coverage.droppedNotificationCalls)", name)
+	if o, ok := s.opts.Pipeline.(DroppedCallObserver); ok {
+		o.DroppedCall(DroppedCall{Tool: name})
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"testing/synctest"
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
-	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
 )
 
 // The fake upstream decodes with encoding/json, which matches member names
@@ -98,9 +97,13 @@ func TestRelayIDSpellings(t *testing.T) {
 	}{
 		{"2.0 echoed as 2", `2.0`, jsRound},
 		{"20e-1 echoed as 2", `20e-1`, jsRound},
-		{"2 echoed as 2.0", `2`, func(json.RawMessage) string { return `2.0` }},
+		{"2 echoed as 2.0", `2`, func(id json.RawMessage) string { return string(id) + `.0` }},
 		{"2^53+1 rounded", `9007199254740993`, jsRound},
-		{"string escaped", `"a"`, func(json.RawMessage) string { return `"\u0061"` }},
+		{"2^53+1 and 2^53 are two ids", `9007199254740992`, jsRound},
+		{"huge exponent", `1e400`, jsRound},
+		{"string escaped", `"\u0061"`, nil},
+		{"string", `"a"`, nil},
+		{"object (not a usable id)", `{"x":[1]}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,28 +136,6 @@ func TestRelayIDSpellings(t *testing.T) {
 				}
 			})
 		})
-	}
-}
-
-// A rounded id is routed only when exactly one open request rounds to it.
-func TestRoundedIDNeedsOneMatch(t *testing.T) {
-	s := &session{pending: map[string]*pending{}}
-	add := func(id string) *pending {
-		p := &pending{kind: kindWait, agentID: []byte(id)}
-		s.pending[wire.IDKey([]byte(id))] = p
-		return p
-	}
-	p1 := add(`9007199254740993`)
-	add(`"9007199254740992"`)
-	if _, got := s.roundedIDLocked([]byte(`9007199254740992`)); got != p1 {
-		t.Errorf("one match: got %v", got)
-	}
-	add(`9007199254740992.5`) // rounds to 9007199254740992 too
-	if _, got := s.roundedIDLocked([]byte(`9007199254740992`)); got != nil {
-		t.Errorf("two matches: routed to %s", got.agentID)
-	}
-	if _, got := s.roundedIDLocked([]byte(`"x"`)); got != nil {
-		t.Errorf("string id routed")
 	}
 }
 

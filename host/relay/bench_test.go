@@ -8,17 +8,23 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/cuonztech/agent-harness/host/relay/internal/fdio"
 	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
 )
 
 // pipeConn is an in-process upstream connection over two OS pipes.
 type pipeConn struct {
-	r *os.File // the relay reads the upstream's output here
-	w *os.File // the relay writes to the upstream here
+	r   *os.File // the relay reads the upstream's output here
+	w   *os.File // the relay writes to the upstream here
+	try func([]byte) (int, error)
 }
 
-func (c pipeConn) Read(p []byte) (int, error)  { return c.r.Read(p) }
-func (c pipeConn) Write(p []byte) (int, error) { return c.w.Write(p) }
+func (c pipeConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// TryWrite lets the relay write to the pipe without a goroutine switch, as
+// it does to a real upstream's.
+func (c pipeConn) TryWrite(p []byte) (int, error) { return c.try(p) }
+func (c pipeConn) Write(p []byte) (int, error)    { return c.w.Write(p) }
 func (c pipeConn) Close() error {
 	c.w.Close()
 	return c.r.Close()
@@ -83,7 +89,7 @@ func benchmarkRelayCall(b *testing.B, raw bool) {
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(context.Background(), Options{
-			Upstream: pipeConn{r: upToRelay, w: relayToUp},
+			Upstream: pipeConn{r: upToRelay, w: relayToUp, try: fdio.TryWriter(relayToUp)},
 			Stdin:    relayStdin,
 			Stdout:   relayStdout,
 			RawIO:    raw,

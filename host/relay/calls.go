@@ -43,13 +43,12 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 	key := wire.IDKey(env.ID)
 	cs := &callState{}
 	s.mu.Lock()
-	_, dupCall := s.calls[key]
-	_, dupPending := s.pending[key]
-	if !dupCall && !dupPending {
+	dup := s.agentIDOpenLocked(key)
+	if !dup {
 		s.calls[key] = cs
 	}
 	s.mu.Unlock()
-	if dupCall || dupPending {
+	if dup {
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInvalidRequest,
 			Message: "agent-harness: duplicate request id (an earlier request with this id is still open)"}))
 		return nil
@@ -59,7 +58,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 	if s.opts.Now != nil {
 		readAt = s.opts.Now()
 	}
-	id, params := env.ID, env.Params // not env: the closure would move it to the heap
+	id, params, idStart := env.ID, env.Params, env.IDStart // not env: the closure would move it to the heap
 	return func() {
 		if !s.tools.Load().has(name) {
 			// A tool the upstream just added: the agent learnt of it from
@@ -82,13 +81,28 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 			Params:     params,
 			ReadAt:     readAt,
 		}
-		s.runCall(call, cs, &forwarder{s: s, line: line, key: key, agentID: id})
+		s.runCall(call, cs, &forwarder{s: s, line: line, idStart: idStart, key: key, agentID: id})
 	}
 }
 
 func (s *session) endCall(key string) {
 	s.mu.Lock()
 	delete(s.calls, key)
+	s.noteIdleLocked()
+	s.mu.Unlock()
+}
+
+// answerCall writes a call's answer. The agent's id is free before the
+// agent can read the answer (it may reuse the id at once), while the
+// session end still waits for the answer to be written.
+func (s *session) answerCall(key string, m message) {
+	s.mu.Lock()
+	delete(s.calls, key)
+	s.answering++
+	s.mu.Unlock()
+	_ = s.agentW.writeMsg(m)
+	s.mu.Lock()
+	s.answering--
 	s.noteIdleLocked()
 	s.mu.Unlock()
 }
@@ -101,10 +115,10 @@ func (s *session) runCall(call *ToolCall, cs *callState, f *forwarder) {
 		if cs.cancelled.Load() {
 			return // the agent cancelled the call and expects no answer
 		}
-		_ = s.agentW.write(resultLine(f.agentID, toolErrorResult(s.errorText(err, f.sent.Load()))))
+		s.answerCall(f.key, whole(resultLine(f.agentID, toolErrorResult(s.errorText(err, f.sent())))))
 		return
 	}
-	_ = s.agentW.write(s.responseLine(f, resp))
+	s.answerCall(f.key, s.responseLine(f, resp))
 }
 
 // handle calls the pipeline; a panic in it becomes an error for this call
@@ -125,6 +139,8 @@ func (s *session) handle(call *ToolCall, f *forwarder) (resp Response, err error
 // errorText is the tool-error text the agent gets for a pipeline error.
 func (s *session) errorText(err error, sent bool) string {
 	switch {
+	case errors.Is(err, errQueueFull):
+		return "Error: agent-harness did not send this call: " + errQueueFull.Error() + ". It was not executed."
 	case errors.Is(err, ErrUpstreamUnavailable) && sent:
 		return textUpstreamDiedInCall
 	case errors.Is(err, ErrUpstreamUnavailable):
@@ -139,19 +155,19 @@ func (s *session) errorText(err error, sent bool) string {
 }
 
 // responseLine is the agent's answer for resp: the upstream's own line,
-// byte for byte, when resp is the upstream's answer; else a new line with
-// the agent's id.
-func (s *session) responseLine(f *forwarder, resp Response) []byte {
+// byte for byte but for the agent's own id in place of the proxy's, when
+// resp is the upstream's answer; else a new line with the agent's id.
+func (s *session) responseLine(f *forwarder, resp Response) message {
 	if resp.Error != nil {
 		if f.got != nil && resp.Error == f.rpcErr {
-			return f.got.line
+			return f.got.message()
 		}
-		return errorLine(f.agentID, resp.Error)
+		return whole(errorLine(f.agentID, resp.Error))
 	}
 	if f.isUpstreamResult(resp.Result) {
-		return f.got.line
+		return f.got.message()
 	}
-	return resultLine(f.agentID, resp.Result)
+	return whole(resultLine(f.agentID, resp.Result))
 }
 
 // runLocal answers a call to one of the extra tools.
@@ -177,18 +193,20 @@ func (s *session) runLocal(name string, args []byte, agentID []byte, key string)
 	if err != nil {
 		res = toolErrorResult(fmt.Sprintf("Error: %s: %v", name, err))
 	}
-	_ = s.agentW.write(resultLine(agentID, res))
+	s.answerCall(key, whole(resultLine(agentID, res)))
 }
 
 // forwarder is the Forward func of one call.
 type forwarder struct {
 	s       *session
 	line    []byte // the agent's request, unchanged
-	key     string
+	idStart int    // the offset of its id
+	key     string // the IDKey of the agent's id
 	agentID []byte
 
 	used atomic.Bool
-	sent atomic.Bool
+	// tk is the request's place in the upstream writer's queue.
+	tk atomic.Pointer[ticket]
 	// got is the upstream's answer; rpcErr its decoded error.
 	got    *upMsg
 	rpcErr *RPCError
@@ -203,8 +221,16 @@ func (f *forwarder) isUpstreamResult(r json.RawMessage) bool {
 	return &r[0] == &f.got.env.Result[0]
 }
 
-// forward sends the agent's request unchanged to the upstream and waits for
-// the answer, at most Options.CallTimeout.
+// sent reports whether the request may have reached the upstream.
+func (f *forwarder) sent() bool {
+	tk := f.tk.Load()
+	return tk != nil && tk.begun.Load()
+}
+
+// forward sends the agent's request to the upstream, unchanged but for an
+// id of the proxy's own, and waits for the answer, at most
+// Options.CallTimeout from now: writing the request is part of that wait (an
+// upstream that does not read its input does not answer either).
 func (f *forwarder) forward(ctx context.Context) (Response, error) {
 	s := f.s
 	if f.used.Swap(true) {
@@ -213,23 +239,22 @@ func (f *forwarder) forward(ctx context.Context) (Response, error) {
 	if s.upstreamGone() {
 		return Response{}, ErrUpstreamUnavailable
 	}
-	p := &pending{kind: kindWait, ch: make(chan upMsg, 1), agentID: f.agentID}
-	s.mu.Lock()
-	_, dup := s.pending[f.key]
-	if !dup {
-		s.pending[f.key] = p
-	}
-	s.mu.Unlock()
-	if dup {
-		return Response{}, errors.New("an earlier request with the same id is still open")
-	}
-	if err := s.upW.write(f.line); err != nil {
-		s.unregister(f.key, p)
-		return Response{}, ErrUpstreamUnavailable
-	}
-	f.sent.Store(true)
 	timer := time.NewTimer(s.opts.CallTimeout)
 	defer timer.Stop()
+	p := &pending{kind: kindWait, ch: make(chan upMsg, 1), agentID: f.agentID}
+	upKey, ok := s.registerAgent(p, f.key, true)
+	if !ok {
+		return Response{}, errors.New("an earlier request with the same id is still open")
+	}
+	tk, err := s.upW.send(message{line: f.line, at: f.idStart, cut: len(f.agentID), id: p.upID})
+	if err != nil {
+		s.unregister(upKey, p)
+		if errors.Is(err, errQueueFull) {
+			return Response{}, fmt.Errorf("%w: %w", ErrUpstreamUnavailable, err)
+		}
+		return Response{}, ErrUpstreamUnavailable
+	}
+	f.tk.Store(tk)
 	select {
 	case m := <-p.ch:
 		return f.decode(m), nil
@@ -239,17 +264,27 @@ func (f *forwarder) forward(ctx context.Context) (Response, error) {
 			return f.decode(m), nil
 		default:
 		}
-		s.unregister(f.key, p)
+		s.unregister(upKey, p)
 		return Response{}, fmt.Errorf("%w: it exited before answering", ErrUpstreamUnavailable)
 	case <-timer.C:
-		s.abandon(f.key, p)
-		s.cancelUpstream(f.agentID, fmt.Sprintf("agent-harness: no answer within %d ms", s.opts.CallTimeout.Milliseconds()))
+		s.giveUp(upKey, p, tk, fmt.Sprintf("agent-harness: no answer within %d ms", s.opts.CallTimeout.Milliseconds()))
 		return Response{}, ErrNoAnswer
 	case <-ctx.Done():
-		s.abandon(f.key, p)
-		s.cancelUpstream(f.agentID, "agent-harness: call abandoned")
+		s.giveUp(upKey, p, tk, "agent-harness: call abandoned")
 		return Response{}, ctx.Err()
 	}
+}
+
+// giveUp abandons a forwarded request: a request still waiting in the
+// upstream writer's queue is withdrawn (the upstream never sees it), one
+// the upstream may have read is cancelled.
+func (s *session) giveUp(upKey string, p *pending, tk *ticket, reason string) {
+	if s.upW.withdraw(tk) {
+		s.unregister(upKey, p)
+		return
+	}
+	s.abandon(upKey, p)
+	s.cancelUpstream(p.upID, reason)
 }
 
 // decode turns the upstream's answer into a Response whose Result is a
@@ -272,7 +307,8 @@ func (f *forwarder) decode(m upMsg) Response {
 	}
 }
 
-// cancelUpstream tells the upstream that a forwarded request was given up.
+// cancelUpstream tells the upstream that a forwarded request (id: the
+// upstream's side) was given up.
 func (s *session) cancelUpstream(id []byte, reason string) {
 	s.toUpstream(notificationLine(methodCancelled, map[string]any{
 		"requestId": json.RawMessage(id),

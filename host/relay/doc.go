@@ -11,25 +11,37 @@
 //   - tools/call goes through the Pipeline; when the pipeline returns the
 //     upstream's own answer, the agent gets the upstream's line unchanged.
 //
-// Request ids: the agent's ids are never rewritten, so cancellation,
-// progress and the upstream's logs see the agent's own ids. The proxy's own
-// requests to the upstream (the startup listing, re-listing after
-// notifications/tools/list_changed) use string ids "agent-harness/N"; an
-// agent that itself used such a string id while it is open gets a
-// "duplicate request id" error instead of a mix-up. MCP forbids reusing an
-// id within a session; a request id still open (also one whose call timed
-// out and whose late answer would be dropped) is refused the same way.
+// Request ids: every request of the agent reaches the upstream with an id
+// of the proxy's own, a counter (1, 2, …) per upstream session, spliced in
+// place of the agent's id (every other byte unchanged, the message not
+// copied when it is big); the answer reaches the agent with the agent's own
+// id bytes. The proxy's own requests (the startup listing, re-listing after
+// notifications/tools/list_changed) use string ids "agent-harness/N". An
+// answer whose id is not open — a second copy of an answer, a late answer
+// to a request the proxy gave up on, an invented id — is dropped with a
+// warning and never judged: the agent may have reused the id meanwhile
+// (allowed once its request was answered). Upstream ids are matched by
+// value (wire.IDKey: an echo of 2 as 2.0 still matches); the proxy's small
+// integers survive a JavaScript server's float64 parsing. The agent's
+// notifications/cancelled gets the upstream's id of the request in
+// requestId; one naming a request not open at the upstream is not forwarded
+// (its id could be the upstream id of another request), one naming it
+// ambiguously is dropped with a warning. progressToken is not an id and
+// stays. Requests of the upstream to the agent, and the agent's answers,
+// keep the upstream's ids: the directions are separate id spaces. Two open
+// requests of the agent whose ids have the same value are refused
+// ("duplicate request id"); an id is free again as soon as its answer is
+// being written.
 //
-// Ids are matched by value: a string by its unescaped text, a number by its
-// exact decimal value (2, 2.0, 20e-1 are one id; 2^53 and 2^53+1 are two;
-// never through float64), so an upstream that echoes an id in another
-// spelling (a JavaScript server answers 2.0 with 2) still answers the
-// agent's request. When a numeric response id matches no open request
-// exactly, it is routed to the one open request whose id rounds to the same
-// float64 (a JavaScript server answers 9007199254740993 with
-// 9007199254740992); when several do, to none. The agent always gets its
-// own id bytes back: a response whose id was echoed differently has the id
-// replaced.
+// A tools/call without an id (a notification) is not forwarded: it cannot
+// be answered, and a lenient server would execute it unjudged. It is
+// logged and reported to a Pipeline that implements DroppedCallObserver.
+//
+// Writes to the upstream (upWriter) never make a reader of the agent wait:
+// a message is written at once as far as the pipe takes it, the rest
+// queued, in order, for one writer goroutine; the queue is bounded
+// (maxQueued). A call's timeout starts when it is forwarded and covers the
+// write; a call still queued at its timeout is withdrawn, never sent.
 //
 // Ambiguous member names: an agent message whose top level has a member
 // whose name differs from jsonrpc, id, method, params, result or error only

@@ -32,6 +32,9 @@ type Options struct {
 	// (newline-delimited JSON-RPC both ways) used instead of starting
 	// Command: the benchmark's simulated backend. The relay closes it when
 	// the session ends. There is no process, stderr or exit to watch.
+	// When it has a method TryWrite(p []byte) (int, error) that writes
+	// what it takes now without waiting (n < len(p), nil error: full), the
+	// relay uses it to write without a goroutine switch.
 	Upstream io.ReadWriteCloser
 
 	// Stdin and Stdout are the agent's side of the session (newline-delimited

@@ -77,3 +77,17 @@ type PassThrough struct{}
 func (PassThrough) HandleCall(ctx context.Context, _ *ToolCall, forward Forward) (Response, error) {
 	return forward(ctx)
 }
+
+// DroppedCall is a tools/call the relay did not forward and the pipeline
+// never saw: one without an id (a notification), which cannot be answered
+// but which a lenient server would execute.
+type DroppedCall struct {
+	// Tool is params.name ("" when absent or not a string).
+	Tool string
+}
+
+// DroppedCallObserver is implemented by a Pipeline that wants to know of
+// the calls the relay dropped (so the report can count them).
+type DroppedCallObserver interface {
+	DroppedCall(c DroppedCall)
+}

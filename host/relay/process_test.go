@@ -138,7 +138,9 @@ func crashingUpstream() {
 			id = id[:strings.IndexAny(id, ",}")]
 			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + id + `,"result":{"tools":[{"name":"get_booking","inputSchema":{"type":"object"}}]}}` + "\n")
 		case strings.Contains(line, `"initialize"`):
-			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"crash","version":"1"}}}` + "\n")
+			id := line[strings.Index(line, `"id":`)+5:]
+			id = id[:strings.IndexAny(id, ",}")]
+			os.Stdout.WriteString(`{"jsonrpc":"2.0","id":` + id + `,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"crash","version":"1"}}}` + "\n")
 		}
 	}
 }

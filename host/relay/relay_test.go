@@ -39,6 +39,18 @@ type fakeUpstream struct {
 	// requests after add_tool until it is closed.
 	holdRelist chan struct{}
 	added      bool
+	// twice lists tools whose answer is sent again, as a stale copy, just
+	// before the answer to the next call of the tool, which is rejected
+	// (isError).
+	twice    map[string]bool
+	lastLine map[string]string
+	// stall, when set, makes the upstream stop reading its input after
+	// a call of the tool "stall" until it is closed.
+	stall chan struct{}
+	// askedID: a call of "ask_roots" sends the agent a roots/list request
+	// with id 1 and is answered when the agent's answer has come (the
+	// call's id is kept here meanwhile).
+	askedID json.RawMessage
 
 	in  io.Reader      // what the relay writes
 	out io.WriteCloser // what the relay reads
@@ -91,7 +103,16 @@ func (f *fakeUpstream) serve() {
 				} `json:"_meta"`
 			} `json:"params"`
 		}
-		if json.Unmarshal([]byte(line), &m) != nil || m.ID == nil || m.Method == "" {
+		if json.Unmarshal([]byte(line), &m) != nil || m.ID == nil {
+			continue
+		}
+		if m.Method == "" {
+			if f.askedID != nil && string(m.ID) == "1" {
+				if _, err := fmt.Fprintf(f.out, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"roots answered"}]}}`+"\n", f.askedID); err != nil {
+					return
+				}
+				f.askedID = nil
+			}
 			continue
 		}
 		if m.Method == "initialize" || m.Method == "server/discover" || m.Params.Meta.Version != "" {
@@ -134,6 +155,30 @@ func (f *fakeUpstream) serve() {
 		case "tools/call":
 			if f.hang[m.Params.Name] {
 				continue
+			}
+			if m.Params.Name == "stall" && f.stall != nil {
+				<-f.stall
+				continue
+			}
+			if m.Params.Name == "ask_roots" {
+				f.askedID = m.ID
+				if _, err := io.WriteString(f.out, `{"jsonrpc":"2.0","id":1,"method":"roots/list"}`+"\n"); err != nil {
+					return
+				}
+				continue
+			}
+			if f.twice[m.Params.Name] {
+				if stale, ok := f.lastLine[m.Params.Name]; ok {
+					if _, err := io.WriteString(f.out, stale); err != nil {
+						return
+					}
+					result = `{"content":[{"type":"text","text":"rejected"}],"isError":true}`
+					break
+				}
+				if f.lastLine == nil {
+					f.lastLine = map[string]string{}
+				}
+				f.lastLine[m.Params.Name] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"called %s"}]}}`+"\n", m.ID, m.Params.Name)
 			}
 			if m.Params.Name == "add_tool" {
 				f.tools = append(f.tools, `{"name":"create_widget","inputSchema":{"type":"object"}}`)
@@ -332,10 +377,11 @@ func TestRelayToolCalls(t *testing.T) {
 				t.Errorf("call %d = %+v\nwant %+v", i, g, w)
 			}
 		}
-		// The upstream got the agent's request bytes unchanged.
+		// The upstream got the agent's request bytes unchanged but for an
+		// id of the proxy's own (the initialize had 1).
 		found := false
 		for _, l := range up.lines() {
-			if l == tests[0].req {
+			if l == strings.Replace(tests[0].req, `"id":"c1"`, `"id":2`, 1) {
 				found = true
 			}
 		}
@@ -427,7 +473,9 @@ func TestRelayCallTimeout(t *testing.T) {
 		}
 		a.end()
 		last := up.lines()[len(up.lines())-1]
-		if !strings.Contains(last, `"method":"notifications/cancelled"`) || !strings.Contains(last, `"requestId":5`) {
+		// The cancellation names the request by the id the upstream got
+		// (the initialize had 1).
+		if !strings.Contains(last, `"method":"notifications/cancelled"`) || !strings.Contains(last, `"requestId":2}`) {
 			t.Errorf("no cancellation sent upstream; last line %s", last)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cuonztech/agent-harness/host/relay/internal/fdio"
 	"github.com/cuonztech/agent-harness/host/relay/internal/proc"
 )
 
@@ -51,7 +52,11 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Upstream != nil {
 		// In-process upstream: no process, stderr or exit to watch.
 		s.upR = opts.Upstream
-		s.upW = newLineWriter(opts.Upstream, func(error) { s.markUpstreamGone() })
+		var try func([]byte) (int, error)
+		if t, ok := opts.Upstream.(interface{ TryWrite([]byte) (int, error) }); ok {
+			try = t.TryWrite
+		}
+		s.upW = newUpWriter(opts.Upstream, try, func(error) { s.markUpstreamGone() })
 		go s.readUpstream()
 		stop = func() { _ = opts.Upstream.Close() }
 	} else {
@@ -68,11 +73,15 @@ func Run(ctx context.Context, opts Options) error {
 		s.proc = p
 		var upR io.Reader = p.Stdout()
 		var upW io.Writer = p.Stdin()
+		try := fdio.TryWriter(p.Stdin())
 		if opts.RawIO {
 			upR, upW = rawFile(p.Stdout()), rawFile(p.Stdin())
+			if x, ok := upW.(*fdio.File); ok {
+				try = x.TryWrite
+			}
 		}
 		s.upR = upR
-		s.upW = newLineWriter(upW, func(error) { s.markUpstreamGone() })
+		s.upW = newUpWriter(upW, try, func(error) { s.markUpstreamGone() })
 		go s.readUpstream()
 		go s.copyStderr()
 		go s.watchExit()
@@ -117,7 +126,11 @@ func Run(ctx context.Context, opts Options) error {
 	if result != ErrStartFailed && opts.OnSessionEnd != nil {
 		opts.OnSessionEnd(context.WithoutCancel(ctx))
 	}
+	// What the agent sent last (e.g. a cancellation) reaches the upstream
+	// before its input is closed, unless it does not read (bounded).
+	s.upW.flush(opts.StopGrace)
 	stop()
+	s.upW.close()
 	s.finish(result == nil)
 	return result
 }

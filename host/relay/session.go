@@ -38,9 +38,14 @@ const (
 
 // pending is a request sent to the upstream whose response is awaited.
 type pending struct {
-	kind    pendingKind
-	agentID []byte
-	ch      chan upMsg
+	kind pendingKind
+	// agentID is the agent's own id bytes (nil for the proxy's own
+	// requests), agentKey its IDKey; upID is the id the upstream got.
+	agentID  []byte
+	agentKey string
+	upID     []byte
+	upIDBuf  [20]byte // holds upID
+	ch       chan upMsg
 	// hold: when the response arrives, hold back further upstream→agent
 	// messages until the agent has its initialize answer.
 	hold bool
@@ -49,10 +54,12 @@ type pending struct {
 	stream bool
 }
 
-// upMsg is one message from the upstream with its envelope.
+// upMsg is one message from the upstream with its envelope; agentID, when
+// not nil, is the agent's own id that replaces the proxy's in env.ID.
 type upMsg struct {
-	line []byte
-	env  wire.Envelope
+	line    []byte
+	env     wire.Envelope
+	agentID []byte
 }
 
 // callState tracks one of the agent's tools/call requests in progress.
@@ -75,12 +82,19 @@ type session struct {
 	callCtx context.Context
 
 	agentW *lineWriter
-	upW    *lineWriter
+	upW    *upWriter
 	upR    io.Reader // the upstream's stdout, or Options.Upstream
 
-	mu      sync.Mutex
+	mu sync.Mutex
+	// pending: requests sent to the upstream, by the IDKey of the id the
+	// upstream got; open: the agent's requests among them, by the IDKey
+	// of the agent's id; calls: the agent's tools/call requests in the
+	// pipeline, by the IDKey of the agent's id.
 	pending map[string]*pending
+	open    map[string]*pending
 	calls   map[string]*callState
+	// answering counts calls whose answer is being written.
+	answering int
 	// relisting counts re-listings started and not finished;
 	// relistQueued says one is started but has not begun listing, so
 	// further list_changed notifications need no other.
@@ -93,7 +107,7 @@ type session struct {
 
 	holdMu  sync.Mutex
 	holding bool
-	held    [][]byte
+	held    []message
 
 	tools      atomic.Pointer[toolSet]
 	extras     atomic.Pointer[extraSet]
@@ -112,6 +126,7 @@ type session struct {
 	warnedJSON atomic.Bool
 
 	ownSeq  atomic.Int64
+	upSeq   atomic.Int64 // ids of the agent's requests on the upstream side
 	callSeq atomic.Int64
 
 	// baton hands the reading of the agent's input to a spare worker;
@@ -146,6 +161,7 @@ func newSession(ctx context.Context, opts Options) (*session, error) {
 		log:          &logger{w: opts.Stderr, quiet: opts.Quiet},
 		callCtx:      context.WithoutCancel(ctx),
 		pending:      make(map[string]*pending),
+		open:         make(map[string]*pending),
 		calls:        make(map[string]*callState),
 		baton:        make(chan struct{}),
 		agentEOF:     make(chan struct{}),
@@ -199,15 +215,18 @@ func (s *session) upstreamGone() bool {
 
 // toAgent forwards one upstream message to the agent, or holds it back while
 // the agent's initialize is being answered.
-func (s *session) toAgent(line []byte) {
+func (s *session) toAgent(line []byte) { s.toAgentMsg(whole(line)) }
+
+// toAgentMsg is toAgent for a message whose id may be replaced.
+func (s *session) toAgentMsg(m message) {
 	s.holdMu.Lock()
 	if s.holding {
-		s.held = append(s.held, line)
+		s.held = append(s.held, m)
 		s.holdMu.Unlock()
 		return
 	}
 	s.holdMu.Unlock()
-	_ = s.agentW.write(line)
+	_ = s.agentW.writeMsg(m)
 }
 
 func (s *session) startHolding() {
@@ -216,49 +235,88 @@ func (s *session) startHolding() {
 	s.holdMu.Unlock()
 }
 
-// releaseHold writes first (the initialize answer), then every held message,
-// in order, and stops holding.
-func (s *session) releaseHold(first []byte) {
+// releaseHold writes first (the initialize answer; none when its line is
+// nil), then every held message, in order, and stops holding.
+func (s *session) releaseHold(first message) {
 	s.holdMu.Lock()
 	defer s.holdMu.Unlock()
-	if first != nil {
-		_ = s.agentW.write(first)
+	if first.line != nil {
+		_ = s.agentW.writeMsg(first)
 	}
 	for _, m := range s.held {
-		_ = s.agentW.write(m)
+		_ = s.agentW.writeMsg(m)
 	}
 	s.held = nil
 	s.holding = false
 }
 
-// register adds a pending entry for key; it fails when the key is in use.
+// register adds a pending entry for one of the proxy's own requests under
+// the IDKey of its id; it fails when the key is in use.
 func (s *session) register(key string, p *pending) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.pending[key]; dup {
 		return false
 	}
-	if _, dup := s.calls[key]; dup {
-		return false
-	}
 	s.pending[key] = p
 	return true
 }
 
-func (s *session) unregister(key string, p *pending) {
+// registerAgent gives one of the agent's requests (p.agentID, whose IDKey
+// is agentKey) an id of the proxy's own for the upstream (p.upID) and
+// registers it; the returned key is that id's. It fails when the agent's id
+// is open (MCP forbids reusing an id while its request is open); inCall
+// says the id is the caller's own entry in calls.
+func (s *session) registerAgent(p *pending, agentKey string, inCall bool) (key string, ok bool) {
+	p.agentKey = agentKey
+	p.upID = strconv.AppendInt(p.upIDBuf[:0], s.upSeq.Add(1), 10)
+	key = wire.IDKey(p.upID)
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.open[p.agentKey]; dup {
+		return "", false
+	}
+	if _, dup := s.calls[p.agentKey]; dup && !inCall {
+		return "", false
+	}
+	s.open[p.agentKey] = p
+	s.pending[key] = p
+	return key, true
+}
+
+// agentIDOpenLocked reports whether the agent's id (by IDKey) is in use.
+func (s *session) agentIDOpenLocked(agentKey string) bool {
+	_, a := s.open[agentKey]
+	_, b := s.calls[agentKey]
+	return a || b
+}
+
+// removeLocked forgets p (registered under key).
+func (s *session) removeLocked(key string, p *pending) {
 	if s.pending[key] == p {
 		delete(s.pending, key)
-		s.noteIdleLocked()
 	}
+	if p.agentKey != "" && s.open[p.agentKey] == p {
+		delete(s.open, p.agentKey)
+	}
+}
+
+func (s *session) unregister(key string, p *pending) {
+	s.mu.Lock()
+	s.removeLocked(key, p)
+	s.noteIdleLocked()
 	s.mu.Unlock()
 }
 
-// abandon marks a waiter's entry so a late response is dropped.
+// abandon marks a waiter's entry so a late response is dropped; the agent's
+// id is free again (its answer is the proxy's).
 func (s *session) abandon(key string, p *pending) {
 	s.mu.Lock()
 	if s.pending[key] == p {
 		p.kind = kindAbandoned
+		if p.agentKey != "" && s.open[p.agentKey] == p {
+			delete(s.open, p.agentKey)
+		}
 		s.noteIdleLocked()
 	}
 	s.mu.Unlock()
@@ -275,7 +333,7 @@ func (s *session) noteIdleLocked() {
 // busyLocked reports whether a request is still open: a call in the
 // pipeline or a request waiting for the upstream's answer.
 func (s *session) busyLocked() bool {
-	if len(s.calls) > 0 || s.relisting > 0 {
+	if len(s.calls) > 0 || s.relisting > 0 || s.answering > 0 {
 		return true
 	}
 	for _, p := range s.pending {

@@ -26,20 +26,21 @@ func (s *session) startup(line []byte, env wire.Envelope) {
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeUpstreamGone, Message: textUpstreamUnavailable}))
 		return
 	}
-	key := wire.IDKey(env.ID)
 	p := &pending{kind: kindWait, ch: make(chan upMsg, 1), hold: true, agentID: env.ID}
-	if !s.register(key, p) {
+	key, ok := s.registerAgent(p, wire.IDKey(env.ID), false)
+	if !ok {
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInvalidRequest, Message: "duplicate request id"}))
 		return
 	}
-	if err := s.upW.write(line); err != nil {
+	timer := time.NewTimer(s.opts.CallTimeout)
+	defer timer.Stop()
+	tk, err := s.upW.send(message{line: line, at: env.IDStart, cut: len(env.ID), id: p.upID})
+	if err != nil {
 		s.unregister(key, p)
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeUpstreamGone, Message: textUpstreamUnavailable}))
 		return
 	}
 	var m upMsg
-	timer := time.NewTimer(s.opts.CallTimeout)
-	defer timer.Stop()
 	select {
 	case m = <-p.ch:
 	case <-s.upGone:
@@ -47,10 +48,11 @@ func (s *session) startup(line []byte, env wire.Envelope) {
 		case m = <-p.ch:
 		default:
 			s.unregister(key, p)
-			s.releaseHold(errorLine(env.ID, &RPCError{Code: codeUpstreamGone, Message: textUpstreamDiedInRequest}))
+			s.releaseHold(whole(errorLine(env.ID, &RPCError{Code: codeUpstreamGone, Message: textUpstreamDiedInRequest})))
 			return
 		}
 	case <-timer.C:
+		s.upW.withdraw(tk)
 		s.abandon(key, p)
 		s.log.Printf("the upstream MCP server did not answer %s within %d ms", env.Method, s.opts.CallTimeout.Milliseconds())
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInternalError,
@@ -61,7 +63,7 @@ func (s *session) startup(line []byte, env wire.Envelope) {
 	if m.env.Result == nil {
 		// A handshake error reaches the agent unchanged; it may try again
 		// (after server/discover: with initialize).
-		s.releaseHold(m.line)
+		s.releaseHold(m.message())
 		return
 	}
 	var meta []byte
@@ -70,7 +72,7 @@ func (s *session) startup(line []byte, env wire.Envelope) {
 		if meta, ok = discoverListMeta(env.Params, m.env.Result); !ok {
 			// No stateless protocol version in common: the agent falls
 			// back to initialize, which starts the session.
-			s.releaseHold(m.line)
+			s.releaseHold(m.message())
 			return
 		}
 	}
@@ -86,7 +88,12 @@ func (s *session) startup(line []byte, env wire.Envelope) {
 		}
 	}
 	s.announceTools(infos)
-	s.releaseHold(s.withToolsCapability(m.line, m.env))
+	if len(s.extras.Load().raws) > 0 && !hasToolsCapability(m.env.Result) {
+		line, env := m.withAgentID()
+		s.releaseHold(whole(s.withToolsCapability(line, env)))
+		return
+	}
+	s.releaseHold(m.message())
 }
 
 // listLazily lists the upstream's tools before the agent's first request

@@ -66,78 +66,81 @@ func (s *session) fromUpstream(line []byte) {
 	s.toAgent(line)
 }
 
-// upstreamResponse routes a response by its id.
+// upstreamResponse routes a response by its id: an id of the proxy's own,
+// given to the request when it was forwarded (see doc.go). A response
+// whose id is not open — a second copy of an answer, an answer to a request
+// the proxy gave up on, an invented id — is dropped with a warning, never
+// forwarded or judged: the agent may have reused its id meanwhile.
 func (s *session) upstreamResponse(line []byte, env wire.Envelope) {
 	key := wire.IDKey(env.ID)
 	s.mu.Lock()
 	p := s.pending[key]
-	if p == nil {
-		key, p = s.roundedIDLocked(env.ID)
-	}
 	var kind pendingKind
 	if p != nil {
-		delete(s.pending, key)
+		s.removeLocked(key, p)
 		kind = p.kind
 		s.noteIdleLocked()
 	}
 	s.mu.Unlock()
-	if p != nil && p.agentID != nil && !bytes.Equal(env.ID, p.agentID) {
-		line, env = withID(line, env, p.agentID)
+	if p == nil {
+		s.log.Printf("WARNING: the upstream sent a response to a request that is not open (id %s); it was dropped", shortID(env.ID))
+		return
 	}
-	switch {
-	case p == nil || kind == kindPlain:
-		s.toAgent(line)
-	case kind == kindList:
+	if kind == kindAbandoned {
+		s.log.Printf("WARNING: the upstream answered request %s after agent-harness had given up on it (call timeout); the answer was dropped", shortID(env.ID))
+		return
+	}
+	m := upMsg{line: line, env: env, agentID: p.agentID}
+	switch kind {
+	case kindPlain:
+		s.toAgentMsg(m.message())
+	case kindList:
+		line, env = m.withAgentID()
 		s.answerToolsList(line, env)
-	case kind == kindHandshake:
+	case kindHandshake:
+		line, env = m.withAgentID()
 		s.toAgent(s.withToolsCapability(line, env))
-	case kind == kindWait:
+	case kindWait:
 		if p.hold {
 			s.startHolding()
 		}
-		p.ch <- upMsg{line: line, env: env}
-	case kind == kindAbandoned:
-		// The waiter timed out and the agent has its answer already.
+		p.ch <- m
 	}
 }
 
-// roundedIDLocked finds the request a numeric response id that matches no
-// open request exactly stands for, when the upstream read the id as a
-// float64 (JavaScript's JSON.parse) and rounded it: 9007199254740993 comes
-// back as 9007199254740992. It is the one open request whose numeric id
-// rounds to the same float64; when none or several do, nil (the response
-// is then forwarded as it came, as one to an unknown request).
-func (s *session) roundedIDLocked(id []byte) (string, *pending) {
-	f, ok := wire.NumberFloat(id)
-	if !ok {
-		return "", nil
+// shortID is a response id for a log line, cut to 100 bytes.
+func shortID(id []byte) string {
+	if len(id) > 100 {
+		return string(id[:100]) + "…"
 	}
-	var foundKey string
-	var found *pending
-	for k, p := range s.pending {
-		if pf, ok := wire.NumberFloat(p.agentID); ok && pf == f {
-			if found != nil {
-				return "", nil
-			}
-			foundKey, found = k, p
-		}
-	}
-	return foundKey, found
+	return string(id)
 }
 
-// withID returns the response line with its id replaced by the agent's
-// own id bytes (the upstream echoed it in another spelling: 2 for 2.0,
-// "\u0061" for "a", or rounded), and its envelope. The agent gets its
-// request's id exactly as it sent it.
-func withID(line []byte, env wire.Envelope, id []byte) ([]byte, wire.Envelope) {
-	out := make([]byte, 0, len(line)-len(env.ID)+len(id))
-	out = append(out, line[:env.IDStart]...)
+// message is the upstream's line with the agent's own id in place of the
+// proxy's (unchanged for the proxy's own requests), not copied.
+func (m upMsg) message() message {
+	if m.agentID == nil {
+		return whole(m.line)
+	}
+	return message{line: m.line, at: m.env.IDStart, cut: len(m.env.ID), id: m.agentID}
+}
+
+// withAgentID returns the line with the agent's own id in place of the
+// proxy's, as a copy, and its envelope (for the answers the proxy changes).
+func (m upMsg) withAgentID() ([]byte, wire.Envelope) {
+	if m.agentID == nil {
+		return m.line, m.env
+	}
+	line := m.line
+	id := m.agentID
+	out := make([]byte, 0, len(line)-len(m.env.ID)+len(id))
+	out = append(out, line[:m.env.IDStart]...)
 	out = append(out, id...)
-	out = append(out, line[env.IDStart+len(env.ID):]...)
+	out = append(out, line[m.env.IDStart+len(m.env.ID):]...)
 	if e, err := wire.ParseEnvelope(out); err == nil {
 		return out, e
 	}
-	return line, env
+	return line, m.env
 }
 
 // markUpstreamGone switches to UPSTREAM_UNAVAILABLE: waiters see upGone, and
@@ -150,7 +153,7 @@ func (s *session) markUpstreamGone() {
 		for key, p := range s.pending {
 			if p.kind == kindPlain || p.kind == kindList || p.kind == kindHandshake {
 				answers = append(answers, errorLine(p.agentID, &RPCError{Code: codeUpstreamGone, Message: textUpstreamDiedInRequest}))
-				delete(s.pending, key)
+				s.removeLocked(key, p)
 			}
 		}
 		s.noteIdleLocked()
@@ -235,8 +238,8 @@ func (s *session) copyStderr() {
 }
 
 // ownRequest sends a request of the proxy's own to the upstream and waits
-// for its answer. Its id is a string "agent-harness/N", so it cannot be
-// mistaken for one of the agent's numeric ids (see doc.go).
+// for its answer. Its id is a string "agent-harness/N", apart from the
+// numeric ids of the agent's forwarded requests (see doc.go).
 func (s *session) ownRequest(method string, params []byte) (upMsg, error) {
 	if s.upstreamGone() {
 		return upMsg{}, ErrUpstreamUnavailable
@@ -259,11 +262,12 @@ func (s *session) ownRequest(method string, params []byte) (upMsg, error) {
 	msg = append(msg, `,"params":`...)
 	msg = append(msg, params...)
 	msg = append(msg, "}\n"...)
-	if err := s.upW.write(msg); err != nil {
+	timer := time.NewTimer(s.opts.CallTimeout)
+	tk, err := s.upW.send(whole(msg))
+	if err != nil {
 		s.unregister(key, p)
 		return upMsg{}, ErrUpstreamUnavailable
 	}
-	timer := time.NewTimer(s.opts.CallTimeout)
 	defer timer.Stop()
 	select {
 	case m := <-p.ch:
@@ -277,6 +281,7 @@ func (s *session) ownRequest(method string, params []byte) (upMsg, error) {
 		s.unregister(key, p)
 		return upMsg{}, ErrUpstreamUnavailable
 	case <-timer.C:
+		s.upW.withdraw(tk)
 		s.abandon(key, p)
 		return upMsg{}, ErrNoAnswer
 	}

@@ -9,6 +9,101 @@ import (
 // errWriterClosed is returned by writes after close.
 var errWriterClosed = errors.New("writer closed")
 
+// smallMessage is the size up to which a message written in parts is first
+// copied into one buffer, so that it takes one system call; a larger one
+// is written part by part, never copied.
+const smallMessage = 64 << 10
+
+// message is one outgoing line: line with line[at:at+cut] replaced by id
+// (a request or response whose id the relay rewrote) or, with id nil, line
+// unchanged. A missing trailing newline is added when it is written. The
+// parts are written as they are: a big message is never copied.
+type message struct {
+	line    []byte
+	at, cut int
+	id      []byte
+}
+
+// whole is a message that is line unchanged.
+func whole(line []byte) message { return message{line: line} }
+
+// parts returns the pieces of the message in order (empty ones nil).
+func (m message) parts() [4][]byte {
+	var p [4][]byte
+	last := m.line
+	if m.id == nil {
+		p[0] = m.line
+	} else {
+		p[0], p[1], p[2] = m.line[:m.at], m.id, m.line[m.at+m.cut:]
+		if len(p[2]) > 0 || len(p[1]) == 0 {
+			last = p[2]
+		} else {
+			last = p[1]
+		}
+	}
+	if len(last) == 0 || last[len(last)-1] != '\n' {
+		p[3] = newline
+	}
+	return p
+}
+
+// size is the number of bytes the message writes.
+func (m message) size() int {
+	n := 0
+	for _, b := range m.parts() {
+		n += len(b)
+	}
+	return n
+}
+
+// flatten returns the message as one slice: the line itself when nothing
+// is replaced or added, else a copy in buf (reused).
+func (m message) flatten(buf []byte) (out, newBuf []byte) {
+	p := m.parts()
+	if p[1] == nil && p[2] == nil && p[3] == nil {
+		return p[0], buf
+	}
+	buf = buf[:0]
+	for _, b := range p {
+		buf = append(buf, b...)
+	}
+	return buf, buf
+}
+
+// writeMessage writes m to w in one Write when it is small (through buf),
+// else part by part.
+func writeMessage(w io.Writer, m message, buf []byte) (newBuf []byte, err error) {
+	return writeParts(w, m.parts(), m.size(), buf)
+}
+
+// writeParts writes the parts of a message of size bytes: in one Write
+// when it is small (through buf), else part by part.
+func writeParts(w io.Writer, parts [4][]byte, size int, buf []byte) (newBuf []byte, err error) {
+	n := 0
+	for _, p := range parts {
+		if len(p) > 0 {
+			n++
+		}
+	}
+	if n > 1 && size <= smallMessage {
+		buf = buf[:0]
+		for _, p := range parts {
+			buf = append(buf, p...)
+		}
+		_, err = w.Write(buf)
+		return buf, err
+	}
+	for _, p := range parts {
+		if len(p) == 0 {
+			continue
+		}
+		if _, err = w.Write(p); err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
+}
+
 // lineWriter serialises whole messages onto one side of the relay. After
 // the first write error every later write fails at once and onFail has been
 // called (once).
@@ -18,6 +113,7 @@ type lineWriter struct {
 	w      io.Writer
 	err    error
 	onFail func(error)
+	buf    []byte // reused for small messages written in parts
 }
 
 func newLineWriter(w io.Writer, onFail func(error)) *lineWriter {
@@ -28,14 +124,20 @@ var newline = []byte{'\n'}
 
 // write writes one message; a missing trailing newline is added.
 func (lw *lineWriter) write(msg []byte) error {
+	return lw.writeMsg(whole(msg))
+}
+
+// writeMsg writes one message; a missing trailing newline is added.
+func (lw *lineWriter) writeMsg(m message) error {
 	lw.sem <- struct{}{}
 	defer func() { <-lw.sem }()
 	if lw.err != nil {
 		return lw.err
 	}
-	_, err := lw.w.Write(msg)
-	if err == nil && (len(msg) == 0 || msg[len(msg)-1] != '\n') {
-		_, err = lw.w.Write(newline)
+	var err error
+	lw.buf, err = writeMessage(lw.w, m, lw.buf)
+	if cap(lw.buf) > smallMessage*2 {
+		lw.buf = nil
 	}
 	if err != nil {
 		lw.err = err

@@ -206,6 +206,13 @@ func (s *server) serve() {
 			var m message
 			if jerr := json.Unmarshal(line, &m); jerr != nil {
 				s.write(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`)
+			} else if m.Method == "tools/call" && bytes.Contains(m.Params, []byte(`"stop_reading"`)) {
+				// Answers, then never reads its input again (a stalled
+				// server whose input pipe fills up).
+				s.reply(m.ID, textResult("stopped reading"))
+				for {
+					time.Sleep(time.Hour) // a timer: no "all goroutines are asleep"
+				}
 			} else {
 				wg.Add(1)
 				go func() {

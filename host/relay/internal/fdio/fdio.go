@@ -130,6 +130,63 @@ func (x *File) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// TryWrite writes as much of p as the descriptor takes now, without
+// waiting: n < len(p) with a nil error means the pipe is full.
+func (x *File) TryWrite(p []byte) (int, error) {
+	x.wbuf, x.wn, x.werr = p, 0, 0
+	err := x.rc.Write(func(fd uintptr) bool {
+		x.tryWrite(fd)
+		return true // never wait in the netpoller
+	})
+	n, e := x.wn, x.werr
+	x.wbuf = nil
+	switch {
+	case err != nil:
+		return n, wrapClosed(err)
+	case e != 0:
+		return n, &os.PathError{Op: "write", Path: x.f.Name(), Err: e}
+	}
+	return n, nil
+}
+
+// TryWriter returns a function that writes as much as a non-blocking pipe
+// or socket f takes now, without waiting (n < len(p) with a nil error: it
+// is full), with ordinary system calls; nil when f is not non-blocking.
+func TryWriter(f *os.File) func(p []byte) (int, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	nonblock := false
+	if err := rc.Control(func(fd uintptr) { nonblock = isNonblock(fd) }); err != nil || !nonblock {
+		return nil
+	}
+	return func(p []byte) (int, error) {
+		n := 0
+		var werr error
+		err := rc.Write(func(fd uintptr) bool {
+			for n < len(p) {
+				m, e := syscall.Write(int(fd), p[n:])
+				switch {
+				case e == syscall.EINTR:
+					continue
+				case e == syscall.EAGAIN:
+					return true
+				case e != nil:
+					werr = &os.PathError{Op: "write", Path: f.Name(), Err: e}
+					return true
+				}
+				n += m
+			}
+			return true
+		})
+		if err != nil {
+			return n, wrapClosed(err)
+		}
+		return n, werr
+	}
+}
+
 // Close closes the file.
 func (x *File) Close() error { return x.f.Close() }
 

@@ -14,6 +14,8 @@ type Envelope struct {
 	IDStart int
 	// ResultStart is the offset of Result in the message.
 	ResultStart int
+	// ParamsStart is the offset of Params in the message.
+	ParamsStart int
 	// Depth is the nesting depth of the whole message (1 for a flat
 	// object).
 	Depth int
@@ -68,6 +70,7 @@ func ParseEnvelope(msg []byte) (Envelope, error) {
 			methodRaw = m.Value
 		case m.KeyIs("params"):
 			env.Params = m.Value
+			env.ParamsStart = m.ValueStart
 		case m.KeyIs("result"):
 			env.Result = m.Value
 			env.ResultStart = m.ValueStart

@@ -148,17 +148,3 @@ func numberKey(raw []byte) (string, bool) {
 	}
 	return string(b), true
 }
-
-// NumberFloat returns a JSON number's value rounded to float64 (as a
-// JavaScript JSON.parse reads it); ok is false for text that is not a
-// number or whose value is beyond float64's range.
-func NumberFloat(raw []byte) (float64, bool) {
-	if len(raw) == 0 || !(raw[0] == '-' || isDigit(raw[0])) {
-		return 0, false
-	}
-	if _, ok := numberKey(raw); !ok {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	return f, err == nil
-}

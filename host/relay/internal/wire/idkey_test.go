@@ -53,28 +53,6 @@ func TestIDKeyHugeExponentIsSmall(t *testing.T) {
 	}
 }
 
-func TestNumberFloat(t *testing.T) {
-	tests := []struct {
-		in   string
-		want float64
-		ok   bool
-	}{
-		{`9007199254740993`, 9007199254740992, true},
-		{`2.0`, 2, true},
-		{`1e400`, 0, false},
-		{`"1"`, 0, false},
-		{`01`, 0, false},
-	}
-	for _, tt := range tests {
-		got, ok := NumberFloat([]byte(tt.in))
-		if ok != tt.ok || (ok && got != tt.want) {
-			t.Errorf("NumberFloat(%s) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
-// exactRat is the reference: the exact value of a JSON number, or nil when
-// it is not one or its exponent is too large to expand.
 func exactRat(s string) *big.Rat {
 	if !Valid([]byte(s)) || s == "" || !(s[0] == '-' || isDigit(s[0])) || strings.TrimSpace(s) != s {
 		return nil
