@@ -13,6 +13,10 @@ type Entry struct {
 	Class     Class    `json:"class"`
 	Reason    string   `json:"reason"`
 	KeyFields []string `json:"keyFields"`
+	// OutputSchema is true when the tool's definition declares an
+	// outputSchema (clients then validate its results, SPEC §11.1). Not
+	// part of the report.
+	OutputSchema bool `json:"-"`
 }
 
 // MarshalJSON encodes the entry with `keyFields` always an array ([] when
@@ -57,7 +61,8 @@ type Listing struct {
 // NewListing indexes entries by name. A name listed twice with different
 // classes becomes Unclassified (which definition the upstream runs is not
 // knowable, and an unclassified tool is neither faulted nor judged); the key
-// fields of all its definitions are merged.
+// fields of all its definitions are merged, and it has an outputSchema when
+// any of them declares one.
 func NewListing(entries []Entry) *Listing {
 	l := &Listing{byName: make(map[string]Entry, len(entries))}
 	for _, e := range entries {
@@ -70,6 +75,7 @@ func NewListing(entries []Entry) *Listing {
 			prev.Class = Unclassified
 			prev.Reason = "listed twice with different classifications"
 		}
+		prev.OutputSchema = prev.OutputSchema || e.OutputSchema
 		for _, k := range e.KeyFields {
 			if !slices.Contains(prev.KeyFields, k) {
 				prev.KeyFields = append(slices.Clip(prev.KeyFields), k)

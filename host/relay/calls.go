@@ -19,7 +19,7 @@ var callParamNames = []string{"name", "arguments", "_meta"}
 // the function that runs it (the pipeline, or LocalTool for an extra tool);
 // nil when it was answered at once.
 func (s *session) startCall(line []byte, env wire.Envelope) func() {
-	var nameRaw, args []byte
+	var nameRaw, args, meta []byte
 	var variant, variantOf string
 	_, _ = wire.Members(env.Params, func(m wire.Member) bool {
 		switch {
@@ -28,6 +28,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 		case m.KeyIs("arguments"):
 			args = m.Value
 		case m.KeyIs("_meta"):
+			meta = m.Value
 		default:
 			if variant == "" {
 				variant, variantOf, _ = m.CaseVariant(callParamNames)
@@ -56,6 +57,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 	}
 	seq := s.callSeq.Add(1)
 	id, params := env.ID, env.Params // not env: the closure would move it to the heap
+	version := s.callVersion(meta)
 	return func() {
 		if !s.tools.Load().has(name) {
 			// A tool the upstream just added: the agent learnt of it from
@@ -75,6 +77,9 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 			AcceptsKey: len(info.KeyFields) > 0,
 			Arguments:  args,
 			Params:     params,
+
+			OutputSchema:    info.OutputSchema,
+			ProtocolVersion: version,
 		}
 		s.runCall(call, cs, &forwarder{s: s, line: line, key: key, agentID: id})
 	}
