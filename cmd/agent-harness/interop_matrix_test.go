@@ -318,3 +318,32 @@ func goSDKClient() matrixClient {
 		return results, exception
 	}}
 }
+
+// TestF2BytesPerProtocolVersion: the exact F2 answer on the wire for a
+// tool without an outputSchema (create_booking of the test upstream, which
+// answers initialize with the client's version): structuredContent from
+// 2025-06-18 on, _meta before (SPEC §11.1, README §3).
+func TestF2BytesPerProtocolVersion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	const text = `"content":[{"type":"text","text":"Error: HTTP 429 Too Many Requests: rate limit exceeded. Retry after 60 seconds."}]`
+	for _, tt := range []struct{ version, want string }{
+		{"2025-03-26", `{"jsonrpc":"2.0","id":2,"result":{` + text + `,"isError":true,"_meta":{"agent-harness/retryAfter":60}}}`},
+		{"2025-06-18", `{"jsonrpc":"2.0","id":2,"result":{` + text + `,"structuredContent":{"error":"rate_limited","status":429,"retry_after":60},"isError":true}}`},
+	} {
+		t.Run(tt.version, func(t *testing.T) {
+			t.Parallel()
+			p := startProxy(t, nil, append(upstreamFlags(t), "--scenario", "F2", "--audit-tools", "off")...)
+			p.request(`1`, "initialize", `{"protocolVersion":"`+tt.version+`","capabilities":{},"clientInfo":{"name":"e2e-agent","version":"0.0.1"}}`)
+			p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			got := p.request(`2`, "tools/call", `{"name":"create_booking","arguments":{"guest":"Ada"}}`)
+			if string(got) != tt.want {
+				t.Errorf("answer\n got %s\nwant %s", got, tt.want)
+			}
+			if code, _ := p.closeAndWait(); code != 0 {
+				t.Errorf("exit %d; stderr:\n%s", code, p.stderr.String())
+			}
+		})
+	}
+}
