@@ -18,6 +18,10 @@ type Entry struct {
 	// (idempotentHint or --idempotent-tools). Scenarios do not fire on it
 	// and repeats of its operations are no violation.
 	Idempotent bool `json:"idempotent,omitempty"`
+	// OutputSchema is true when the tool's definition declares an
+	// outputSchema (clients then validate its results, SPEC §11.1). Not
+	// part of the report.
+	OutputSchema bool `json:"-"`
 }
 
 // MarshalJSON encodes the entry with `keyFields` always an array ([] when
@@ -65,7 +69,8 @@ type Listing struct {
 // knowable, and an unclassified tool is neither faulted nor judged); the key
 // fields of all its definitions are merged. It is idempotent only when every
 // definition says so (a repeat of a write that may not be idempotent must
-// not pass unjudged).
+// not pass unjudged), and it has an outputSchema when any of them declares
+// one.
 func NewListing(entries []Entry) *Listing {
 	l := &Listing{byName: make(map[string]Entry, len(entries))}
 	for _, e := range entries {
@@ -79,6 +84,7 @@ func NewListing(entries []Entry) *Listing {
 			prev.Reason = "listed twice with different classifications"
 		}
 		prev.Idempotent = prev.Idempotent && e.Idempotent && prev.Class == Write
+		prev.OutputSchema = prev.OutputSchema || e.OutputSchema
 		for _, k := range e.KeyFields {
 			if !slices.Contains(prev.KeyFields, k) {
 				prev.KeyFields = append(slices.Clip(prev.KeyFields), k)

@@ -26,6 +26,13 @@ type Call struct {
 	Arguments json.RawMessage
 	// Time is when the proxy received the call (from the injected clock).
 	Time time.Time
+	// OutputSchema is true when the tool's listing declares an
+	// outputSchema: clients then validate the results of its calls
+	// (SPEC §11.1, see Deliver).
+	OutputSchema bool
+	// ProtocolVersion is the MCP protocol version of the session (or of
+	// the request, for stateless SEP-2575 clients); empty when unknown.
+	ProtocolVersion string
 }
 
 // ActionKind says what the pipeline does with a call.

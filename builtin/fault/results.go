@@ -29,9 +29,10 @@ const (
 
 // toolResult is an MCP CallToolResult with one text content item.
 type toolResult struct {
-	Content           []textContent `json:"content"`
-	StructuredContent any           `json:"structuredContent,omitempty"`
-	IsError           bool          `json:"isError"`
+	Content           []textContent  `json:"content"`
+	StructuredContent any            `json:"structuredContent,omitempty"`
+	IsError           bool           `json:"isError"`
+	Meta              map[string]any `json:"_meta,omitempty"`
 }
 
 type textContent struct {
@@ -61,6 +62,20 @@ func RateLimitResult(retryAfter time.Duration) json.RawMessage {
 		Content:           []textContent{{Type: "text", Text: fmt.Sprintf(rateLimitFormat, secs)}},
 		StructuredContent: rateLimited{Error: "rate_limited", Status: 429, RetryAfter: secs},
 		IsError:           true,
+	})
+}
+
+// RateLimitMetaResult returns the F2 answer for a call whose result cannot
+// carry structuredContent (the tool declares an outputSchema, or the
+// protocol version predates structuredContent; SPEC §11.1): the same text,
+// and retry_after in the result's _meta as {"agent-harness/retryAfter":N},
+// which clients do not validate.
+func RateLimitMetaResult(retryAfter time.Duration) json.RawMessage {
+	secs := int64(retryAfter / time.Second)
+	return mustMarshal(toolResult{
+		Content: []textContent{{Type: "text", Text: fmt.Sprintf(rateLimitFormat, secs)}},
+		IsError: true,
+		Meta:    map[string]any{MetaRetryAfter: secs},
 	})
 }
 

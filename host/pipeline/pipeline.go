@@ -171,7 +171,7 @@ func (p *Pipeline) HandleCall(ctx context.Context, call *relay.ToolCall, forward
 		at = p.clock.Now()
 	}
 	fc := fault.Call{ID: call.ID, Tool: call.Tool, Class: call.Class, Idempotent: call.Idempotent,
-		Arguments: call.Arguments, Time: at}
+		Arguments: call.Arguments, Time: at, OutputSchema: call.OutputSchema, ProtocolVersion: call.ProtocolVersion}
 	p.apply(judge.Event{
 		Kind: judge.EventCall, Time: fc.Time, Call: call.ID,
 		Tool: call.Tool, Class: call.Class, Arguments: call.Arguments, AcceptsKey: call.AcceptsKey,
@@ -193,15 +193,22 @@ func (p *Pipeline) HandleCall(ctx context.Context, call *relay.ToolCall, forward
 }
 
 // decide asks the fault about calls of read and write tools; calls of
-// unclassified and unlisted tools are never faulted (SPEC §4.2). An action
-// that would answer without a result is treated as a pass.
+// unclassified and unlisted tools are never faulted (SPEC §4.2). The
+// result of an Inject or ForwardReplace is what fault.Deliver makes of it
+// for this call's client (SPEC §11.1); an action that would answer without
+// a result the client accepts is treated as a pass (the built-in faults
+// and the plugin host never return one).
 func (p *Pipeline) decide(c fault.Call) fault.Action {
 	if p.opts.Fault == nil || (c.Class != classify.Read && c.Class != classify.Write) {
 		return fault.Action{}
 	}
 	a := p.opts.Fault.Decide(c)
-	if a.Kind != fault.Pass && len(a.Result) == 0 {
-		return fault.Action{}
+	if a.Kind != fault.Pass {
+		r, err := fault.Deliver(a.Result, c)
+		if err != nil {
+			return fault.Action{}
+		}
+		a.Result = r
 	}
 	return a
 }

@@ -231,6 +231,53 @@ func TestUnjudgedToolsNeverReachTheFault(t *testing.T) {
 	}
 }
 
+// TestInjectedResultForClient: SPEC §11.1 — every injected or replacing
+// result reaches the agent as fault.Deliver makes it for the call: no
+// structuredContent for a tool with an outputSchema (F2's retry_after in
+// _meta), and a result no client would accept is not delivered at all.
+func TestInjectedResultForClient(t *testing.T) {
+	schemaCall := func(h *harness, u *upstream) (relay.Response, error) {
+		c := &relay.ToolCall{ID: 1, Tool: "create_entities", Class: classify.Write, Arguments: json.RawMessage(`{}`),
+			OutputSchema: true, ProtocolVersion: "2025-11-25"}
+		return h.p.HandleCall(context.Background(), c, u.forward)
+	}
+	withSC := `{"content":[{"type":"text","text":"x"}],"structuredContent":{"a":1},"isError":true}`
+	tests := []struct {
+		name        string
+		fault       fault.Fault
+		wantResult  string
+		wantForward bool
+		wantEvent   string
+	}{
+		{"F2 for an outputSchema tool: retry_after in _meta", fault.NewRateLimit(60 * time.Second),
+			string(fault.RateLimitMetaResult(60 * time.Second)), false,
+			"answer#1 injected-not-executed scenario=F2 fault=rate_limit retryAfterMs=60000"},
+		{"injected structuredContent dropped", &spyFault{action: fault.Action{Kind: fault.Inject, Result: json.RawMessage(withSC), Scenario: "spy", Fault: "spy"}},
+			`{"content":[{"type":"text","text":"x"}],"isError":true}`, false, "answer#1 injected-not-executed scenario=spy fault=spy"},
+		{"replacing structuredContent dropped", &spyFault{action: fault.Action{Kind: fault.ForwardReplace, Result: json.RawMessage(withSC), Scenario: "spy", Fault: "spy"}},
+			`{"content":[{"type":"text","text":"x"}],"isError":true}`, true, "answer#1 executed scenario=spy fault=spy"},
+		{"a non-error injected result is not delivered: the call passes", &spyFault{action: fault.Action{Kind: fault.Inject, Result: json.RawMessage(`{"content":[{"type":"text","text":"fake"}]}`), Scenario: "spy", Fault: "spy"}},
+			okResult, true, "answer#1 executed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, tt.fault, nil)
+			u := &upstream{h: h, resp: relay.Response{Result: json.RawMessage(okResult)}}
+			got, err := schemaCall(h, u)
+			if err != nil || string(got.Result) != tt.wantResult {
+				t.Errorf("result\n got %s, %v\nwant %s", got.Result, err, tt.wantResult)
+			}
+			if (u.calls == 1) != tt.wantForward {
+				t.Errorf("forwarded %d times, want %v", u.calls, tt.wantForward)
+			}
+			// The answer, then its hand-over to the agent.
+			if ev := events(h.judge); len(ev) < 2 || ev[len(ev)-2] != tt.wantEvent || ev[len(ev)-1] != "delivered#1" {
+				t.Errorf("events %q, want the last %q, delivered#1", ev, tt.wantEvent)
+			}
+		})
+	}
+}
+
 func TestDelays(t *testing.T) {
 	spy := &spyFault{action: fault.Action{Kind: fault.ForwardReplace, Result: fault.ErrorResult("late"), Scenario: "slow", Fault: "slow",
 		Delay: 3 * time.Second, DelayAfter: 5 * time.Second}}

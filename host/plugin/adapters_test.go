@@ -196,6 +196,56 @@ func TestFaultOutputValidation(t *testing.T) {
 	}
 }
 
+// TestFaultResultForClient: SPEC §11.1 — a plugin's result reaches the
+// agent as fault.Deliver makes it for the call's client; one that a client
+// would turn into an exception is a plugin failure and the call passes.
+func TestFaultResultForClient(t *testing.T) {
+	schema := fault.Call{ID: 1, Tool: "create_entities", Class: classify.Write, OutputSchema: true, ProtocolVersion: "2025-06-18"}
+	old := fault.Call{ID: 1, Tool: "w", Class: classify.Write, ProtocolVersion: "2025-03-26"}
+	tests := []struct {
+		name, out string
+		c         fault.Call
+		want      string // the delivered result; empty: refused
+		failure   string
+	}{
+		{name: "error result, structuredContent dropped for an outputSchema tool", c: schema,
+			out:  `{"action":"inject","result":{"content":[{"type":"text","text":"busy"}],"structuredContent":{"code":7},"isError":true,"_meta":{"x/y":1}}}`,
+			want: `{"content":[{"type":"text","text":"busy"}],"isError":true,"_meta":{"x/y":1}}`},
+		{name: "success for an outputSchema tool refused", c: schema,
+			out:     `{"action":"execute_then_replace","result":{"content":[{"type":"text","text":"done"}],"structuredContent":{"entities":[]}}}`,
+			failure: `bad: fault boom create_entities: "result" for create_entities: the tool declares an outputSchema, so a result without "isError": true must carry structuredContent matching it, which the host cannot check; inject an error result`},
+		{name: "resource_link before 2025-06-18 refused", c: old,
+			out:     `{"action":"inject","result":{"content":[{"type":"resource_link","uri":"u","name":"n"}],"isError":true}}`,
+			failure: `bad: fault boom w: "result" for w: content item 0: content type "resource_link" needs protocol version 2025-06-18 or later; the session uses 2025-03-26`},
+		{name: "empty content refused", c: old,
+			out:     `{"action":"inject","result":{"content":[],"isError":true}}`,
+			failure: `bad: fault boom w: "result" for w: "content" is empty: the model would see nothing`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := spec{
+				manifest: `{"abi":1,"name":"bad","version":"1","hooks":["fault"],"faults":["boom"]}`,
+				hooks:    map[string][]byte{"ah_fault": returnData(2048, tt.out)},
+				data:     map[uint32]string{2048: tt.out},
+			}.write(t)
+			p, f, _ := loadWith(t, path, nil)
+			a := p.Faults()[0].Decide(tt.c)
+			if tt.want != "" {
+				if string(a.Result) != tt.want || a.Scenario != "boom" || len(f.get()) != 0 {
+					t.Errorf("Decide = %+v (result %s), failures %q; want result %s", a, a.Result, f.get(), tt.want)
+				}
+				return
+			}
+			if a.Scenario != "" || a.Kind != fault.Pass || a.Result != nil {
+				t.Errorf("Decide = %+v, want a plain pass", a)
+			}
+			if got := f.get(); len(got) != 1 || got[0] != tt.failure {
+				t.Errorf("failures %q\nwant %q", got, tt.failure)
+			}
+		})
+	}
+}
+
 func TestPairChecker(t *testing.T) {
 	for _, tt := range []struct {
 		out    string

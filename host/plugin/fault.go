@@ -1,7 +1,6 @@
 package plugin
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -94,7 +93,7 @@ func (f *pluginFault) Decide(c fault.Call) fault.Action {
 	var a fault.Action
 	if err := f.p.invoke(HookFault, what, true, input, func(out []byte) error {
 		var perr error
-		a, perr = f.parse(out)
+		a, perr = f.parse(out, c)
 		return perr
 	}); err != nil {
 		return fault.Action{}
@@ -112,8 +111,10 @@ func (f *pluginFault) Decide(c fault.Call) fault.Action {
 	return a
 }
 
-// parse validates ah_fault's answer and turns it into an Action.
-func (f *pluginFault) parse(out []byte) (fault.Action, error) {
+// parse validates ah_fault's answer for call c and turns it into an
+// Action. The result is what fault.Deliver makes of it for c's client; one
+// that no client could accept as a tool result (SPEC §11.1) is refused.
+func (f *pluginFault) parse(out []byte, c fault.Call) (fault.Action, error) {
 	if len(out) == 0 {
 		return fault.Action{}, nil
 	}
@@ -155,7 +156,11 @@ func (f *pluginFault) parse(out []byte) (fault.Action, error) {
 	if err := checkResult(o.Result); err != nil {
 		return fault.Action{}, err
 	}
-	a.Result = append(json.RawMessage(nil), bytes.TrimSpace(o.Result)...)
+	r, err := fault.Deliver(o.Result, c)
+	if err != nil {
+		return fault.Action{}, fmt.Errorf(`"result" for %s: %w`, truncate(c.Tool, 64), err)
+	}
+	a.Result = r
 	a.Fault = o.Fault
 	if a.Fault == "" {
 		a.Fault = f.name

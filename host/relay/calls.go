@@ -19,7 +19,7 @@ var callParamNames = []string{"name", "arguments", "_meta"}
 // the function that runs it (the pipeline, or LocalTool for an extra tool);
 // nil when it was answered at once.
 func (s *session) startCall(line []byte, env wire.Envelope) func() {
-	var nameRaw, args []byte
+	var nameRaw, args, meta []byte
 	var variant, variantOf string
 	_, _ = wire.Members(env.Params, func(m wire.Member) bool {
 		switch {
@@ -28,6 +28,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 		case m.KeyIs("arguments"):
 			args = m.Value
 		case m.KeyIs("_meta"):
+			meta = m.Value
 		default:
 			if variant == "" {
 				variant, variantOf, _ = m.CaseVariant(callParamNames)
@@ -59,6 +60,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 		readAt = s.opts.Now()
 	}
 	id, params, idStart := env.ID, env.Params, env.IDStart // not env: the closure would move it to the heap
+	version := s.callVersion(meta)
 	return func() {
 		if !s.tools.Load().has(name) {
 			// A tool the upstream just added: the agent learnt of it from
@@ -72,14 +74,16 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 		}
 		info := s.tools.Load().lookup(name)
 		call := &ToolCall{
-			ID:         seq,
-			Tool:       name,
-			Class:      info.Class,
-			AcceptsKey: len(info.KeyFields) > 0,
-			Idempotent: info.Idempotent,
-			Arguments:  args,
-			Params:     params,
-			ReadAt:     readAt,
+			ID:              seq,
+			Tool:            name,
+			Class:           info.Class,
+			AcceptsKey:      len(info.KeyFields) > 0,
+			Idempotent:      info.Idempotent,
+			Arguments:       args,
+			Params:          params,
+			ReadAt:          readAt,
+			OutputSchema:    info.OutputSchema,
+			ProtocolVersion: version,
 		}
 		s.runCall(call, cs, &forwarder{s: s, line: line, idStart: idStart, key: key, agentID: id})
 	}

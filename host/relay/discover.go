@@ -70,6 +70,21 @@ func requestMeta(params []byte, version string) []byte {
 	return append(out, '}')
 }
 
+// callVersion is the protocol version of a request: its SEP-2575
+// params._meta protocol version, else the version the session's initialize
+// negotiated; empty when unknown.
+func (s *session) callVersion(meta []byte) string {
+	if pv, _, ok := wire.Lookup(meta, metaProtocolVersion); ok {
+		if v, ok := wire.Unquote(pv); ok {
+			return v
+		}
+	}
+	if v := s.version.Load(); v != nil {
+		return *v
+	}
+	return ""
+}
+
 // discoverVersion is the protocol version the session will use after a
 // successful server/discover: the agent's own when the upstream lists it
 // among its supportedVersions (or lists none), else the newest listed

@@ -29,6 +29,13 @@ type ToolCall struct {
 	// ReadAt is when the relay read the call from the agent (Options.Now);
 	// zero when Options.Now is nil.
 	ReadAt time.Time
+	// OutputSchema is true when the tool's listing declares an
+	// outputSchema (SPEC §11.1).
+	OutputSchema bool
+	// ProtocolVersion is the MCP protocol version of the call: its
+	// SEP-2575 _meta version, else the one the session's initialize
+	// negotiated; empty when unknown.
+	ProtocolVersion string
 }
 
 // Response is what the agent gets for a tools/call: exactly one of Result (a

@@ -391,6 +391,47 @@ func TestRelayToolCalls(t *testing.T) {
 	})
 }
 
+// TestRelayToolCallOutputSchemaAndVersion: SPEC §11.1 — the pipeline
+// learns per call whether the tool declared an outputSchema and which
+// protocol version the call speaks (its SEP-2575 _meta version, else the
+// version of the session's initialize result).
+func TestRelayToolCallOutputSchemaAndVersion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		up := &fakeUpstream{tools: []string{
+			`{"name":"create_entities","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}`,
+			`{"name":"create_null","inputSchema":{"type":"object"},"outputSchema":null}`,
+			`{"name":"create_plain","inputSchema":{"type":"object"}}`,
+		}}
+		pl := &recordingPipeline{}
+		a := startRelay(t, up, func(o *Options) { o.Pipeline = pl })
+		a.initialize()
+		for i, req := range []string{
+			`{"name":"create_entities","arguments":{}}`,
+			`{"name":"create_null","arguments":{}}`,
+			`{"name":"create_plain","arguments":{}}`,
+			`{"name":"create_entities","arguments":{},"_meta":{` + statelessMeta + `}}`,
+		} {
+			a.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, 10+i, req))
+			a.recv()
+		}
+		if err := a.end(); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		want := []struct {
+			schema  bool
+			version string
+		}{{true, "2025-06-18"}, {false, "2025-06-18"}, {false, "2025-06-18"}, {true, "2026-07-28"}}
+		if len(pl.calls) != len(want) {
+			t.Fatalf("pipeline saw %d calls", len(pl.calls))
+		}
+		for i, w := range want {
+			if g := pl.calls[i]; g.OutputSchema != w.schema || g.ProtocolVersion != w.version {
+				t.Errorf("call %d (%s): outputSchema %v version %q, want %v %q", i, g.Tool, g.OutputSchema, g.ProtocolVersion, w.schema, w.version)
+			}
+		}
+	})
+}
+
 func TestRelayPipelineAnswers(t *testing.T) {
 	errBoom := errors.New("boom")
 	tests := []struct {

@@ -120,7 +120,10 @@ type session struct {
 	lazyTried atomic.Bool
 	// listMeta is the SEP-2575 _meta of the proxy's own tools/list
 	// requests (nil: the legacy protocol).
-	listMeta   atomic.Pointer[[]byte]
+	listMeta atomic.Pointer[[]byte]
+	// version is the protocol version of the upstream's initialize
+	// result (nil before it); a SEP-2575 request carries its own.
+	version    atomic.Pointer[string]
 	relistMu   sync.Mutex // one re-listing at a time
 	toolsMu    sync.Mutex // read-modify-write of tools
 	warnedJSON atomic.Bool

@@ -66,6 +66,11 @@ func (s *session) startup(line []byte, env wire.Envelope) {
 		s.releaseHold(m.message())
 		return
 	}
+	if v, _, ok := wire.Lookup(m.env.Result, "protocolVersion"); ok {
+		if pv, ok := wire.Unquote(v); ok {
+			s.version.Store(&pv)
+		}
+	}
 	var meta []byte
 	if env.Method == methodDiscover {
 		var ok bool
@@ -253,7 +258,8 @@ func (s *session) waitRelisted() {
 // sameEntries reports whether two classified tool lists are equal.
 func sameEntries(a, b []ToolInfo) bool {
 	return slices.EqualFunc(a, b, func(x, y ToolInfo) bool {
-		return x.Name == y.Name && x.Class == y.Class && x.Reason == y.Reason && slices.Equal(x.KeyFields, y.KeyFields)
+		return x.Name == y.Name && x.Class == y.Class && x.Reason == y.Reason && slices.Equal(x.KeyFields, y.KeyFields) &&
+			x.OutputSchema == y.OutputSchema
 	})
 }
 

@@ -49,7 +49,14 @@ func (s *session) classifyTool(raw []byte) (ToolInfo, bool) {
 		r.Class = classify.Unclassified
 	}
 	return ToolInfo{Name: t.Name, Class: r.Class, Reason: r.Reason, KeyFields: s.keyFields(t.InputSchema),
-		Idempotent: r.Idempotent && r.Class == classify.Write}, true
+		Idempotent: r.Idempotent && r.Class == classify.Write, OutputSchema: hasOutputSchema(raw)}, true
+}
+
+// hasOutputSchema reports whether a raw tool object declares an
+// outputSchema (present and not null).
+func hasOutputSchema(raw []byte) bool {
+	v, _, ok := wire.Lookup(raw, "outputSchema")
+	return ok && !wire.IsNull(v)
 }
 
 // keyFields lists the top-level properties of an input schema that are key

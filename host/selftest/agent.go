@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuonztech/agent-harness/builtin/fault"
 )
 
 // Caller is the part of an MCP client session an agent uses.
@@ -168,6 +170,10 @@ func classifyAnswer(res *mcp.CallToolResult, err error) answer {
 	if sec, ok := structuredRetryAfter(res.StructuredContent); ok {
 		return answer{kind: answerRateLimited, retryAfter: time.Duration(sec) * time.Second}
 	}
+	// For a tool with an outputSchema the proxy's 429 has it in _meta.
+	if sec, ok := secondsIn(res.Meta[fault.MetaRetryAfter]); ok {
+		return answer{kind: answerRateLimited, retryAfter: time.Duration(sec) * time.Second}
+	}
 	text := resultText(res)
 	if m := retryAfterText.FindStringSubmatch(text); m != nil {
 		if sec, err := strconv.ParseInt(m[1], 10, 32); err == nil {
@@ -194,7 +200,12 @@ func structuredRetryAfter(sc any) (int64, bool) {
 	default:
 		return 0, false
 	}
-	f, ok := m["retry_after"].(float64)
+	return secondsIn(m["retry_after"])
+}
+
+// secondsIn reads a retry_after of 0–86400 seconds decoded from JSON.
+func secondsIn(v any) (int64, bool) {
+	f, ok := v.(float64)
 	if !ok || f < 0 || f > 86400 {
 		return 0, false
 	}

@@ -50,6 +50,11 @@ var (
 		r.StructuredContent = map[string]any{"error": "rate_limited", "status": float64(429), "retry_after": float64(7)}
 		return r, nil
 	}
+	rate429Meta = func() (*mcp.CallToolResult, error) {
+		r := textRes("Error: HTTP 429 Too Many Requests: rate limit exceeded. Retry after 60 seconds.", true)
+		r.Meta = mcp.Meta{"agent-harness/retryAfter": float64(9)}
+		return r, nil
+	}
 	truncated = ans(`{"`, true)
 	http500   = ans("Error: HTTP 500 Internal Server Error.", true)
 	rpcError  = func() (*mcp.CallToolResult, error) { return nil, errors.New("calling tool: internal error") }
@@ -77,6 +82,7 @@ func TestCarefulBehaviour(t *testing.T) {
 		{"JSON-RPC error is unknown: read, no re-send", []func() (*mcp.CallToolResult, error){rpcError, notFound}, []string{wk, r}, 0},
 		{"429 in words: wait 60 s, retry once", []func() (*mcp.CallToolResult, error){rate429, okWrite}, []string{wk, wk}, 60 * time.Second},
 		{"429 structured retry_after wins", []func() (*mcp.CallToolResult, error){rate429SC, okWrite}, []string{wk, wk}, 7 * time.Second},
+		{"429 _meta retry_after wins", []func() (*mcp.CallToolResult, error){rate429Meta, okWrite}, []string{wk, wk}, 9 * time.Second},
 		{"429 twice: retries once only", []func() (*mcp.CallToolResult, error){rate429, rate429}, []string{wk, wk}, 60 * time.Second},
 		{"500, not found: retry once", []func() (*mcp.CallToolResult, error){http500, notFound, okWrite}, []string{wk, r, wk}, 0},
 		{"500, found: no retry", []func() (*mcp.CallToolResult, error){http500, found}, []string{wk, r}, 0},
