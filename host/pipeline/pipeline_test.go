@@ -270,9 +270,13 @@ func TestInjectedResultForClient(t *testing.T) {
 			if (u.calls == 1) != tt.wantForward {
 				t.Errorf("forwarded %d times, want %v", u.calls, tt.wantForward)
 			}
-			// The answer, then its hand-over to the agent.
-			if ev := events(h.judge); len(ev) < 2 || ev[len(ev)-2] != tt.wantEvent || ev[len(ev)-1] != "delivered#1" {
-				t.Errorf("events %q, want the last %q, delivered#1", ev, tt.wantEvent)
+			// The answer, then the hand-over of an injected answer.
+			ev := events(h.judge)
+			if n := len(ev); n > 0 && ev[n-1] == "delivered#1" {
+				ev = ev[:n-1]
+			}
+			if len(ev) == 0 || ev[len(ev)-1] != tt.wantEvent {
+				t.Errorf("events %q, want the last %q", ev, tt.wantEvent)
 			}
 		})
 	}
