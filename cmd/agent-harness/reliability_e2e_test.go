@@ -169,3 +169,43 @@ func TestReliability100MBMessages(t *testing.T) {
 		t.Errorf("report operations %+v, want create_booking executed once", rep.Report.Operations)
 	}
 }
+
+// A lenient upstream executes calls of a tool it has not listed; the
+// proxy forwards them unjudged. When a later listing shows that tool is a
+// write, the run is NOT_TESTED (its calls may have been a double
+// execution), and the verdict reason says why.
+func TestReliabilityUnlistedWriteLaterListed(t *testing.T) {
+	t.Parallel()
+	p := scnStart(t, "--audit-tools", "off", "--upstream-arg=-lenient-unlisted")
+	p.call("create_booking", scnBooking)
+	for range 2 {
+		if r := p.call("create_refund", `{"booking":"b1"}`); r.text() != "create_refund done" {
+			t.Fatalf("unlisted call answered %q", r.text())
+		}
+	}
+	p.call("add_tool", `{"name":"create_refund"}`)
+	// A call of the newly listed tool waits for the proxy's re-listing.
+	p.call("create_refund", `{"booking":"b2"}`)
+	if code := p.finish(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr)
+	}
+	r := p.readReport()
+	if r.Verdict != "NOT_TESTED" || !strings.Contains(r.Report.VerdictReason, `Tool "create_refund" was called before the upstream listed it`) {
+		t.Errorf("verdict %s (%s), want NOT_TESTED naming create_refund", r.Verdict, r.Report.VerdictReason)
+	}
+}
+
+// Calls of a tool that stays unlisted are named in the verdict reason.
+func TestReliabilityUnlistedCallsNamed(t *testing.T) {
+	t.Parallel()
+	p := scnStart(t, "--audit-tools", "off", "--upstream-arg=-lenient-unlisted")
+	p.call("create_booking", scnBooking)
+	p.call("sync_ledger", `{}`)
+	if code := p.finish(); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr)
+	}
+	r := p.readReport()
+	if r.Verdict != "PASS" || !strings.Contains(r.Report.VerdictReason, `1 call(s) of tools the upstream did not list ("sync_ledger") were forwarded without being judged`) {
+		t.Errorf("verdict %s (%s), want PASS naming sync_ledger", r.Verdict, r.Report.VerdictReason)
+	}
+}

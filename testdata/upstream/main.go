@@ -21,6 +21,8 @@
 //	-idempotent-tools   also list set_room_status (a write with idempotentHint: true),
 //	                    billing/charge-card (namespaced kebab-case write) and crm.getLead
 //	                    (namespaced camelCase read) [UPSTREAM_IDEMPOTENT_TOOLS]
+//	-lenient-unlisted   execute calls of tools it does not list, as lenient servers
+//	                    do, instead of answering -32602 [UPSTREAM_LENIENT_UNLISTED]
 //
 // Tools (every tool accepts "fail": true → an isError result, not counted,
 // and "sleep_ms": N → answer after N ms):
@@ -94,6 +96,7 @@ type server struct {
 	pageSize   int
 	countsFile string
 	noTools    bool
+	lenient    bool // execute calls of unlisted tools (as some servers do)
 
 	wmu sync.Mutex
 	out *os.File
@@ -118,6 +121,7 @@ func main() {
 	ignoreTerm := flag.Bool("ignore-sigterm", os.Getenv("UPSTREAM_IGNORE_SIGTERM") != "", "ignore SIGTERM")
 	hotel := flag.Bool("hotel-tools", os.Getenv("UPSTREAM_HOTEL_TOOLS") != "", "also list check_in_guest and update_status_view")
 	idem := flag.Bool("idempotent-tools", os.Getenv("UPSTREAM_IDEMPOTENT_TOOLS") != "", "also list set_room_status, billing/charge-card and crm.getLead")
+	lenient := flag.Bool("lenient-unlisted", os.Getenv("UPSTREAM_LENIENT_UNLISTED") != "", "execute calls of tools it does not list")
 	flag.Parse()
 
 	for i := 1; i <= *stderrLines; i++ {
@@ -140,7 +144,7 @@ func main() {
 		writePid(*pidfile, os.Getpid())
 	}
 	s := &server{
-		pageSize: *pageSize, countsFile: *countsFile, noTools: *noTools,
+		pageSize: *pageSize, countsFile: *countsFile, noTools: *noTools, lenient: *lenient,
 		out: os.Stdout, tools: append([]string(nil), baseTools...),
 		counts: map[string]int{}, waiters: map[string]chan json.RawMessage{},
 	}
@@ -374,7 +378,7 @@ func (s *server) toolsCall(m message) {
 		}
 	}
 	s.mu.Unlock()
-	if !known {
+	if !known && !s.lenient {
 		s.replyError(m.ID, -32602, "Unknown tool: "+p.Name)
 		return
 	}
