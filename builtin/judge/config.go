@@ -49,9 +49,3 @@ func (c Config) kind() string {
 	}
 	return c.Kind
 }
-
-// baseline reports whether a PASS under this configuration is only a
-// baseline: no scenario, or F4, which injects nothing.
-func (c Config) baseline() bool {
-	return c.Scenario == "" || c.Scenario == "F4"
-}

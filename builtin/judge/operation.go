@@ -143,11 +143,6 @@ func (op *operation) uncertain() int { return op.pending + op.unknown + op.rejec
 // arguments after isError is indistinguishable from fixing the arguments.
 func (op *operation) nearUncertain() int { return op.pending + op.unknown + op.ghosts }
 
-// neverExecuted reports whether no attempt can have reached the upstream.
-func (op *operation) neverExecuted() bool {
-	return op.executed == 0 && op.uncertain() == 0
-}
-
 // contrib is what one operation contributes to the judge's running totals.
 // The judge subtracts the old contrib and adds the new one whenever the
 // operation changes, so totals never need a rescan.
@@ -271,5 +266,4 @@ type unclState struct {
 	tool  string
 	count int
 	dirty bool
-	enc   []byte
 }

@@ -43,7 +43,7 @@ func appendNormStr(arena, b []byte) ([]byte, normStr) {
 	n.sEnd = int32(len(arena))
 	if s := arena[n.sOff:n.sEnd]; canon.IsNumber(s) {
 		n.isNum = true
-		n.plain = bytes.IndexAny(s, "eE") < 0
+		n.plain = !bytes.ContainsAny(s, "eE")
 		n.nOff = int32(len(arena))
 		arena = canon.AppendNumber(arena, arena[n.sOff:n.sEnd])
 		n.nEnd = int32(len(arena))

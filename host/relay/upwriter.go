@@ -73,12 +73,6 @@ func newUpWriter(w io.Writer, try func([]byte) (int, error), onFail func(error))
 	return u
 }
 
-// write queues a message that needs no ticket (see send).
-func (u *upWriter) write(line []byte) error {
-	_, err := u.send(whole(line))
-	return err
-}
-
 // send writes m, or queues it. It never waits for the upstream. The error
 // is the first write error (the upstream is gone), errWriterClosed, or
 // errQueueFull.

@@ -5,6 +5,7 @@ package minimal
 import (
 	_ "embed"
 
+	//lint:ignore ST1001 the assembler mirrors the WebAssembly text format
 	. "github.com/cuonztech/agent-harness/host/plugin/plugintest/wasmbin"
 )
 
