@@ -291,7 +291,10 @@ func goSDKClient() matrixClient {
 		cmd := exec.Command(proxy[0], proxy[1:]...)
 		cmd.Env = append(os.Environ(), env...)
 		client := mcp.NewClient(&mcp.Implementation{Name: "agent-harness-interop-go", Version: "0.0.1"}, nil)
-		session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		// Close waits for the proxy to exit after stdin EOF (it stops the
+		// node upstream first); the SDK's default of 5 s is too short on
+		// a loaded machine, and is no part of what the cell checks.
+		session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: e2eWait}, nil)
 		if err != nil {
 			t.Fatalf("connect: %v", err)
 		}
