@@ -18,6 +18,9 @@ type Entry struct {
 	// (idempotentHint or --idempotent-tools). Scenarios do not fire on it
 	// and repeats of its operations are no violation.
 	Idempotent bool `json:"idempotent,omitempty"`
+	// Definition is the raw tool object as the upstream listed it (kept for
+	// the trace, SPEC §13); never part of the JSON encoding.
+	Definition json.RawMessage `json:"-"`
 }
 
 // MarshalJSON encodes the entry with `keyFields` always an array ([] when
