@@ -144,8 +144,8 @@ var errMillis = errors.New("t is not a number of milliseconds (0 or more, at mos
 // UnmarshalJSON reads a non-negative decimal number of milliseconds.
 func (m *Millis) UnmarshalJSON(b []byte) error {
 	s := string(b)
-	whole, frac, _ := strings.Cut(s, ".")
-	if whole == "" || len(frac) > 6 || strings.ContainsAny(s, "eE+-") {
+	whole, frac, dot := strings.Cut(s, ".")
+	if whole == "" || len(frac) > 6 || (dot && frac == "") || strings.ContainsAny(s, "eE+-") {
 		return errMillis
 	}
 	ms, err := strconv.ParseInt(whole, 10, 64)

@@ -6,6 +6,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,6 +75,15 @@ func ParseRun(data []byte) (*RunFile, error) {
 	}
 	if f.Verdict == "" {
 		return nil, errors.New("not a valid report file: no verdict")
+	}
+	for i := range f.Report.Operations {
+		// A report file written by the harness has compact arguments; one
+		// re-indented by a person renders the same.
+		op := &f.Report.Operations[i]
+		var b bytes.Buffer
+		if json.Compact(&b, op.Arguments) == nil {
+			op.Arguments = b.Bytes()
+		}
 	}
 	f.Raw = data
 	return &f, nil
