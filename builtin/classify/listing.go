@@ -22,6 +22,9 @@ type Entry struct {
 	// outputSchema (clients then validate its results, SPEC §11.1). Not
 	// part of the report.
 	OutputSchema bool `json:"-"`
+	// Definition is the raw tool object as the upstream listed it (kept for
+	// the trace, SPEC §13); never part of the JSON encoding.
+	Definition json.RawMessage `json:"-"`
 }
 
 // MarshalJSON encodes the entry with `keyFields` always an array ([] when

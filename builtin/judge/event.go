@@ -103,4 +103,12 @@ type Event struct {
 	Plugin string `json:"plugin,omitempty"`
 	// Detail is a short human note (e.g. "upstream timeout after 60s").
 	Detail string `json:"detail,omitempty"`
+
+	// Raw data the judge ignores, for the trace (SPEC §13): the agent's
+	// tools/call params (EventCall), the result the upstream or the fault
+	// answered (EventAnswer), and the classified tool list with the raw
+	// definitions (EventTools).
+	Params  json.RawMessage  `json:"-"`
+	Result  json.RawMessage  `json:"-"`
+	Listing []classify.Entry `json:"-"`
 }

@@ -18,6 +18,13 @@ func (j *Judge) Markdown() string {
 	s := scoreOf(r.Verdict, j.tally())
 	ps := j.patches()
 	j.mu.Unlock()
+	return RenderMarkdown(r, s, ps)
+}
+
+// RenderMarkdown renders a report, its score and patches as Markdown: what
+// cuonztech__get_report returns, and what `agent-harness report` makes of
+// a report file (the same data parsed back).
+func RenderMarkdown(r Report, s Score, ps []Patch) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# agent-harness report: %s\n\n", r.Verdict)
 	fmt.Fprintf(&b, "%s\n\n", r.VerdictReason)

@@ -1,7 +1,7 @@
 // Command agent-harness is an MCP chaos proxy that measures whether an LLM
 // agent executes a write twice when things go wrong.
 //
-// Subcommands: proxy, benchmark, plugin; with no subcommand it serves the
+// Subcommands: proxy, benchmark, plugin, judge, report; with no subcommand it serves the
 // demo MCP server on stdio.
 package main
 
@@ -43,6 +43,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return runBenchmark(ctx, args[1:], stdin, stdout, stderr)
 		case "plugin":
 			return runPlugin(ctx, args[1:], stdin, stdout, stderr)
+		case "judge":
+			return runJudge(ctx, args[1:], stdout, stderr)
+		case "report":
+			return runReport(args[1:], stdout, stderr)
 		case "--version", "version":
 			return runVersion(stdout)
 		case "--help", "-h", "help":

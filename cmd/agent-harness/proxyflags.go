@@ -64,6 +64,11 @@ type proxyOptions struct {
 	// RedactArguments: --redact-arguments, argument values are shown as
 	// hashes (SPEC §11.6).
 	RedactArguments bool
+	// TraceFile is the --trace path; "" = no trace (SPEC §13).
+	TraceFile string
+	// ReportInterval is --report-interval: rewrite the report file at most
+	// this often (only with --trace); 0 = at every event.
+	ReportInterval time.Duration
 
 	// Plugins are the --plugin paths in order.
 	Plugins []string
@@ -321,6 +326,15 @@ var proxyFlags = []proxyFlag{
 			o.ReportFile = v
 			return nil
 		}},
+	{name: "trace", arg: "FILE", group: groupReport, def: "none",
+		usage: "record every judged event in FILE (JSON Lines, replaced) for agent-harness judge",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			o.TraceFile = v
+			return nil
+		}},
+	{name: "report-interval", arg: "DURATION", group: groupReport, def: "0: every event",
+		usage: "with --trace: rewrite the report file at most once per DURATION and at exit, 0–24h",
+		set:   setDuration(0, 24*time.Hour, "0–24h", func(o *proxyOptions) *time.Duration { return &o.ReportInterval })},
 	{name: "redact-arguments", group: groupReport,
 		usage: "show every argument value (key values too) as sha256:<hex> in the report and on stderr",
 		set: func(o *proxyOptions, _ *parseState, _ string) error {
@@ -605,6 +619,8 @@ func checkProxyCombinations(o *proxyOptions, seen map[string]bool) error {
 		return usagef("flag --seed: only with --mode chaos")
 	case seen["retry-after"] && o.Scenario != "F2":
 		return usagef("flag --retry-after: only with --scenario F2")
+	case o.ReportInterval > 0 && o.TraceFile == "":
+		return usagef("flag --report-interval: only with --trace (the trace keeps every event while the report file waits)")
 	}
 	if len(o.Plugins) == 0 {
 		for _, f := range proxyFlags {

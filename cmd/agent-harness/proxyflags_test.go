@@ -28,7 +28,7 @@ var valueFlags = map[string]string{
 	"plugin-start-timeout": "2s", "plugin-input-limit": "4096", "plugin-output-limit": "4096",
 	"plugin-log-limit": "100", "plugin-recycle-calls": "7", "plugin-recycle-memory": "32",
 	"plugin-max-failures": "2", "plugin-pool-size": "1", "plugin-max-instances": "2", "plugin-max-delay": "1s",
-	"upstream-timeout": "5s", "idempotent-tools": "set_*",
+	"upstream-timeout": "5s", "idempotent-tools": "set_*", "trace": "t.trace", "report-interval": "0s",
 }
 
 // singleValueFlags may be given once.
@@ -37,6 +37,7 @@ var singleValueFlags = []string{
 	"audit-tools", "report-file", "plugin-timeout", "plugin-memory", "plugin-cache-dir", "upstream-timeout",
 	"plugin-start-timeout", "plugin-input-limit", "plugin-output-limit", "plugin-log-limit", "plugin-recycle-calls",
 	"plugin-recycle-memory", "plugin-max-failures", "plugin-pool-size", "plugin-max-instances", "plugin-max-delay",
+	"trace", "report-interval",
 }
 
 func TestProxyFlagTablesCoverEveryFlag(t *testing.T) {
@@ -206,7 +207,7 @@ func TestParseProxyFlagsSyntaxErrors(t *testing.T) {
 		{"unknown flag close to a known one", withBase("--senario", "F1"), "unknown flag --senario (did you mean --scenario?)"},
 		{"unknown flag with swapped letters", withBase("--reprot-file", "r.json"), "unknown flag --reprot-file (did you mean --report-file?)"},
 		{"unknown flag with underscores", withBase("--audit_tools", "off"), "unknown flag --audit_tools (did you mean --audit-tools?)"},
-		{"unknown flag that starts one flag", withBase("--report", "r.json"), "unknown flag --report (did you mean --report-file?)"},
+		{"unknown flag that starts one flag", withBase("--redact"), "unknown flag --redact (did you mean --redact-arguments?)"},
 		{"unknown flag that starts several flags", withBase("--upstream", "x"), "unknown flag --upstream"},
 		{"unknown flag close to a switch", withBase("--quite"), "unknown flag --quite (did you mean --quiet?)"},
 		{"unknown flag before a good one", withBase("--bogus", "--scenario", "F1"), "unknown flag --bogus"},

@@ -16,6 +16,7 @@ import (
 	"github.com/cuonztech/agent-harness/host/pipeline"
 	"github.com/cuonztech/agent-harness/host/relay"
 	"github.com/cuonztech/agent-harness/host/reportfile"
+	"github.com/cuonztech/agent-harness/host/trace"
 )
 
 // maxRandomSeed bounds drawn chaos seeds to integers every JSON reader
@@ -37,6 +38,7 @@ type scenarioExtras struct {
 // joined in a pipeline for the relay.
 type scenario struct {
 	pipeline *pipeline.Pipeline
+	trace    *trace.Writer // nil without --trace
 	stop     context.CancelFunc
 	fatalMu  sync.Mutex
 	fatalErr error
@@ -62,6 +64,11 @@ func newScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop conte
 		mode = pipeline.ModeChaos
 		fmt.Fprintf(stderr, "[agent-harness] chaos seed: %d\n", chaos.Seed)
 	}
+	start := time.Now() // attemptLog[].at and the trace's t count from here
+	tw, code := openTrace(o, traceSettings(o, name, mode, chaos), start, stderr)
+	if code != exitOK {
+		return nil, code
+	}
 	j := judge.New(judge.Config{
 		KeyFields:    canon.ParseKeyFields(o.KeyFields),
 		Scenario:     name,
@@ -69,21 +76,27 @@ func newScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop conte
 		Equivalences: ex.Equivalences,
 		PairCheckers: ex.PairCheckers,
 
-		Start:           time.Now(), // attemptLog[].at counts from here
+		Start:           start,
 		RedactArguments: o.RedactArguments,
 	})
-	s := &scenario{stop: stop}
+	s := &scenario{stop: stop, trace: tw}
+	var tracer pipeline.Tracer // a nil interface without --trace
+	if tw != nil {
+		tracer = tw
+	}
 	s.pipeline = pipeline.New(pipeline.Options{
-		Judge:      j,
-		Fault:      f,
-		Report:     report,
-		Mode:       mode,
-		Chaos:      chaos,
-		Plugins:    ex.Plugins,
-		AuditTools: o.AuditTools,
-		Stderr:     stderr,
-		Feedback:   feedbackWriter(o, stderr),
-		Fatal:      s.fatal,
+		Trace:          tracer,
+		ReportInterval: o.ReportInterval,
+		Judge:          j,
+		Fault:          f,
+		Report:         report,
+		Mode:           mode,
+		Chaos:          chaos,
+		Plugins:        ex.Plugins,
+		AuditTools:     o.AuditTools,
+		Stderr:         stderr,
+		Feedback:       feedbackWriter(o, stderr),
+		Fatal:          s.fatal,
 	})
 	if err := s.pipeline.Start(); err != nil {
 		return nil, exitFailure // the pipeline printed the line
@@ -135,6 +148,10 @@ func reportStartupFailed(o proxyOptions, cause error, stderr io.Writer) {
 	name, mode := o.Scenario, pipeline.ModeDeterministic
 	if o.Mode == pipeline.ModeChaos {
 		name, mode = "chaos", pipeline.ModeChaos
+	}
+	if tw, _ := openTrace(o, traceSettings(o, name, mode, nil), time.Now(), io.Discard); tw != nil {
+		_ = tw.StartupFailed(time.Now(), cause.Error())
+		tw.Close()
 	}
 	j := judge.New(judge.Config{KeyFields: canon.ParseKeyFields(o.KeyFields), Scenario: name, Kind: "proxy"})
 	p := pipeline.New(pipeline.Options{Judge: j, Report: report, Mode: mode, Stderr: stderr,
@@ -204,6 +221,9 @@ func (s *scenario) setFatal(err error) {
 // failed, else 0.
 func (s *scenario) finish(runErr error) int {
 	if errors.Is(runErr, relay.ErrStartFailed) {
+		if s.trace != nil {
+			_ = s.trace.StartupFailed(time.Now(), runErr.Error())
+		}
 		_ = s.pipeline.StartupFailed(runErr) // a failed write printed its line; exit 1 either way
 		return exitFailure
 	}

@@ -570,11 +570,13 @@ func TestScenarioEndToEnd(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := scnStart(t, tt.args...)
+			tracePath := filepath.Join(t.TempDir(), "run.trace")
+			p := scnStart(t, append(slices.Clone(tt.args), "--trace", tracePath)...)
 			tt.agent(t, p)
 			if code := p.finish(); code != 0 {
 				t.Fatalf("exit code %d; stderr:\n%s", code, p.stderr)
 			}
+			checkRejudged(t, p, tracePath) // trace_e2e_test.go
 			r := p.readReport()
 			if r.Status != "finished" || r.Verdict != tt.verdict || r.Report.Verdict != tt.verdict || intp(r.Score.Total) != tt.total || r.Score.Capped != tt.capped {
 				t.Errorf("status %s verdict %s/%s total %s capped %v; want finished %s %s %v\nreason: %s",

@@ -82,6 +82,15 @@ type Options struct {
 	// violation, while the session runs (SPEC §11.4; feedback.go); nil
 	// prints none (--quiet, the benchmark).
 	Feedback io.Writer
+	// Trace records every event before the judge applies it (--trace,
+	// SPEC §13); nil records none. A failed record is handled as a report
+	// file that cannot be written: one line on stderr, then Fatal.
+	Trace Tracer
+	// ReportInterval, when positive, writes the report file at most once
+	// per interval (and at start, on a failed start and at the session
+	// end) instead of at every event (--report-interval, SPEC §13); the
+	// trace then carries the per-event durability.
+	ReportInterval time.Duration
 	// Fatal is called, after that line, from the call that could not
 	// write (before its answer reaches the agent) and from every later
 	// call and tool listing; it should end the process with exit code 1
@@ -115,6 +124,10 @@ type Pipeline struct {
 	broken  atomic.Pointer[error] // failed, readable without wmu
 
 	pluginFails pluginFailures // plugin failures not yet applied (PluginFailed)
+
+	wroteAt  time.Time             // when the report file was last written (under wmu)
+	due      bool                  // a deferred report write is scheduled (under wmu)
+	traceBad atomic.Pointer[error] // set once the trace could not be written
 
 	fb *feedback // nil without Options.Feedback
 }
@@ -175,7 +188,7 @@ func (p *Pipeline) HandleCall(ctx context.Context, call *relay.ToolCall, forward
 	p.apply(judge.Event{
 		Kind: judge.EventCall, Time: fc.Time, Call: call.ID,
 		Tool: call.Tool, Class: call.Class, Arguments: call.Arguments, AcceptsKey: call.AcceptsKey,
-		Idempotent: call.Idempotent,
+		Idempotent: call.Idempotent, Params: call.Params,
 	})
 	act := p.decide(fc)
 	if err := sleep(ctx, p.clock, act.Delay); err != nil {
@@ -218,7 +231,7 @@ func (p *Pipeline) inject(call *relay.ToolCall, act fault.Action) (relay.Respons
 	gen := p.apply(judge.Event{
 		Kind: judge.EventAnswer, Time: p.clock.Now(), Call: call.ID,
 		Outcome: judge.InjectedNotExecuted, Scenario: act.Scenario, Fault: act.Fault,
-		RetryAfterMs: act.RetryAfter.Milliseconds(),
+		RetryAfterMs: act.RetryAfter.Milliseconds(), Result: act.Result,
 	})
 	if err := p.persist(gen); err != nil {
 		return p.fatal(err)
@@ -248,7 +261,8 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.C
 		s.Settle(fc, act, executed)
 	}
 
-	ev := judge.Event{Kind: judge.EventAnswer, Call: call.ID, Outcome: outcome, Detail: detail, Scenario: act.Scenario}
+	ev := judge.Event{Kind: judge.EventAnswer, Call: call.ID, Outcome: outcome, Detail: detail, Scenario: act.Scenario,
+		Result: resp.Result}
 	if executed {
 		ev.ResponseDigest = digest(resp.Result)
 	}
@@ -297,7 +311,7 @@ func (p *Pipeline) apply(ev judge.Event) uint64 {
 		return p.gen
 	}
 	p.applyPluginFailuresLocked()
-	p.judge.Apply(ev)
+	p.judgeLocked(ev)
 	if p.fb != nil {
 		p.fb.noteLocked(ev, p.judge)
 	}

@@ -65,7 +65,7 @@ func (p *Pipeline) applyPluginFailuresLocked() {
 		return
 	}
 	for _, ev := range evs {
-		p.judge.Apply(ev)
+		p.judgeLocked(ev)
 		p.gen++
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
 	"github.com/cuonztech/agent-harness/builtin/judge"
@@ -13,13 +14,13 @@ import (
 // Start writes the first report file (status "starting", verdict
 // NOT_TESTED), before the upstream is launched.
 func (p *Pipeline) Start() error {
-	return p.persist(p.bump(nil))
+	return p.persistFinal(p.bump(nil))
 }
 
 // StartupFailed writes the report file of a start that failed (status
 // "failed" with startupError).
 func (p *Pipeline) StartupFailed(cause error) error {
-	return p.persist(p.bump(func() {
+	return p.persistFinal(p.bump(func() {
 		p.status, p.startErr = StatusFailed, cause.Error()
 	}))
 }
@@ -65,12 +66,34 @@ func (p *Pipeline) meta() judge.FileMeta {
 }
 
 // persist writes the report file unless a write already covered state
-// generation gen. On the first failure it prints one line on stderr; from
-// then on it returns that error without writing.
+// generation gen, or Options.ReportInterval defers it (interval.go). On
+// the first failure it prints one line on stderr; from then on it returns
+// that error without writing. A trace that could not be written is
+// returned the same way.
 func (p *Pipeline) persist(gen uint64) error {
+	if err := p.traceErr(); err != nil {
+		return err
+	}
+	if p.opts.Report == nil || p.deferWrite(gen) {
+		return nil
+	}
+	return p.writeNow(gen)
+}
+
+// persistFinal is persist without the interval: the writes at start, on
+// a failed start and at the session end.
+func (p *Pipeline) persistFinal(gen uint64) error {
+	if err := p.traceErr(); err != nil {
+		return err
+	}
 	if p.opts.Report == nil {
 		return nil
 	}
+	return p.writeNow(gen)
+}
+
+// writeNow writes the report file unless a write already covered gen.
+func (p *Pipeline) writeNow(gen uint64) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
 	if p.failed != nil {
@@ -92,6 +115,7 @@ func (p *Pipeline) persist(gen uint64) error {
 		return err
 	}
 	p.written = cur
+	p.wroteAt = time.Now()
 	return nil
 }
 
@@ -129,7 +153,7 @@ func (p *Pipeline) brokenErr() error {
 	if e := p.broken.Load(); e != nil {
 		return *e
 	}
-	return nil
+	return p.traceErr()
 }
 
 // ReportJSON returns the report file's contents as they would be written
@@ -153,7 +177,7 @@ func (p *Pipeline) OnTools(tools []relay.ToolInfo) {
 			writes = append(writes, t.Name)
 		}
 	}
-	p.apply(judge.Event{Kind: judge.EventTools, Time: p.clock.Now(), Tools: writes})
+	p.apply(judge.Event{Kind: judge.EventTools, Time: p.clock.Now(), Tools: writes, Listing: tools})
 	if err := p.SetToolClassification(list); err != nil {
 		p.fatal(err)
 	}

@@ -28,11 +28,11 @@ func (p *Pipeline) OnSessionEnd() error {
 	}
 	gen := p.bump(func() {
 		p.applyPluginFailuresLocked()
-		p.judge.Apply(judge.Event{Kind: judge.EventEnd, Time: p.clock.Now()})
+		p.judgeLocked(judge.Event{Kind: judge.EventEnd, Time: p.clock.Now()})
 		p.ended = true
 		if p.status != StatusFailed {
 			p.status = StatusFinished
 		}
 	})
-	return p.persist(gen)
+	return p.persistFinal(gen)
 }

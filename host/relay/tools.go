@@ -2,7 +2,6 @@ package relay
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
 	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
@@ -29,27 +28,15 @@ func (ts *toolSet) has(name string) bool {
 	return ts.listing.Lookup(name).Class != classify.Unknown
 }
 
-// classifyTool classifies one raw tool object as the upstream sent it.
+// classifyTool classifies one raw tool object as the upstream sent it
+// (classify.EntryOf, which the offline judge uses too); the entry keeps a
+// copy of the raw definition for the trace.
 func (s *session) classifyTool(raw []byte) (ToolInfo, bool) {
-	var t classify.Tool
-	if err := json.Unmarshal(raw, &t); err != nil {
-		v, _, ok := wire.Lookup(raw, "name")
-		name, ok2 := wire.Unquote(v)
-		if !ok || !ok2 {
-			return ToolInfo{}, false
-		}
-		return ToolInfo{Name: name, Class: classify.Unclassified,
-			Reason: fmt.Sprintf("tool definition could not be read: %v", err), KeyFields: []string{}}, true
+	e, ok := classify.EntryOf(raw, s.opts.Classify, s.opts.KeyField)
+	if ok {
+		e.OutputSchema = hasOutputSchema(raw)
 	}
-	if t.Name == "" {
-		return ToolInfo{}, false
-	}
-	r := s.opts.Classify(t)
-	if r.Class == "" {
-		r.Class = classify.Unclassified
-	}
-	return ToolInfo{Name: t.Name, Class: r.Class, Reason: r.Reason, KeyFields: s.keyFields(t.InputSchema),
-		Idempotent: r.Idempotent && r.Class == classify.Write, OutputSchema: hasOutputSchema(raw)}, true
+	return e, ok
 }
 
 // hasOutputSchema reports whether a raw tool object declares an
@@ -57,16 +44,6 @@ func (s *session) classifyTool(raw []byte) (ToolInfo, bool) {
 func hasOutputSchema(raw []byte) bool {
 	v, _, ok := wire.Lookup(raw, "outputSchema")
 	return ok && !wire.IsNull(v)
-}
-
-// keyFields lists the top-level properties of an input schema that are key
-// fields.
-func (s *session) keyFields(schema []byte) []string {
-	kf := classify.KeyFieldsOf(schema, s.opts.KeyField)
-	if kf == nil {
-		kf = []string{}
-	}
-	return kf
 }
 
 // toolsPage is one parsed tools/list result.

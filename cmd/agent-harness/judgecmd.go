@@ -1,0 +1,290 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cuonztech/agent-harness/builtin/judge"
+	"github.com/cuonztech/agent-harness/host/reportfile"
+	"github.com/cuonztech/agent-harness/host/trace"
+)
+
+// judgeOptions are the flags of `agent-harness judge`.
+type judgeOptions struct {
+	set            trace.Settings // the flags given, in the header's shape
+	retryAfter     int
+	pluginConfig   map[string]json.RawMessage
+	reportFile     string
+	pluginCacheDir string
+	pluginTimeout  time.Duration
+	notTestedOK    bool
+}
+
+func judgeFlags(o *judgeOptions) []cmdFlag {
+	list := func(dst *[]string) func(string) error {
+		return func(v string) error {
+			items, err := commaList(v, true)
+			*dst = append(*dst, items...)
+			return err
+		}
+	}
+	return []cmdFlag{
+		{name: "key-fields", arg: "NAME,...", repeatable: true, usage: "argument names of idempotency keys (replace the recorded ones)",
+			set: list(&o.set.KeyFields)},
+		{name: "write-tools", arg: "GLOB,...", repeatable: true, usage: "globs of write tools (replace the recorded ones; re-classifies)",
+			set: list(&o.set.WriteTools)},
+		{name: "read-tools", arg: "GLOB,...", repeatable: true, usage: "extra globs of read tools (replace the recorded ones)",
+			set: list(&o.set.ReadTools)},
+		{name: "idempotent-tools", arg: "GLOB,...", repeatable: true, usage: "globs of idempotent write tools (replace the recorded ones)",
+			set: list(&o.set.IdempotentTools)},
+		{name: "ignore-idempotent-hint", usage: "the idempotentHint annotation counts for nothing",
+			set: func(string) error { o.set.IgnoreIdempotentHint = true; return nil }},
+		{name: "retry-after", arg: "SECONDS", usage: "the retry_after checked after each recorded injected 429, 1–86400",
+			set: func(v string) error {
+				n, err := intInRange(v, 1, 86400, "seconds")
+				o.retryAfter = n
+				return err
+			}},
+		{name: "plugin", arg: "PATH", repeatable: true, usage: "judge with this WebAssembly plugin, repeatable (replaces the recorded plugins)",
+			set: func(v string) error {
+				if slices.Contains(o.set.Plugins, v) {
+					return fmt.Errorf("%q given twice", v)
+				}
+				o.set.Plugins = append(o.set.Plugins, v)
+				return nil
+			}},
+		{name: "plugin-config", arg: "NAME=JSON", repeatable: true, usage: "JSON configuration of the plugin named NAME, repeatable",
+			set: func(v string) error {
+				name, cfg, ok := splitPluginConfig(v)
+				if !ok {
+					return fmt.Errorf("%q is not NAME=JSON with valid JSON", v)
+				}
+				if _, dup := o.pluginConfig[name]; dup {
+					return fmt.Errorf("%q given twice", name)
+				}
+				o.pluginConfig[name] = cfg
+				return nil
+			}},
+		{name: "plugin-timeout", arg: "DURATION", usage: "deadline of one plugin call, 1ms–60s (default 100ms)",
+			set: func(v string) error {
+				d, err := durationInRange(v, time.Millisecond, time.Minute, "1ms–60s")
+				o.pluginTimeout = d
+				return err
+			}},
+		{name: "plugin-cache-dir", arg: "DIR", usage: "where compiled plugins are cached (default <user cache dir>/agent-harness/wazero)",
+			set: func(v string) error { o.pluginCacheDir = v; return nil }},
+		{name: "redact-arguments", usage: "show every argument value as sha256:<hex>",
+			set: func(string) error { o.set.RedactArguments = true; return nil }},
+		{name: "report-file", arg: "FILE", usage: "also write the report file (JSON, as the proxy's --report-file)",
+			set: func(v string) error { o.reportFile = v; return nil }},
+		{name: "not-tested-ok", usage: "exit 0 instead of 3 for NOT_TESTED",
+			set: func(string) error { o.notTestedOK = true; return nil }},
+		{name: "help", usage: "print this help and exit"},
+	}
+}
+
+func splitPluginConfig(v string) (string, json.RawMessage, bool) {
+	for i := 0; i < len(v); i++ {
+		if v[i] == '=' {
+			name, cfg := v[:i], v[i+1:]
+			if !isName(name) || !json.Valid([]byte(cfg)) {
+				return "", nil, false
+			}
+			return name, json.RawMessage(cfg), true
+		}
+	}
+	return "", nil, false
+}
+
+const judgeUsageHead = `Usage: agent-harness judge TRACE [flags]
+
+Judges a trace recorded by agent-harness proxy --trace again, offline, with
+the same engine. Without flags it uses the settings recorded in the trace
+and reproduces the proxy's report; a flag replaces the recorded setting and
+shows what the verdict would have been (new --key-fields, other
+--write-tools, an equivalence --plugin). Which calls got which fault stays
+as recorded. Prints the report as Markdown on stdout.
+
+`
+
+const judgeUsageTail = `
+Exit codes: 0 PASS, 1 FAIL, 3 NOT_TESTED (0 with --not-tested-ok), 2 usage
+error or an unreadable trace.
+`
+
+// runJudge is `agent-harness judge TRACE`.
+func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o := judgeOptions{pluginConfig: map[string]json.RawMessage{}}
+	flags := judgeFlags(&o)
+	cl, err := parseCmdFlags(flags, args)
+	if err == nil {
+		switch len(cl.args) {
+		case 0:
+			err = usagef("no trace file: agent-harness judge TRACE [flags]")
+		case 1:
+		default:
+			err = usagef("unexpected argument %s (one trace file)", quoteArg(cl.args[1]))
+		}
+	}
+	if code, done := cmdFlagOutcome("judge", err, cmdUsage(judgeUsageHead, flags, judgeUsageTail), stdout, stderr); done {
+		return code
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "[agent-harness] judge: %s\n", oneLine(fmt.Sprintf(format, a...)))
+		return exitUsage
+	}
+	var report *reportfile.Writer
+	if o.reportFile != "" {
+		if report, err = reportfile.New(o.reportFile, reportfile.Options{}); err != nil {
+			return fail("flag --report-file: %v", err)
+		}
+	}
+	path := cl.args[0]
+	f, err := os.Open(path)
+	if err != nil {
+		return fail("cannot read trace: %v", err)
+	}
+	tr, err := trace.Read(f)
+	f.Close()
+	if err != nil {
+		return fail("%s: %v", path, err)
+	}
+	if tr.Warning != "" {
+		fmt.Fprintf(stderr, "[agent-harness] judge: WARNING: %s: %s\n", path, tr.Warning)
+	}
+
+	ro := judgeSettings(tr, o, cl.seen)
+	pp, code := loadJudgePlugins(ctx, ro.Settings, o, stderr)
+	if pp == nil {
+		return code
+	}
+	defer pp.close()
+	ex := pp.extras("")
+	ro.Classifiers, ro.Equivalences, ro.PairCheckers = pp.classifiers(), ex.Equivalences, ex.PairCheckers
+	ro.Reclassify = ro.Reclassify || (cl.seen["plugin"] && len(ro.Classifiers) > 0)
+	var pmu sync.Mutex
+	var pending []judge.Event
+	pp.attach(func(plugin, detail string) {
+		pmu.Lock()
+		pending = append(pending, judge.Event{Kind: judge.EventPluginFailure, Plugin: plugin, Detail: detail})
+		pmu.Unlock()
+	})
+	ro.Pending = func() []judge.Event {
+		pmu.Lock()
+		defer pmu.Unlock()
+		evs := pending
+		pending = nil
+		return evs
+	}
+	j, meta := trace.Rejudge(tr, ro)
+	if ex.Plugins != nil {
+		meta.Plugins = ex.Plugins()
+	}
+	if report != nil {
+		if err := report.Write(j.AppendFile(nil, meta)); err != nil {
+			fmt.Fprintf(stderr, "[agent-harness] judge: cannot write report file %s: %s\n", o.reportFile, oneLine(err.Error()))
+			return exitFailure
+		}
+	}
+	fmt.Fprint(stdout, j.Markdown())
+	v, _ := j.Verdict()
+	if meta.StartupError != "" {
+		v = judge.VerdictNotTested
+	}
+	return verdictExitCode(v, o.notTestedOK)
+}
+
+// judgeSettings are the recorded settings with the flags given replacing
+// them; Reclassify when a flag that changes the classification was given.
+func judgeSettings(tr *trace.Trace, o judgeOptions, seen map[string]bool) trace.Options {
+	s := tr.Header.Settings
+	if s.Kind == "" {
+		s.Kind = "proxy"
+	}
+	var ro trace.Options
+	replace := func(flag string, dst *[]string, v []string) {
+		if seen[flag] {
+			*dst = v
+			ro.Reclassify = true
+		}
+	}
+	replace("key-fields", &s.KeyFields, o.set.KeyFields)
+	replace("write-tools", &s.WriteTools, o.set.WriteTools)
+	replace("read-tools", &s.ReadTools, o.set.ReadTools)
+	replace("idempotent-tools", &s.IdempotentTools, o.set.IdempotentTools)
+	if o.set.IgnoreIdempotentHint && !s.IgnoreIdempotentHint {
+		s.IgnoreIdempotentHint, ro.Reclassify = true, true
+	}
+	if o.set.RedactArguments {
+		s.RedactArguments = true
+	}
+	if seen["retry-after"] {
+		s.RetryAfter = o.retryAfter
+		ro.RetryAfterMs = int64(o.retryAfter) * 1000
+	}
+	if seen["plugin"] {
+		s.Plugins, s.PluginConfig = o.set.Plugins, map[string]json.RawMessage{}
+		ro.DropPluginFailures = true
+	}
+	if seen["plugin-config"] {
+		if s.PluginConfig == nil {
+			s.PluginConfig = map[string]json.RawMessage{}
+		} else {
+			s.PluginConfig = maps(s.PluginConfig)
+		}
+		for k, v := range o.pluginConfig {
+			s.PluginConfig[k] = v
+		}
+	}
+	ro.Settings = s
+	return ro
+}
+
+func maps(m map[string]json.RawMessage) map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// loadJudgePlugins loads the plugins of s with the proxy's default limits.
+// One that does not load is one stderr line and exit 2 (the input cannot
+// be judged as asked).
+func loadJudgePlugins(ctx context.Context, s trace.Settings, jo judgeOptions, stderr io.Writer) (*proxyPlugins, int) {
+	o := proxyOptions{
+		KeyFields:       s.KeyFields,
+		Plugins:         s.Plugins,
+		PluginConfig:    s.PluginConfig,
+		PluginTimeout:   100 * time.Millisecond,
+		PluginMemoryMiB: 128,
+	}
+	if o.PluginConfig == nil {
+		o.PluginConfig = map[string]json.RawMessage{}
+	}
+	if dir, err := userCacheDir(); err == nil && dir != "" {
+		o.PluginCacheDir = filepath.Join(dir, "agent-harness", "wazero")
+	}
+	if jo.pluginCacheDir != "" {
+		o.PluginCacheDir = jo.pluginCacheDir
+	}
+	if jo.pluginTimeout > 0 {
+		o.PluginTimeout = jo.pluginTimeout
+	}
+	// The loader's lines name the proxy; here they are the judge's.
+	var lines strings.Builder
+	pp, _ := loadProxyPlugins(ctx, o, &lines)
+	fmt.Fprint(stderr, strings.ReplaceAll(lines.String(), "[agent-harness] proxy: ", "[agent-harness] judge: "))
+	if pp == nil {
+		return nil, exitUsage
+	}
+	return pp, exitOK
+}

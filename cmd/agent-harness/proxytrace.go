@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/cuonztech/agent-harness/builtin/canon"
+	"github.com/cuonztech/agent-harness/builtin/judge"
+	"github.com/cuonztech/agent-harness/host/trace"
+)
+
+// openTrace creates the --trace file with its header (nil without
+// --trace). A bad target is one stderr line and exit 2, like a bad
+// --report-file; both are checked before the upstream starts.
+func openTrace(o proxyOptions, st trace.Settings, start time.Time, stderr io.Writer) (*trace.Writer, int) {
+	if o.TraceFile == "" {
+		return nil, exitOK
+	}
+	w, err := trace.Create(o.TraceFile, trace.Header{Settings: st}, start)
+	if err != nil {
+		fmt.Fprintf(stderr, "[agent-harness] proxy: flag --trace: %s\n", oneLine(err.Error()))
+		return nil, exitUsage
+	}
+	return w, exitOK
+}
+
+// traceSettings are the proxy's settings that affect judging, for the
+// trace's header: what `agent-harness judge` uses unless told otherwise.
+func traceSettings(o proxyOptions, scenario, mode string, chaos *judge.ChaosInfo) trace.Settings {
+	plugins := make([]string, 0, len(o.Plugins))
+	for _, p := range o.Plugins {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		plugins = append(plugins, p)
+	}
+	return trace.Settings{
+		Scenario:             scenario,
+		Mode:                 mode,
+		Chaos:                chaos,
+		Kind:                 "proxy",
+		KeyFields:            canon.ParseKeyFields(o.KeyFields).Names(),
+		WriteTools:           slices.Clone(o.WriteTools),
+		ReadTools:            orEmpty(o.ReadTools),
+		IdempotentTools:      orEmpty(o.IdempotentTools),
+		IgnoreIdempotentHint: o.IgnoreIdempotentHint,
+		RetryAfter:           o.RetryAfter,
+		RedactArguments:      o.RedactArguments,
+		Plugins:              plugins,
+		PluginConfig:         o.PluginConfig,
+	}
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return slices.Clone(s)
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cuonztech/agent-harness/internal/render"
+)
+
+const reportUsageHead = `Usage: agent-harness report FILE [--format markdown|junit|json]
+
+Renders a report file (written by agent-harness proxy --report-file or
+agent-harness judge --report-file) after checking it against the report
+schema: markdown for people and PR comments, junit for CI (a testsuite per
+run, a testcase for the verdict and one per operation), json for the file
+itself.
+
+`
+
+const reportUsageTail = `
+Exit codes: 0 PASS, 1 FAIL, 3 NOT_TESTED (0 with --not-tested-ok), 2 usage
+error or a file that is not a valid run report.
+`
+
+// runReport is `agent-harness report FILE`.
+func runReport(args []string, stdout, stderr io.Writer) int {
+	format, notTestedOK := "markdown", false
+	flags := []cmdFlag{
+		{name: "format", arg: "FORMAT", usage: "markdown (default), junit or json (any case)",
+			set: func(v string) error {
+				switch f := strings.ToLower(v); f {
+				case "markdown", "junit", "json":
+					format = f
+					return nil
+				}
+				return fmt.Errorf("%q is not a format (markdown, junit or json)", v)
+			}},
+		{name: "not-tested-ok", usage: "exit 0 instead of 3 for NOT_TESTED",
+			set: func(string) error { notTestedOK = true; return nil }},
+		{name: "help", usage: "print this help and exit"},
+	}
+	cl, err := parseCmdFlags(flags, args)
+	if err == nil {
+		switch len(cl.args) {
+		case 0:
+			err = usagef("no report file: agent-harness report FILE [--format markdown|junit|json]")
+		case 1:
+		default:
+			err = usagef("unexpected argument %s (one report file)", quoteArg(cl.args[1]))
+		}
+	}
+	if code, done := cmdFlagOutcome("report", err, cmdUsage(reportUsageHead, flags, reportUsageTail), stdout, stderr); done {
+		return code
+	}
+	path := cl.args[0]
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "[agent-harness] report: %s: %s\n", quoteArg(path), oneLine(fmt.Sprintf(format, a...)))
+		return exitUsage
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fail("cannot read: %v", err)
+	}
+	switch render.Detect(data) {
+	case render.KindRun:
+	default:
+		// Other kinds (a campaign's file) are detected and rendered here.
+		return fail("not a run report (expected the JSON report file of agent-harness proxy or judge --report-file)")
+	}
+	f, err := render.ParseRun(data)
+	if err != nil {
+		return fail("%v", err)
+	}
+	switch format {
+	case "json":
+		_, err = stdout.Write(data)
+	case "junit":
+		_, err = stdout.Write(render.JUnit(f))
+	default:
+		_, err = io.WriteString(stdout, render.Markdown(f))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "[agent-harness] report: cannot write the output: %s\n", oneLine(err.Error()))
+		return exitFailure
+	}
+	return verdictExitCode(f.Verdict, notTestedOK)
+}

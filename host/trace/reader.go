@@ -1,0 +1,127 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// MaxLine is the longest line a reader accepts (64 MiB): longer is no
+// line this harness wrote.
+const MaxLine = 64 << 20
+
+// Trace is a read trace.
+type Trace struct {
+	// Header is the zero Header for an empty file.
+	Header Header
+	// Lines are the event lines in order.
+	Lines []Line
+	// Warning is set when a torn last line (a proxy killed while writing
+	// it) was left out.
+	Warning string
+}
+
+// lineTypes are the event line types a version 1 trace may hold.
+var lineTypes = map[string]bool{
+	"call": true, "forwarded": true, "answer": true, "end": true, "delivered": true,
+	"tools": true, "plugin-failure": true, TypeStartupFailed: true,
+}
+
+// Read reads a whole trace. An empty input is an empty trace. It fails
+// (with the line number) on a first line that is not a version 1 header,
+// a line that is not a valid event line, or a line over MaxLine; a last
+// line without its line break that does not parse is left out with a
+// Warning (the proxy was killed while writing it).
+func Read(r io.Reader) (*Trace, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	tr := &Trace{}
+	for n := 1; ; n++ {
+		line, complete, err := readLine(br)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		if line == nil {
+			return tr, nil
+		}
+		if n == 1 {
+			if err := readHeader(line, &tr.Header); err != nil {
+				if !complete && json.Valid(line) == false && bytes.HasPrefix(line, []byte(`{"type":"header"`)) {
+					tr.Warning = "line 1 (the header) is incomplete: the proxy was stopped while writing it; the trace is empty"
+					return tr, nil
+				}
+				return nil, fmt.Errorf("line 1: %w", err)
+			}
+			continue
+		}
+		var l Line
+		if err := decodeLine(line, &l); err != nil {
+			if !complete {
+				tr.Warning = fmt.Sprintf("line %d is incomplete (the proxy was stopped while writing it) and was left out", n)
+				return tr, nil
+			}
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		tr.Lines = append(tr.Lines, l)
+	}
+}
+
+// readLine returns the next line without its line break; complete is false
+// for a last line without one. nil at the end of the input.
+func readLine(br *bufio.Reader) (line []byte, complete bool, err error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) > MaxLine+1 {
+			return nil, false, fmt.Errorf("longer than %d bytes", MaxLine)
+		}
+		switch {
+		case err == nil:
+			if buf == nil {
+				return bytes.Clone(chunk[:len(chunk)-1]), true, nil
+			}
+			buf = append(buf, chunk...)
+			return buf[:len(buf)-1], true, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			buf = append(buf, chunk...)
+		case errors.Is(err, io.EOF):
+			buf = append(buf, chunk...)
+			if len(buf) == 0 {
+				return nil, false, nil
+			}
+			return buf, false, nil
+		default:
+			return nil, false, err
+		}
+	}
+}
+
+func readHeader(line []byte, h *Header) error {
+	var probe struct {
+		Type    string          `json:"type"`
+		Format  string          `json:"format"`
+		Version json.RawMessage `json:"version"`
+	}
+	if err := json.Unmarshal(line, &probe); err != nil || probe.Type != TypeHeader || probe.Format != Format {
+		return errors.New("not an agent-harness trace (the first line is not its header)")
+	}
+	if string(probe.Version) != fmt.Sprint(Version) {
+		return fmt.Errorf("trace format version %s is not supported (this agent-harness reads version %d)", probe.Version, Version)
+	}
+	if err := json.Unmarshal(line, h); err != nil {
+		return fmt.Errorf("bad header: %v", err)
+	}
+	return nil
+}
+
+func decodeLine(line []byte, l *Line) error {
+	if err := json.Unmarshal(line, l); err != nil {
+		return fmt.Errorf("not a trace line: %v", err)
+	}
+	if !lineTypes[l.Type] {
+		return fmt.Errorf("unknown line type %q", l.Type)
+	}
+	return nil
+}

@@ -1,0 +1,188 @@
+package trace
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/cuonztech/agent-harness/builtin/canon"
+	"github.com/cuonztech/agent-harness/builtin/classify"
+	"github.com/cuonztech/agent-harness/builtin/judge"
+)
+
+// Options are the settings of a re-judging.
+type Options struct {
+	// Settings are the effective settings: the header's, with the ones
+	// given on the command line replaced.
+	Settings Settings
+	// Reclassify recomputes the tool classification from the recorded
+	// definitions (and re-derives each call's class); false keeps the
+	// recorded classification (the settings that affect it are unchanged).
+	Reclassify bool
+	// Classifiers, Equivalences and PairCheckers are the plugins' hooks.
+	Classifiers  []classify.Classifier
+	Equivalences []judge.Equivalence
+	PairCheckers []judge.PairChecker
+	// DropPluginFailures leaves out the recorded plugin failures (the
+	// plugins were replaced).
+	DropPluginFailures bool
+	// RetryAfterMs, when positive, replaces the retry_after every recorded
+	// injected 429 announced (the deadline that is checked).
+	RetryAfterMs int64
+	// Pending, when not nil, returns the plugin failures reported since
+	// its last call; they are applied before each event, as the live
+	// pipeline does.
+	Pending func() []judge.Event
+}
+
+// epoch is the start of a re-judged run; only differences of times matter.
+var epoch = time.Unix(0, 0).UTC()
+
+// Rejudge applies tr's events to a new judge under o and returns it with
+// the report file's envelope (status "finished" when the session end was
+// recorded, "running" when the proxy was killed, "failed" after a failed
+// start).
+func Rejudge(tr *Trace, o Options) (*judge.Judge, judge.FileMeta) {
+	s := o.Settings
+	kf := canon.ParseKeyFields(s.KeyFields)
+	j := judge.New(judge.Config{
+		KeyFields: kf, Scenario: s.Scenario, Kind: s.Kind,
+		Equivalences: o.Equivalences, PairCheckers: o.PairCheckers,
+		Start: epoch, RedactArguments: s.RedactArguments,
+	})
+	meta := judge.FileMeta{Status: "running", Mode: s.Mode, Chaos: s.Chaos, Transport: tr.Header.Transport}
+	if meta.Mode == "" {
+		meta.Mode = "deterministic"
+	}
+
+	var classifyTool func(classify.Tool) classify.Result
+	if o.Reclassify {
+		classifyTool = classify.NewChain(classify.ChainOptions{
+			WriteTools: s.WriteTools, ReadTools: s.ReadTools, Plugins: o.Classifiers,
+			IdempotentTools: s.IdempotentTools, IgnoreIdempotentHint: s.IgnoreIdempotentHint,
+		}).Classify
+	}
+	listing := func(tools []Tool) []classify.Entry {
+		out := make([]classify.Entry, 0, len(tools))
+		for _, t := range tools {
+			if !o.Reclassify {
+				out = append(out, t.Entry)
+			} else if e, ok := classify.EntryOf(t.Definition, classifyTool, kf.Match); ok {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	// latest holds each tool's newest entry up to the current line; final
+	// the newest of the whole trace (for a call the relay classified with
+	// a listing whose line follows it).
+	latest, final := map[string]classify.Entry{}, map[string]classify.Entry{}
+	var current []classify.Entry
+	var toolsSeen bool
+	if o.Reclassify {
+		for _, l := range tr.Lines {
+			if l.Type == string(judge.EventTools) {
+				for _, e := range listing(l.Tools) {
+					final[e.Name] = e
+				}
+			}
+		}
+	}
+	if len(tr.Header.Tools) > 0 {
+		current, toolsSeen = listing(tr.Header.Tools), true
+		for _, e := range current {
+			latest[e.Name] = e
+		}
+	}
+
+	for i := range tr.Lines {
+		l := &tr.Lines[i]
+		at := epoch.Add(time.Duration(l.T))
+		switch l.Type {
+		case TypeStartupFailed:
+			meta.Status, meta.StartupError = "failed", l.Detail
+			continue
+		case string(judge.EventEnd):
+			if meta.Status != "failed" {
+				meta.Status = "finished"
+			}
+		case string(judge.EventPluginFailure):
+			if o.DropPluginFailures {
+				continue
+			}
+		}
+		if o.Pending != nil {
+			for _, pf := range o.Pending() {
+				pf.Time = at
+				j.Apply(pf)
+			}
+		}
+		ev := eventOf(l, at)
+		switch ev.Kind {
+		case judge.EventTools:
+			current, toolsSeen = listing(l.Tools), true
+			ev.Tools = nil
+			for _, e := range current {
+				latest[e.Name] = e
+				if e.Class == classify.Write {
+					ev.Tools = append(ev.Tools, e.Name)
+				}
+			}
+			if !o.Reclassify {
+				ev.Tools = slices.Clone(l.Writes)
+			}
+		case judge.EventCall:
+			if o.Reclassify && ev.Class != classify.Unknown {
+				e, ok := latest[ev.Tool]
+				if !ok {
+					e, ok = final[ev.Tool]
+				}
+				if ok {
+					ev.Class, ev.AcceptsKey, ev.Idempotent = e.Class, len(e.KeyFields) > 0, e.Idempotent
+				}
+			}
+		case judge.EventAnswer:
+			if o.RetryAfterMs > 0 && ev.RetryAfterMs > 0 {
+				ev.RetryAfterMs = o.RetryAfterMs
+			}
+		}
+		j.Apply(ev)
+	}
+	if o.Pending != nil {
+		// Failures while judging the last event: a failed plugin must
+		// keep the run from passing.
+		at := epoch
+		if n := len(tr.Lines); n > 0 {
+			at = epoch.Add(time.Duration(tr.Lines[n-1].T))
+		}
+		for _, pf := range o.Pending() {
+			pf.Time = at
+			j.Apply(pf)
+		}
+	}
+	if toolsSeen {
+		meta.ToolClassification, _ = json.Marshal(current)
+	}
+	return j, meta
+}
+
+// eventOf is the judge event of a line.
+func eventOf(l *Line, at time.Time) judge.Event {
+	ev := judge.Event{
+		Kind: judge.EventKind(l.Type), Time: at, Call: l.Call,
+		Tool: l.Tool, Class: l.Class, AcceptsKey: l.AcceptsKey, Idempotent: l.Idempotent,
+		Outcome: l.Outcome, Scenario: l.Scenario, Fault: l.Fault, RetryAfterMs: l.RetryAfterMs,
+		ResponseDigest: l.ResponseDigest, Plugin: l.Plugin, Detail: l.Detail, Tools: l.Writes,
+	}
+	if ev.Kind == judge.EventCall && l.Params != nil {
+		// The relay takes params.arguments by its exact name and refuses
+		// calls with a case variant of it, so this finds the same value.
+		var p struct {
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if json.Unmarshal(l.Params, &p) == nil {
+			ev.Arguments = p.Arguments
+		}
+	}
+	return ev
+}

@@ -1,0 +1,103 @@
+// Package render turns files the harness wrote into other formats for
+// `agent-harness report`: a run's report file (SPEC §6) as Markdown or
+// JUnit XML, after checking it against the published schema. Detect tells
+// the kinds of file apart; a new kind (the campaign file, SPEC §14) gets
+// its own entry in Detect and its own renderers.
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/cuonztech/agent-harness/builtin/judge"
+	"github.com/cuonztech/agent-harness/internal/jsonschema"
+)
+
+// Kind is what a file is.
+type Kind string
+
+const (
+	// KindRun is a run's report file (proxy or judge --report-file).
+	KindRun Kind = "run"
+	// KindUnknown is anything else.
+	KindUnknown Kind = ""
+)
+
+// Detect tells what kind of file data is: a JSON object with the report
+// file's "report", "score" and "harnessVersion" members is a run report.
+// Renderers of other kinds (a campaign's summary) go here.
+func Detect(data []byte) Kind {
+	var probe map[string]json.RawMessage
+	if json.Unmarshal(data, &probe) != nil {
+		return KindUnknown
+	}
+	_, r := probe["report"]
+	_, s := probe["score"]
+	_, v := probe["harnessVersion"]
+	if r && s && v {
+		return KindRun
+	}
+	return KindUnknown
+}
+
+// RunFile is a parsed report file.
+type RunFile struct {
+	Status       string        `json:"status"`
+	Verdict      string        `json:"verdict"`
+	Scenario     *string       `json:"scenario"`
+	Mode         string        `json:"mode"`
+	StartupError string        `json:"startupError"`
+	Report       judge.Report  `json:"report"`
+	Score        judge.Score   `json:"score"`
+	Patches      []judge.Patch `json:"patches"`
+	Raw          []byte        `json:"-"`
+}
+
+// ParseRun checks data against the report file's schema and parses it.
+// The error names the first problem.
+func ParseRun(data []byte) (*RunFile, error) {
+	v, err := jsonschema.New(judge.ReportSchema)
+	if err != nil {
+		return nil, err
+	}
+	if errs := v.Validate(data); len(errs) > 0 {
+		more := ""
+		if len(errs) > 1 {
+			more = fmt.Sprintf(" (and %d more problems)", len(errs)-1)
+		}
+		return nil, fmt.Errorf("not a valid report file: %s%s", errs[0], more)
+	}
+	var f RunFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("not a valid report file: %v", err)
+	}
+	if f.Verdict == "" {
+		return nil, errors.New("not a valid report file: no verdict")
+	}
+	for i := range f.Report.Operations {
+		// A report file written by the harness has compact arguments; one
+		// re-indented by a person renders the same.
+		op := &f.Report.Operations[i]
+		var b bytes.Buffer
+		if json.Compact(&b, op.Arguments) == nil {
+			op.Arguments = b.Bytes()
+		}
+	}
+	f.Raw = data
+	return &f, nil
+}
+
+// ScenarioName is the run's scenario, "no scenario" when none was set.
+func (f *RunFile) ScenarioName() string {
+	if f.Scenario == nil || *f.Scenario == "" {
+		return "no scenario"
+	}
+	return *f.Scenario
+}
+
+// Markdown renders the run as cuonztech__get_report does.
+func Markdown(f *RunFile) string {
+	return judge.RenderMarkdown(f.Report, f.Score, f.Patches)
+}
