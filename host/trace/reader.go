@@ -48,7 +48,7 @@ func Read(r io.Reader) (*Trace, error) {
 		}
 		if n == 1 {
 			if err := readHeader(line, &tr.Header); err != nil {
-				if !complete && json.Valid(line) == false && bytes.HasPrefix(line, []byte(`{"type":"header"`)) {
+				if !complete && !json.Valid(line) && bytes.HasPrefix(line, []byte(`{"type":"header"`)) {
 					tr.Warning = "line 1 (the header) is incomplete: the proxy was stopped while writing it; the trace is empty"
 					return tr, nil
 				}
