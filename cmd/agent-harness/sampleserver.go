@@ -12,8 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cuonztech/agent-harness/builtin/judge"
-	"github.com/cuonztech/agent-harness/host/demo"
 	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/sampleserver"
+	"github.com/cuonztech/agent-harness/host/demo"
 )
 
 const sampleServerUsage = `Usage: agent-harness sample-server [--state-file FILE] [--listen ADDR]
