@@ -240,9 +240,11 @@ func (r *Runner) grace() time.Duration {
 // reapGroup waits until the process group is gone or the report says
 // finished (at most Grace), then sends SIGTERM to what is left and SIGKILL
 // after another Grace. The processes are not the campaign's children, so
-// their end is observed by polling, with a short back-off.
+// their end is observed by polling, with a short back-off (1 ms doubling to
+// 50 ms): usually the agent's MCP client already waited for its server and
+// the first look finds the group gone.
 func (r *Runner) reapGroup(pgid int, report string) {
-	alive := func() bool { return syscall.Kill(-pgid, 0) == nil }
+	alive := func() bool { return groupAlive(pgid) }
 	wait := func(d time.Duration, stop func() bool) bool {
 		deadline := time.Now().Add(d)
 		for step := time.Millisecond; ; step = min(2*step, 50*time.Millisecond) {

@@ -152,6 +152,17 @@ func Summarize(p *Plan, recs []Record, planned func(variant, scenario string) in
 
 func sortedRecords(recs []Record) []Record {
 	out := append([]Record(nil), recs...)
+	for i := range out {
+		if out[i].Violations == nil {
+			out[i].Violations = []string{}
+		}
+		if out[i].Observations == nil {
+			out[i].Observations = []string{}
+		}
+		if out[i].Patches == nil {
+			out[i].Patches = []Patch{}
+		}
+	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.Variant != b.Variant {
