@@ -265,3 +265,76 @@ func TestRunLine(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+func TestProgressStatusLine(t *testing.T) {
+	var b strings.Builder
+	now := time.Unix(0, 0)
+	p := &Progress{W: &b, TTY: true, Now: func() time.Time { return now }}
+	p.Start([]Record{{Verdict: Fail}}, 4)
+	p.Running(1)
+	now = now.Add(10 * time.Second)
+	r := rec("", "F1", 2, Pass, 100)
+	p.Done(Event{Unit: Unit{Scenario: "F1", N: 2}, Record: r, Done: 2, Running: 0, Total: 4})
+	p.Stop()
+	out := b.String()
+	for _, want := range []string{
+		"[agent-harness] campaign: kept 1 finished run(s) from an earlier start; 3 to run\n",
+		"\r\x1b[K1/4 done, 1 running, 2 left · PASS 0 FAIL 1 NOT_TESTED 0 · ETA —",
+		"\r\x1b[K[agent-harness] campaign: run 2/4 F1#2 PASS 0.2 s\n",
+		"\r\x1b[K2/4 done, 0 running, 2 left · PASS 1 FAIL 1 NOT_TESTED 0 · ETA 20s",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%q", want, out)
+		}
+	}
+	if !strings.HasSuffix(out, "\r\x1b[K") {
+		t.Errorf("the status line is not cleared at the end: %q", out)
+	}
+	var q strings.Builder
+	quiet := &Progress{W: &q, Quiet: true, TTY: true}
+	quiet.Start(nil, 1)
+	quiet.Done(Event{Unit: Unit{Scenario: "F1", N: 1}, Record: r, Done: 1, Total: 1})
+	quiet.Stop()
+	if q.Len() != 0 {
+		t.Errorf("quiet progress printed %q", q.String())
+	}
+}
+
+func TestMergeRefusesMismatches(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	if err := PrepareOut(a, testPlan()); err != nil {
+		t.Fatal(err)
+	}
+	q := testPlan()
+	q.Seed = 9
+	if err := PrepareOut(b, q); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Merge([]string{a, b}, filepath.Join(dir, "m")); !errors.Is(err, ErrPlanMismatch) || !strings.Contains(err.Error(), "seed") {
+		t.Errorf("different seeds: %v", err)
+	}
+	// The same run finished in two directories.
+	c := filepath.Join(dir, "c")
+	if err := PrepareOut(c, testPlan()); err != nil {
+		t.Fatal(err)
+	}
+	u := testPlan().Units()[0]
+	for _, d := range []string{a, c} {
+		r := rec(u.Variant, u.Scenario, u.N, Pass, 100)
+		r.Seed = u.Seed
+		raw, _ := json.Marshal(r)
+		os.MkdirAll(filepath.Join(d, u.Dir()), 0o777)
+		os.WriteFile(filepath.Join(d, u.Dir(), RecordFile), raw, 0o666)
+	}
+	if _, _, err := Merge([]string{a, c}, filepath.Join(dir, "m2")); err == nil || !strings.Contains(err.Error(), "finished in both") {
+		t.Errorf("overlap: %v", err)
+	}
+	_, recs, err := Merge([]string{a}, filepath.Join(dir, "m3"))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("merge of one directory: %v, %d records", err, len(recs))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "m3", u.Dir(), RecordFile)); err != nil {
+		t.Error(err)
+	}
+}

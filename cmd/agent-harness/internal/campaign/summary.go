@@ -220,7 +220,8 @@ func computeStats(rs []Record, planned int) Stats {
 	if m, iv, has, ok := stats.MeanInterval(scores); ok {
 		st.MeanScore = &m
 		if has {
-			st.MeanScoreInterval = &Interval{Low: iv.Low, High: iv.High}
+			// Scores lie in [0, 100]; the t interval need not.
+			st.MeanScoreInterval = &Interval{Low: max(iv.Low, 0), High: min(iv.High, 100)}
 		}
 	}
 	st.Violations, st.Observations = viol.list(), obs.list()
