@@ -45,10 +45,14 @@ func runCampaignE2E(t *testing.T, out string, env []string, args ...string) camp
 // sampleCampaignArgs are the flags of a campaign of the reference agent
 // against the sample server; agent are the agent's flags after
 // --mcp-config {mcp_config}.
+//
+// The campaign and each run's proxy are the binary under test (built with
+// -race when the tests are); the sample server and the agent around them
+// are a plain build.
 func sampleCampaignArgs(t *testing.T, out string, flags []string, agent ...string) []string {
-	bin := e2eBinary(t, "agent-harness")
-	args := append([]string{"--out", out, "--upstream-command", bin, "--upstream-arg", "sample-server"}, flags...)
-	args = append(args, "--", bin, "agent", "--mcp-config", "{mcp_config}")
+	plain := e2eBinary(t, "agent-harness-plain")
+	args := append([]string{"--out", out, "--upstream-command", plain, "--upstream-arg", "sample-server"}, flags...)
+	args = append(args, "--", plain, "agent", "--mcp-config", "{mcp_config}")
 	return append(args, agent...)
 }
 

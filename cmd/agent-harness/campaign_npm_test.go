@@ -19,7 +19,7 @@ func TestCampaignTypeScriptSDKAgent(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(npm, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
 		t.Skip("skipping the TypeScript SDK campaign test: @modelcontextprotocol/sdk is not installed (run: npm ci --prefix testdata/npm)")
 	}
-	bin := e2eBinary(t, "agent-harness")
+	bin := e2eBinary(t, "agent-harness-plain") // the upstream; the campaign and its proxies are the binary under test
 	for _, c := range []struct {
 		behaviour string
 		code      int
