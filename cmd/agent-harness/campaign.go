@@ -495,7 +495,6 @@ func runCampaignMerge(args []string, stdout, stderr io.Writer) int {
 	var dirs []string
 	out, gate := "", ""
 	minRate := 1.0
-	quietFlag := false
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "[agent-harness] campaign merge: "+format+"\n", a...)
 		return exitUsage
@@ -514,8 +513,7 @@ func runCampaignMerge(args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 		if name == "quiet" && !hasValue {
-			quietFlag = true
-			continue
+			continue // accepted for symmetry: a merge prints only its summary
 		}
 		if !hasValue {
 			if i+1 == len(args) || strings.HasPrefix(args[i+1], "--") {
@@ -567,7 +565,6 @@ func runCampaignMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "[agent-harness] campaign merge: writing the results: %s\n", oneLine(err.Error()))
 		return exitFailure
 	}
-	_ = quietFlag // the merge prints only the summary either way
 	printCampaignSummary(stdout, &s, out)
 	return s.Gate.ExitCode
 }
