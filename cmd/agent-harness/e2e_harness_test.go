@@ -42,9 +42,9 @@ var e2ePackages = map[string]string{
 	// agent), where the race detector's start-up cost adds up over
 	// hundreds of processes.
 	"agent-harness-plain": "github.com/cuonztech/agent-harness/cmd/agent-harness",
-	"upstream":      "./testdata/upstream",
-	"sdkupstream":   "./testdata/sdkupstream",
-	"byterelay":     "./testdata/byterelay",
+	"upstream":            "./testdata/upstream",
+	"sdkupstream":         "./testdata/sdkupstream",
+	"byterelay":           "./testdata/byterelay",
 }
 
 func TestMain(m *testing.M) {

@@ -272,7 +272,9 @@ func TestProgressStatusLine(t *testing.T) {
 	p := &Progress{W: &b, TTY: true, Now: func() time.Time { return now }}
 	p.Start([]Record{{Verdict: Fail}}, 4)
 	p.Running(1)
+	p.mu.Lock() // the ticker goroutine reads the clock under p.mu
 	now = now.Add(10 * time.Second)
+	p.mu.Unlock()
 	r := rec("", "F1", 2, Pass, 100)
 	p.Done(Event{Unit: Unit{Scenario: "F1", N: 2}, Record: r, Done: 2, Running: 0, Total: 4})
 	p.Stop()

@@ -50,12 +50,12 @@ func (p *Progress) Start(keptRecs []Record, total int) {
 	}
 	if p.TTY {
 		p.stop = make(chan struct{})
-		go p.tick()
+		go p.tick(p.stop)
 		p.status()
 	}
 }
 
-func (p *Progress) tick() {
+func (p *Progress) tick(stop <-chan struct{}) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
@@ -64,7 +64,7 @@ func (p *Progress) tick() {
 			p.mu.Lock()
 			p.status()
 			p.mu.Unlock()
-		case <-p.stop:
+		case <-stop:
 			return
 		}
 	}
