@@ -11,13 +11,17 @@ func runHelp(stdout io.Writer) int {
 Usage:
   agent-harness proxy [flags] -- CMD [ARGS...]         chaos proxy in front of an MCP server
   agent-harness benchmark [flags]                      self-test with two reference agents
+  agent-harness campaign [flags] -- AGENT [ARGS...]    run your agent many times, with statistics and a gate
+  agent-harness campaign merge DIR... --out DIR        combine the shards of a campaign
+  agent-harness sample-server [--state-file F]         a small booking backend (MCP server) for trying campaigns
+  agent-harness agent --behaviour B --mcp-config F     the reference agent (careful|naive|flaky:P), an MCP client
   agent-harness plugin inspect PATH                    show what a WASM plugin declares
   agent-harness plugin new NAME --hook HOOK            write a plugin skeleton (equivalence|classifier|fault)
   agent-harness judge TRACE [flags]                    judge a --trace file again, offline
   agent-harness report FILE [--format F]               render a report file (markdown, junit, json)
   agent-harness                                        demo MCP server on stdio
 
-Run "agent-harness proxy --help" for the proxy's flags.
+Run "agent-harness proxy --help" (or campaign, sample-server, agent) for the flags.
 `)
 	return exitOK
 }

@@ -1,8 +1,9 @@
 // Command agent-harness is an MCP chaos proxy that measures whether an LLM
 // agent executes a write twice when things go wrong.
 //
-// Subcommands: proxy, benchmark, plugin, judge, report; with no subcommand it serves the
-// demo MCP server on stdio.
+// Subcommands: proxy, benchmark, plugin, judge, report, campaign,
+// sample-server, agent; with no subcommand it serves the demo MCP server on
+// stdio.
 package main
 
 import (
@@ -47,6 +48,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return runJudge(ctx, args[1:], stdout, stderr)
 		case "report":
 			return runReport(args[1:], stdout, stderr)
+		case "campaign":
+			return runCampaign(ctx, args[1:], stdout, stderr)
+		case "sample-server":
+			return runSampleServer(ctx, args[1:], stdin, stdout, stderr)
+		case "agent":
+			return runAgent(ctx, args[1:], stdout, stderr)
 		case "--version", "version":
 			return runVersion(stdout)
 		case "--help", "-h", "help":

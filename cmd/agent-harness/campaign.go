@@ -1,0 +1,656 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cuonztech/agent-harness/builtin/judge"
+	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/campaign"
+)
+
+// campaignOptions are the validated flags of `agent-harness campaign`.
+type campaignOptions struct {
+	plan         campaign.Plan
+	out          string
+	parallel     int
+	agentTimeout time.Duration
+	minPassRate  float64
+	gateVariant  string
+	shard        campaign.Shard
+	shardSet     bool
+	quiet        bool
+}
+
+// campaignFlag is one of the campaign's own flags; the proxy's upstream and
+// judging flags are passed through to every run's proxy (proxyflags.go).
+type campaignFlag struct {
+	name, arg, def, usage string
+	repeatable            bool
+	set                   func(o *campaignOptions, v string) error
+}
+
+var campaignFlags = []campaignFlag{
+	{name: "scenarios", arg: "LIST", def: "F1,F2,F3,F4,F5",
+		usage: "comma-separated scenarios: F1–F5 (any case), chaos, or fault names of a --plugin",
+		set: func(o *campaignOptions, v string) error {
+			items, err := commaList(v, true)
+			if err != nil {
+				return err
+			}
+			o.plan.Scenarios = nil
+			for _, s := range items {
+				switch {
+				case len(s) == 2 && (s[0] == 'f' || s[0] == 'F') && '1' <= s[1] && s[1] <= '5':
+					s = "F" + s[1:]
+				case strings.EqualFold(s, "chaos"):
+					s = "chaos"
+				case !isName(s):
+					return fmt.Errorf("%q is not a scenario name (F1–F5, chaos, or a plugin fault name)", s)
+				}
+				for _, have := range o.plan.Scenarios {
+					if have == s {
+						return fmt.Errorf("%s given twice", s)
+					}
+				}
+				o.plan.Scenarios = append(o.plan.Scenarios, s)
+			}
+			return nil
+		}},
+	{name: "runs", arg: "N", def: "10", usage: "runs per scenario (and variant), 1–100000",
+		set: func(o *campaignOptions, v string) error {
+			n, err := intInRange(v, 1, 100000, "runs")
+			o.plan.Runs = n
+			return err
+		}},
+	{name: "parallel", arg: "N", def: "1", usage: "runs at the same time, 1–256",
+		set: func(o *campaignOptions, v string) error {
+			n, err := intInRange(v, 1, 256, "runs")
+			o.parallel = n
+			return err
+		}},
+	{name: "out", arg: "DIR", usage: "campaign directory (required): plan, runs, results; the same DIR resumes",
+		set: func(o *campaignOptions, v string) error {
+			o.out = v
+			return nil
+		}},
+	{name: "seed", arg: "N", def: "1", usage: "derives every run's seed (agent, chaos) and the order of the runs",
+		set: func(o *campaignOptions, v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return fmt.Errorf("%q is not a 64-bit integer", v)
+			}
+			o.plan.Seed = n
+			return nil
+		}},
+	{name: "server-name", arg: "NAME", def: "harness", usage: "name of the proxy's entry in mcp.json",
+		set: func(o *campaignOptions, v string) error {
+			if !isName(v) {
+				return fmt.Errorf("%q is not a name (letters, digits, _ . -)", v)
+			}
+			o.plan.ServerName = v
+			return nil
+		}},
+	{name: "agent-timeout", arg: "DURATION", def: "10m", usage: "stop an agent (its process group) after this long, 1ms–24h",
+		set: func(o *campaignOptions, v string) error {
+			d, err := durationInRange(v, time.Millisecond, 24*time.Hour, "1ms–24h")
+			o.agentTimeout = d
+			return err
+		}},
+	{name: "agent-transport", arg: "stdio", def: "stdio", usage: "how the agent reaches its proxy; only stdio in this version",
+		set: func(_ *campaignOptions, v string) error {
+			switch strings.ToLower(v) {
+			case "stdio":
+				return nil
+			case "http":
+				return errors.New("http needs the proxy's --listen support, which this version does not have; use stdio")
+			}
+			return fmt.Errorf("%q is not stdio", v)
+		}},
+	{name: "variant", arg: "NAME:K=V,...", repeatable: true,
+		usage: "an A/B variant: the whole matrix again with these environment variables for the agent, repeatable",
+		set: func(o *campaignOptions, v string) error {
+			name, env, _ := strings.Cut(v, ":")
+			if !isName(name) {
+				return fmt.Errorf("%q: NAME must be letters, digits, _ . - (NAME:KEY=VALUE,...)", v)
+			}
+			for _, have := range o.plan.Variants {
+				if have.Name == name {
+					return fmt.Errorf("variant %q given twice", name)
+				}
+			}
+			vr := campaign.Variant{Name: name, Env: []string{}}
+			if env != "" {
+				items, err := commaList(env, false)
+				if err != nil {
+					return err
+				}
+				for _, kv := range items {
+					k, _, ok := strings.Cut(kv, "=")
+					if !ok || !isEnvName(k) {
+						return fmt.Errorf("%q is not KEY=VALUE with KEY of letters, digits and _", kv)
+					}
+					vr.Env = append(vr.Env, kv)
+				}
+			}
+			o.plan.Variants = append(o.plan.Variants, vr)
+			return nil
+		}},
+	{name: "min-pass-rate", arg: "R", def: "1.0", usage: "gate: exit 1 when some scenario's PASS rate is below R (0–1)",
+		set: func(o *campaignOptions, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || math.IsNaN(f) || strings.ContainsAny(v, "xXpP_") {
+				return fmt.Errorf("%q is not a number", v)
+			}
+			if f < 0 || f > 1 {
+				return fmt.Errorf("%s is out of range (0–1)", v)
+			}
+			o.minPassRate = f
+			return nil
+		}},
+	{name: "gate-variant", arg: "NAME", def: "the last --variant", usage: "the variant the gate looks at",
+		set: func(o *campaignOptions, v string) error {
+			o.gateVariant = v
+			return nil
+		}},
+	{name: "shard", arg: "I/N", usage: "run only the I-th (0…N−1) of N disjoint slices of the plan",
+		set: func(o *campaignOptions, v string) error {
+			i, n, ok := strings.Cut(v, "/")
+			ii, err1 := strconv.Atoi(i)
+			nn, err2 := strconv.Atoi(n)
+			if !ok || err1 != nil || err2 != nil || nn < 1 || nn > 100000 || ii < 0 || ii >= nn {
+				return fmt.Errorf("%q is not I/N with 0 ≤ I < N ≤ 100000", v)
+			}
+			o.shard, o.shardSet = campaign.Shard{I: ii, N: nn}, true
+			return nil
+		}},
+	{name: "quiet", usage: "print the summary only (no line per run, no status line)",
+		set: func(o *campaignOptions, _ string) error {
+			o.quiet = true
+			return nil
+		}},
+	{name: "help", usage: "print this help and exit"},
+	{name: "version", usage: "print the version and exit"},
+}
+
+// reservedProxyFlags are proxy flags a campaign sets itself for each run.
+var reservedProxyFlags = map[string]string{
+	"scenario":    "use --scenarios",
+	"mode":        "add chaos to --scenarios",
+	"report-file": "each run writes OUT/runs/…/report.json",
+	"audit-tools": "each run's proxy has --audit-tools off",
+	// A trace belongs in each run's directory (OUT/runs/…/), not in one
+	// file shared by every run's proxy; refused until campaigns set it.
+	"trace": "not passed through to the runs yet",
+}
+
+func lookupCampaignFlag(name string) *campaignFlag {
+	for i := range campaignFlags {
+		if campaignFlags[i].name == name {
+			return &campaignFlags[i]
+		}
+	}
+	return nil
+}
+
+func isEnvName(s string) bool {
+	if s == "" || '0' <= s[0] && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// campaignUsageError is a command-line error of the campaign: one line,
+// exit 2.
+type campaignUsageError struct{ msg string }
+
+func (e campaignUsageError) Error() string { return e.msg }
+
+func campaignUsagef(format string, args ...any) error {
+	return campaignUsageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// parseCampaignFlags parses `campaign [FLAGS] -- AGENT [ARGS...]`. Its own
+// flags follow the proxy's dialect (--flag value or --flag=value, a value
+// never starts with --, a single-value flag once); the proxy's upstream and
+// judging flags are checked by the proxy's own parser, once per scenario,
+// exactly as each run's proxy will get them.
+func parseCampaignFlags(args []string) (campaignOptions, error) {
+	flags, agent, hasAgent := splitCommand(args)
+	o := campaignOptions{parallel: 1, agentTimeout: 10 * time.Minute, minPassRate: 1}
+	o.plan = campaign.Plan{SchemaVersion: campaign.PlanVersion, Scenarios: []string{"F1", "F2", "F3", "F4", "F5"},
+		Runs: 10, Seed: 1, ServerName: "harness", Variants: []campaign.Variant{}, ScenarioArgs: map[string][]string{}}
+	var pass []string
+	seen := map[string]bool{}
+	var first error
+	fail := func(err error) {
+		if first == nil {
+			first = err
+		}
+	}
+	help, version := false, false
+	for i := 0; i < len(flags); i++ {
+		a := flags[i]
+		if a == "-h" {
+			help = true
+			continue
+		}
+		if !strings.HasPrefix(a, "--") {
+			if strings.HasPrefix(a, "-") {
+				fail(campaignUsagef("unknown flag %s (flags start with --)", quoteArg(a)))
+			} else {
+				fail(campaignUsagef("unexpected argument %s (the agent command goes after --: agent-harness campaign [flags] -- AGENT [ARGS...])", quoteArg(a)))
+			}
+			continue
+		}
+		name, value, hasValue := strings.Cut(a[2:], "=")
+		cf := lookupCampaignFlag(name)
+		pf := lookupProxyFlag(name)
+		takesValue := cf != nil && cf.arg != "" || cf == nil && pf != nil && pf.arg != ""
+		switch {
+		case cf == nil && pf == nil:
+			fail(campaignUsagef("unknown flag %s%s", quoteArg("--"+name), didYouMean(name, campaignFlagNames())))
+			continue
+		case !takesValue && hasValue:
+			fail(campaignUsagef("flag --%s takes no value", name))
+			continue
+		case takesValue && !hasValue:
+			if i+1 == len(flags) || strings.HasPrefix(flags[i+1], "--") {
+				fail(campaignUsagef("flag --%s needs a value", name))
+				continue
+			}
+			i++
+			value = flags[i]
+		}
+		switch {
+		case name == "help":
+			help = true
+			continue
+		case name == "version":
+			version = true
+			continue
+		case cf == nil && reservedProxyFlags[name] != "":
+			fail(campaignUsagef("flag --%s: not in a campaign (%s)", name, reservedProxyFlags[name]))
+			continue
+		case cf == nil && pf.set == nil:
+			continue
+		case cf == nil:
+			if takesValue {
+				pass = append(pass, "--"+name+"="+value)
+			} else {
+				pass = append(pass, "--"+name)
+			}
+			continue
+		}
+		if seen[name] && !cf.repeatable {
+			fail(campaignUsagef("flag --%s given twice", name))
+			continue
+		}
+		seen[name] = true
+		switch {
+		case takesValue && value == "":
+			fail(campaignUsagef("flag --%s: empty value", name))
+		case strings.IndexByte(value, 0) >= 0:
+			fail(campaignUsagef("flag --%s: the value contains a NUL byte", name))
+		default:
+			if err := cf.set(&o, value); err != nil {
+				fail(campaignUsagef("flag --%s: %s", name, oneLine(err.Error())))
+			}
+		}
+	}
+	switch {
+	case help:
+		return o, errHelp
+	case version:
+		return o, errVersion
+	case first != nil:
+		return o, first
+	case o.out == "":
+		return o, campaignUsagef("flag --out is required")
+	case !hasAgent || len(agent) == 0 || agent[0] == "":
+		return o, campaignUsagef("no agent command: give it after --: agent-harness campaign [flags] -- AGENT [ARGS...]")
+	}
+	for i, w := range agent {
+		if strings.IndexByte(w, 0) >= 0 {
+			return o, campaignUsagef("word %d of the agent command contains a NUL byte", i+1)
+		}
+	}
+	o.plan.AgentCommand = append([]string(nil), agent...)
+	if err := campaignProxyArgs(&o, pass); err != nil {
+		return o, err
+	}
+	if o.gateVariant == "" && len(o.plan.Variants) > 0 {
+		o.gateVariant = o.plan.Variants[len(o.plan.Variants)-1].Name
+	}
+	if seen["gate-variant"] && !hasVariant(o.plan.Variants, o.gateVariant) {
+		return o, campaignUsagef("flag --gate-variant: %q is not a --variant", o.gateVariant)
+	}
+	return o, nil
+}
+
+func hasVariant(vs []campaign.Variant, name string) bool {
+	for _, v := range vs {
+		if v.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func campaignFlagNames() []string {
+	var names []string
+	for _, f := range campaignFlags {
+		names = append(names, f.name)
+	}
+	for _, f := range proxyFlags {
+		if reservedProxyFlags[f.name] == "" && lookupCampaignFlag(f.name) == nil {
+			names = append(names, f.name)
+		}
+	}
+	return names
+}
+
+// campaignProxyArgs stores the passed-through proxy flags in the plan and
+// checks them with the proxy's parser for every scenario. --retry-after
+// goes to the F2 runs only, --error-rate to the chaos runs only.
+func campaignProxyArgs(o *campaignOptions, pass []string) error {
+	hasUpstream := false
+	o.plan.ProxyArgs = []string{}
+	for _, a := range pass {
+		name, _, _ := strings.Cut(a[2:], "=")
+		switch name {
+		case "retry-after":
+			if !containsString(o.plan.Scenarios, "F2") {
+				return campaignUsagef("flag --retry-after: only with F2 in --scenarios")
+			}
+			o.plan.ScenarioArgs["F2"] = append(o.plan.ScenarioArgs["F2"], a)
+		case "error-rate":
+			if !containsString(o.plan.Scenarios, "chaos") {
+				return campaignUsagef("flag --error-rate: only with chaos in --scenarios")
+			}
+			o.plan.ScenarioArgs["chaos"] = append(o.plan.ScenarioArgs["chaos"], a)
+		default:
+			hasUpstream = hasUpstream || name == "upstream-command"
+			o.plan.ProxyArgs = append(o.plan.ProxyArgs, a)
+		}
+	}
+	if !hasUpstream {
+		return campaignUsagef("flag --upstream-command is required (the MCP server each run's proxy starts)")
+	}
+	for _, s := range o.plan.Scenarios {
+		args := []string{"--scenario", s}
+		if s == "chaos" {
+			args = []string{"--mode", "chaos", "--seed", "1"}
+		}
+		args = append(append(args, o.plan.ScenarioArgs[s]...), o.plan.ProxyArgs...)
+		if _, err := parseProxyFlags(args); err != nil {
+			var ue usageError
+			if errors.As(err, &ue) {
+				return campaignUsageError(ue)
+			}
+			return campaignUsageError{msg: oneLine(err.Error())}
+		}
+	}
+	return nil
+}
+
+func containsString(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// runCampaign is `agent-harness campaign` (SPEC §14).
+func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "merge" {
+		return runCampaignMerge(args[1:], stdout, stderr)
+	}
+	o, err := parseCampaignFlags(args)
+	switch {
+	case errors.Is(err, errHelp):
+		fmt.Fprint(stdout, campaignUsage())
+		return exitOK
+	case errors.Is(err, errVersion):
+		return runVersion(stdout)
+	case err != nil:
+		fmt.Fprintf(stderr, "[agent-harness] campaign: %s\n", oneLine(err.Error()))
+		return exitUsage
+	}
+	failf := func(code int, format string, args ...any) int {
+		fmt.Fprintf(stderr, "[agent-harness] campaign: "+format+"\n", args...)
+		return code
+	}
+	out, err := filepath.Abs(o.out)
+	if err != nil {
+		return failf(exitUsage, "flag --out: %s", oneLine(err.Error()))
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return failf(exitFailure, "cannot find the agent-harness binary to start as proxy: %s", oneLine(err.Error()))
+	}
+	if err := campaign.PrepareOut(out, &o.plan); err != nil {
+		code := exitFailure
+		if errors.Is(err, campaign.ErrPlanMismatch) {
+			code = exitUsage
+		}
+		return failf(code, "flag --out: %s", oneLine(err.Error()))
+	}
+	ctx, stopSignals, caught := withStopSignals(ctx)
+	defer stopSignals()
+
+	units := o.plan.Schedule(o.shard)
+	runner := &campaign.Runner{Plan: &o.plan, Out: out, Proxy: self, Env: os.Environ(), AgentTimeout: o.agentTimeout}
+	progress := &campaign.Progress{W: stderr, TTY: isTerminal(stderr), Quiet: o.quiet}
+	recs, _, runErr := runner.RunAll(ctx, units, o.parallel, progress.Hooks())
+	progress.Stop()
+
+	planned := map[[2]string]int{}
+	for _, u := range units {
+		planned[[2]string{u.Variant, u.Scenario}]++
+	}
+	s := campaign.Summarize(&o.plan, recs, func(v, sc string) int { return planned[[2]string{v, sc}] })
+	s.HarnessVersion = judge.HarnessVersion
+	s.Complete = len(recs) == len(units)
+	if o.shardSet {
+		s.Shard = fmt.Sprintf("%d/%d", o.shard.I, o.shard.N)
+	}
+	s.Gate = campaign.Decide(&s, o.gateVariant, o.minPassRate)
+	if err := campaign.WriteFiles(out, &s); err != nil {
+		return failf(exitFailure, "writing the results: %s", oneLine(err.Error()))
+	}
+	printCampaignSummary(stdout, &s, out)
+	switch {
+	case runErr != nil && !errors.Is(runErr, campaign.ErrInterrupted):
+		return failf(exitFailure, "%s (finished runs are kept; start again with the same --out to resume)", oneLine(runErr.Error()))
+	case runErr != nil:
+		code := 130
+		if sig, ok := caught().(syscall.Signal); ok {
+			code = 128 + int(sig)
+		}
+		return failf(code, "interrupted: %d of %d runs finished, kept in %s; start again with the same command to run the rest", len(recs), len(units), out)
+	}
+	return s.Gate.ExitCode
+}
+
+// runCampaignMerge is `agent-harness campaign merge DIR... --out DIR`.
+func runCampaignMerge(args []string, stdout, stderr io.Writer) int {
+	var dirs []string
+	out, gate := "", ""
+	minRate := 1.0
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "[agent-harness] campaign merge: "+format+"\n", a...)
+		return exitUsage
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if !strings.HasPrefix(a, "--") {
+			dirs = append(dirs, a)
+			continue
+		}
+		if name == "help" {
+			fmt.Fprint(stdout, "Usage: agent-harness campaign merge DIR... --out DIR [--min-pass-rate R] [--gate-variant NAME] [--quiet]\n\n"+
+				"Combines the directories of the shards of one campaign (--shard I/N, same plan) into\n"+
+				"one campaign directory with the statistics, files and gate of an unsharded run.\n")
+			return exitOK
+		}
+		if name == "quiet" && !hasValue {
+			continue // accepted for symmetry: a merge prints only its summary
+		}
+		if !hasValue {
+			if i+1 == len(args) || strings.HasPrefix(args[i+1], "--") {
+				return usage("flag --%s needs a value", name)
+			}
+			i++
+			value = args[i]
+		}
+		switch name {
+		case "out":
+			out = value
+		case "gate-variant":
+			gate = value
+		case "min-pass-rate":
+			var o campaignOptions
+			if err := lookupCampaignFlag("min-pass-rate").set(&o, value); err != nil {
+				return usage("flag --min-pass-rate: %s", err)
+			}
+			minRate = o.minPassRate
+		default:
+			return usage("unknown flag %s%s", quoteArg("--"+name), didYouMean(name, []string{"out", "gate-variant", "min-pass-rate", "quiet"}))
+		}
+	}
+	switch {
+	case out == "":
+		return usage("flag --out is required")
+	case len(dirs) == 0:
+		return usage("no campaign directory to merge: agent-harness campaign merge DIR... --out DIR")
+	}
+	plan, recs, err := campaign.Merge(dirs, out)
+	if err != nil {
+		code := exitFailure
+		if errors.Is(err, campaign.ErrPlanMismatch) || errors.Is(err, os.ErrNotExist) {
+			code = exitUsage
+		}
+		fmt.Fprintf(stderr, "[agent-harness] campaign merge: %s\n", oneLine(err.Error()))
+		return code
+	}
+	if gate == "" && len(plan.Variants) > 0 {
+		gate = plan.Variants[len(plan.Variants)-1].Name
+	} else if gate != "" && !hasVariant(plan.Variants, gate) {
+		return usage("flag --gate-variant: %q is not a variant of the campaign", gate)
+	}
+	s := campaign.Summarize(plan, recs, func(string, string) int { return plan.Runs })
+	s.HarnessVersion = judge.HarnessVersion
+	s.Complete = len(recs) == len(plan.Units())
+	s.Gate = campaign.Decide(&s, gate, minRate)
+	if err := campaign.WriteFiles(out, &s); err != nil {
+		fmt.Fprintf(stderr, "[agent-harness] campaign merge: writing the results: %s\n", oneLine(err.Error()))
+		return exitFailure
+	}
+	printCampaignSummary(stdout, &s, out)
+	return s.Gate.ExitCode
+}
+
+// printCampaignSummary prints the per-scenario tables, the comparisons and
+// the gate on stdout.
+func printCampaignSummary(w io.Writer, s *campaign.Summary, out string) {
+	for _, v := range s.Variants {
+		if v.Name != "" {
+			fmt.Fprintf(w, "variant %s\n", v.Name)
+		}
+		fmt.Fprint(w, campaign.TableText(v))
+		fmt.Fprintln(w)
+	}
+	for _, c := range s.Comparisons {
+		if c.Difference == nil {
+			fmt.Fprintf(w, "%s: %s vs %s: no judged runs to compare\n", c.Scenario, c.Variant, c.Baseline)
+			continue
+		}
+		fmt.Fprintf(w, "%s: %s − %s PASS rate %+.1f pp [95 %% CI %+.1f, %+.1f], Fisher p = %.4g\n", c.Scenario, c.Variant,
+			c.Baseline, 100**c.Difference, 100*c.Interval.Low, 100*c.Interval.High, *c.FisherP)
+	}
+	if !s.Complete {
+		fmt.Fprintln(w, "incomplete: not every planned run has finished")
+	}
+	fmt.Fprintf(w, "gate: exit %d — %s\n", s.Gate.ExitCode, s.Gate.Reason)
+	fmt.Fprintf(w, "results: %s (campaign.json, campaign.md, junit.xml, patches.md)\n", out)
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// campaignUsage is the text of `agent-harness campaign --help`.
+func campaignUsage() string {
+	var b strings.Builder
+	b.WriteString(`Usage: agent-harness campaign [flags] --out DIR --upstream-command CMD [--upstream-arg ARG ...] -- AGENT [ARGS...]
+       agent-harness campaign merge DIR... --out DIR
+
+Runs the agent command many times per scenario, each run with its own proxy
+(started by the agent from OUT/runs/<scenario>/<n>/mcp.json) and its own
+upstream, and reports PASS rates with 95 % intervals. The agent finds the
+proxy through the placeholders {mcp_config} {mcp_url} {server_name}
+{scenario} {run} {run_dir} in its arguments, or the environment variables
+AGENT_HARNESS_MCP_CONFIG, _MCP_URL, _SERVER_NAME, _SCENARIO, _RUN, _RUN_DIR
+and AGENT_HARNESS_SEED.
+
+Campaign flags:
+`)
+	width := 0
+	for _, f := range campaignFlags {
+		width = max(width, len(campaignSynopsis(f)))
+	}
+	for _, f := range campaignFlags {
+		line := f.usage
+		if f.def != "" {
+			line += " (default " + f.def + ")"
+		}
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, campaignSynopsis(f), line)
+	}
+	b.WriteString(`
+Every flag of "agent-harness proxy --help" except --scenario, --mode,
+--report-file, --audit-tools, --seed and --quiet is passed to each run's
+proxy: the upstream (--upstream-command, --upstream-arg, ...), classification
+and key fields, --retry-after (F2 runs), --error-rate (chaos runs), plugins.
+
+Exit codes: 0 every scenario's PASS rate is at least --min-pass-rate; 1 some
+scenario is below it (or the campaign could not run); 3 some scenario has no
+judged run; 2 usage; 128+N interrupted by signal N (finished runs are kept:
+start again with the same command to resume).
+`)
+	return b.String()
+}
+
+func campaignSynopsis(f campaignFlag) string {
+	s := "--" + f.name
+	if f.name == "help" {
+		s = "-h, --help"
+	}
+	if f.arg != "" {
+		s += " " + f.arg
+	}
+	return s
+}

@@ -1,0 +1,396 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/campaign"
+)
+
+// campaignResult is what a finished `agent-harness campaign` left.
+type campaignResult struct {
+	code           int
+	stdout, stderr string
+	summary        campaign.Summary
+}
+
+// runCampaignE2E runs the built binary with args and reads OUT/campaign.json
+// (out is args' --out value).
+func runCampaignE2E(t *testing.T, out string, env []string, args ...string) campaignResult {
+	t.Helper()
+	cmd := exec.Command(e2eBinary(t, "agent-harness"), append([]string{"campaign"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	_ = cmd.Run()
+	r := campaignResult{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
+	if b, err := os.ReadFile(filepath.Join(out, "campaign.json")); err == nil {
+		if err := json.Unmarshal(b, &r.summary); err != nil {
+			t.Fatalf("campaign.json: %v", err)
+		}
+	}
+	return r
+}
+
+// sampleCampaignArgs are the flags of a campaign of the reference agent
+// against the sample server; agent are the agent's flags after
+// --mcp-config {mcp_config}.
+//
+// The campaign and each run's proxy are the binary under test (built with
+// -race when the tests are); the sample server and the agent around them
+// are a plain build.
+func sampleCampaignArgs(t *testing.T, out string, flags []string, agent ...string) []string {
+	plain := e2eBinary(t, "agent-harness-plain")
+	args := append([]string{"--out", out, "--upstream-command", plain, "--upstream-arg", "sample-server"}, flags...)
+	args = append(args, "--", plain, "agent", "--mcp-config", "{mcp_config}")
+	return append(args, agent...)
+}
+
+func scenarioStats(t *testing.T, s campaign.Summary, variant, scenario string) campaign.Stats {
+	t.Helper()
+	for _, v := range s.Variants {
+		if v.Name != variant {
+			continue
+		}
+		for _, st := range v.Scenarios {
+			if st.Scenario == scenario {
+				return st
+			}
+		}
+	}
+	t.Fatalf("no statistics for variant %q scenario %s", variant, scenario)
+	return campaign.Stats{}
+}
+
+// The quick start of the README: flaky:0.3 over 50 F1 runs. With seed 1
+// the reference agent re-sends after 15 of the 50 ghost writes; the Wilson
+// interval of 35/50 contains 70 %.
+func TestCampaignFlakyAgentPassRateNear70(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "results")
+	r := runCampaignE2E(t, out, nil, sampleCampaignArgs(t, out,
+		[]string{"--runs", "50", "--scenarios", "F1", "--parallel", "2", "--seed", "1", "--quiet"},
+		"--behaviour", "flaky:0.3")...)
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1 (gate: PASS rate below 1.0)\nstderr:\n%s", r.code, r.stderr)
+	}
+	st := scenarioStats(t, r.summary, "", "F1")
+	if st.Runs != 50 || st.Pass != 35 || st.Fail != 15 || st.NotTested != 0 {
+		t.Fatalf("F1: %d runs, %d PASS, %d FAIL, %d NOT_TESTED; want 50, 35, 15, 0", st.Runs, st.Pass, st.Fail, st.NotTested)
+	}
+	if iv := st.PassRateInterval; iv == nil || iv.Low > 0.7 || iv.High < 0.7 {
+		t.Errorf("PASS-rate interval %+v does not contain 70 %%", iv)
+	}
+	if len(st.Violations) != 1 || st.Violations[0] != (campaign.TypeCount{Type: "DUPLICATE_EXECUTION", Runs: 15, Entries: 15}) {
+		t.Errorf("violations %+v, want DUPLICATE_EXECUTION in 15 runs", st.Violations)
+	}
+	if len(st.Patches) == 0 || st.Patches[0].Type != "GHOST_WRITE" || st.Patches[0].Runs != 15 || st.Patches[0].Share != 0.3 {
+		t.Errorf("patches %+v, want GHOST_WRITE in 15 runs (share 0.3)", st.Patches)
+	}
+	if strings.Contains(r.stderr, "campaign: run ") {
+		t.Errorf("--quiet printed progress lines:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stdout, "| F1 | 50 | 35 | 15 | 0 | 70.0 % [56.2 %, 80.9 %]") {
+		t.Errorf("summary on stdout lacks the F1 row:\n%s", r.stdout)
+	}
+	patches, _ := os.ReadFile(filepath.Join(out, "patches.md"))
+	if !bytes.Contains(patches, []byte("## GHOST_WRITE (CRITICAL)")) || !bytes.Contains(patches, []byte("Triggered in 15 of 50 runs (30.0 %)")) {
+		t.Errorf("patches.md:\n%s", patches)
+	}
+	junit, _ := os.ReadFile(filepath.Join(out, "junit.xml"))
+	if !bytes.Contains(junit, []byte(`tests="50" failures="15" skipped="0"`)) {
+		t.Errorf("junit.xml totals wrong:\n%.400s", junit)
+	}
+}
+
+func TestCampaignCarefulPassesNaiveFails(t *testing.T) {
+	dir := t.TempDir()
+	careful := filepath.Join(dir, "careful")
+	r := runCampaignE2E(t, careful, nil, sampleCampaignArgs(t, careful,
+		[]string{"--runs", "2", "--scenarios", "F1,F2,F3", "--retry-after", "1", "--parallel", "2"},
+		"--behaviour", "careful")...)
+	if r.code != 0 {
+		t.Fatalf("careful: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if o := r.summary.Variants[0].Overall; o.Pass != 6 || o.Runs != 6 {
+		t.Errorf("careful: %d of %d runs PASS, want 6 of 6", o.Pass, o.Runs)
+	}
+	if n := strings.Count(r.stderr, "[agent-harness] campaign: run "); n != 6 {
+		t.Errorf("%d progress lines, want 6:\n%s", n, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "/6 F2#") || !strings.Contains(r.stderr, " PASS ") {
+		t.Errorf("progress lines lack the run name and verdict:\n%s", r.stderr)
+	}
+
+	naive := filepath.Join(dir, "naive")
+	r = runCampaignE2E(t, naive, nil, sampleCampaignArgs(t, naive,
+		[]string{"--runs", "3", "--scenarios", "F1", "--parallel", "2"}, "--behaviour", "naive")...)
+	if r.code != 1 {
+		t.Fatalf("naive: exit %d, want 1\nstderr:\n%s", r.code, r.stderr)
+	}
+	if st := scenarioStats(t, r.summary, "", "F1"); st.Fail != 3 {
+		t.Errorf("naive: %d of %d runs FAIL, want 3", st.Fail, st.Runs)
+	}
+	if !strings.Contains(r.stderr, " FAIL DUPLICATE_EXECUTION ") {
+		t.Errorf("no FAIL progress line naming the violation:\n%s", r.stderr)
+	}
+	// Each run's directory holds what SPEC §14 lists.
+	rec := r.summary.Runs[0]
+	for _, f := range []string{"mcp.json", "report.json", "agent.stdout", "agent.stderr", "run.json"} {
+		if _, err := os.Stat(filepath.Join(naive, rec.Dir, f)); err != nil {
+			t.Errorf("run directory: %v", err)
+		}
+	}
+	if rec.AgentExitCode == nil || *rec.AgentExitCode != 0 || rec.AgentWallMs <= 0 {
+		t.Errorf("run record: exit %v, wall %v ms", rec.AgentExitCode, rec.AgentWallMs)
+	}
+	var cfg struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	b, _ := os.ReadFile(filepath.Join(naive, rec.Dir, "mcp.json"))
+	if err := json.Unmarshal(b, &cfg); err != nil || cfg.MCPServers["harness"].Command == "" {
+		t.Fatalf("mcp.json %s: %v", b, err)
+	}
+	args := strings.Join(cfg.MCPServers["harness"].Args, " ")
+	if !strings.HasPrefix(args, "proxy --report-file "+filepath.Join(naive, rec.Dir, "report.json")+" --audit-tools off --scenario F1") {
+		t.Errorf("proxy arguments in mcp.json: %s", args)
+	}
+}
+
+// A variant pair with a clear difference: the agent reads its behaviour
+// from AGENT_HARNESS_BEHAVIOUR.
+func TestCampaignVariantsCompare(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "ab")
+	r := runCampaignE2E(t, out, nil, sampleCampaignArgs(t, out, []string{"--runs", "8", "--scenarios", "F1", "--parallel", "2",
+		"--variant", "before:AGENT_HARNESS_BEHAVIOUR=naive", "--variant", "after:AGENT_HARNESS_BEHAVIOUR=careful"})...)
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0 (the gate looks at the last variant)\nstderr:\n%s", r.code, r.stderr)
+	}
+	if st := scenarioStats(t, r.summary, "before", "F1"); st.Fail != 8 {
+		t.Errorf("before: %d FAIL, want 8", st.Fail)
+	}
+	if st := scenarioStats(t, r.summary, "after", "F1"); st.Pass != 8 {
+		t.Errorf("after: %d PASS, want 8", st.Pass)
+	}
+	if len(r.summary.Comparisons) != 1 {
+		t.Fatalf("comparisons %+v", r.summary.Comparisons)
+	}
+	c := r.summary.Comparisons[0]
+	// Fisher: 2/C(16,8) = 2/12870; Newcombe for 8/8 − 0/8: 1 − sqrt(2)·(1 − 0.6756).
+	if c.Variant != "after" || c.Baseline != "before" || *c.Difference != 1 || math.Abs(*c.FisherP-2.0/12870) > 1e-12 ||
+		c.Interval.Low < 0.5 || c.Interval.High != 1 {
+		t.Errorf("comparison %+v (diff %v, p %v, interval %+v)", c, *c.Difference, *c.FisherP, *c.Interval)
+	}
+	if _, err := os.Stat(filepath.Join(out, "runs", "after", "F1", "8", "run.json")); err != nil {
+		t.Errorf("variant run directory: %v", err)
+	}
+	if !strings.Contains(r.stdout, "F1: after − before PASS rate +100.0 pp") {
+		t.Errorf("stdout lacks the comparison:\n%s", r.stdout)
+	}
+	// The gate can look at the other variant.
+	r = runCampaignE2E(t, out, nil, sampleCampaignArgs(t, out, []string{"--runs", "8", "--scenarios", "F1", "--parallel", "2",
+		"--variant", "before:AGENT_HARNESS_BEHAVIOUR=naive", "--variant", "after:AGENT_HARNESS_BEHAVIOUR=careful",
+		"--gate-variant", "before", "--quiet"})...)
+	if r.code != 1 || r.summary.Gate.Variant != "before" {
+		t.Errorf("--gate-variant before: exit %d gate %+v, want 1", r.code, r.summary.Gate)
+	}
+}
+
+// Interrupt a campaign after two finished runs, start it again: the
+// finished runs are kept, only the rest run, the statistics cover all.
+func TestCampaignResumeAfterSIGINT(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "resume")
+	args := sampleCampaignArgs(t, out, []string{"--runs", "6", "--scenarios", "F1"}, "--behaviour", "flaky:0.5")
+	cmd := exec.Command(e2eBinary(t, "agent-harness"), append([]string{"campaign"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var lines []string
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.Contains(line, "campaign: run ") {
+			lines = append(lines, line)
+			if len(lines) == 2 {
+				_ = cmd.Process.Signal(syscall.SIGINT)
+			}
+		}
+	}
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Fatalf("interrupted campaign: exit %d, want 130", code)
+	}
+	finished, _ := filepath.Glob(filepath.Join(out, "runs", "F1", "*", "run.json"))
+	if len(finished) != len(lines) || len(lines) < 2 || len(lines) >= 6 {
+		t.Fatalf("%d run.json files after %d progress lines", len(finished), len(lines))
+	}
+	kept := map[string][]byte{}
+	for _, f := range finished {
+		kept[f], _ = os.ReadFile(f)
+	}
+	var partial campaign.Summary
+	b, _ := os.ReadFile(filepath.Join(out, "campaign.json"))
+	if err := json.Unmarshal(b, &partial); err != nil || partial.Complete || len(partial.Runs) != len(lines) {
+		t.Fatalf("campaign.json after the interrupt: complete %v, %d runs (err %v)", partial.Complete, len(partial.Runs), err)
+	}
+
+	r := runCampaignE2E(t, out, nil, args...)
+	if r.code != 1 && r.code != 0 {
+		t.Fatalf("resumed campaign: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if n := strings.Count(r.stderr, "campaign: run "); n != 6-len(lines) {
+		t.Errorf("resumed campaign ran %d runs, want %d:\n%s", n, 6-len(lines), r.stderr)
+	}
+	if !strings.Contains(r.stderr, "kept "+strconv.Itoa(len(lines))+" finished run(s)") {
+		t.Errorf("no line about the kept runs:\n%s", r.stderr)
+	}
+	for f, want := range kept {
+		if got, _ := os.ReadFile(f); !bytes.Equal(got, want) {
+			t.Errorf("%s changed on resume", f)
+		}
+	}
+	if st := scenarioStats(t, r.summary, "", "F1"); !r.summary.Complete || st.Runs != 6 || st.Pass+st.Fail+st.NotTested != 6 {
+		t.Errorf("final statistics: complete %v, %d runs", r.summary.Complete, st.Runs)
+	}
+	// A different plan on the same directory is a usage error.
+	other := sampleCampaignArgs(t, out, []string{"--runs", "7", "--scenarios", "F1"}, "--behaviour", "flaky:0.5")
+	r = runCampaignE2E(t, out, nil, other...)
+	if r.code != 2 || !strings.Contains(r.stderr, "number of runs differs") {
+		t.Errorf("different plan: exit %d, stderr %q; want 2 naming the number of runs", r.code, r.stderr)
+	}
+}
+
+// Two shards merged give the statistics of the unsharded campaign.
+func TestCampaignShardsMergeLikeUnsharded(t *testing.T) {
+	dir := t.TempDir()
+	flags := []string{"--runs", "5", "--scenarios", "F1,F3", "--seed", "7", "--quiet"}
+	agent := []string{"--behaviour", "flaky:0.5"}
+	whole := filepath.Join(dir, "whole")
+	want := runCampaignE2E(t, whole, nil, sampleCampaignArgs(t, whole, flags, agent...)...)
+	var shards []string
+	total := 0
+	for _, sh := range []string{"0/2", "1/2"} {
+		d := filepath.Join(dir, "shard"+sh[:1])
+		r := runCampaignE2E(t, d, nil, sampleCampaignArgs(t, d, append([]string{"--shard", sh}, flags...), agent...)...)
+		if r.summary.Shard != sh || !r.summary.Complete {
+			t.Fatalf("shard %s: shard %q complete %v\nstderr:\n%s", sh, r.summary.Shard, r.summary.Complete, r.stderr)
+		}
+		total += len(r.summary.Runs)
+		shards = append(shards, d)
+	}
+	if total != 10 {
+		t.Fatalf("the shards ran %d runs, want 10", total)
+	}
+	merged := filepath.Join(dir, "merged")
+	cmd := exec.Command(e2eBinary(t, "agent-harness"), append(append([]string{"campaign", "merge"}, shards...), "--out", merged)...)
+	outb, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != want.code {
+		t.Fatalf("merge: exit %d, want %d like the unsharded campaign (%v)\n%s", code, want.code, err, outb)
+	}
+	var got campaign.Summary
+	b, _ := os.ReadFile(filepath.Join(merged, "campaign.json"))
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	norm := func(s campaign.Summary) campaign.Summary {
+		for i := range s.Variants {
+			for j := range s.Variants[i].Scenarios {
+				s.Variants[i].Scenarios[j].AgentWallMs = campaign.WallTime{}
+			}
+			s.Variants[i].Overall.AgentWallMs = campaign.WallTime{}
+		}
+		for i := range s.Runs {
+			s.Runs[i].AgentWallMs = 0
+		}
+		return s
+	}
+	g, w := norm(got), norm(want.summary)
+	if !reflect.DeepEqual(g.Variants, w.Variants) || !reflect.DeepEqual(g.Gate, w.Gate) || !reflect.DeepEqual(g.Runs, w.Runs) || !g.Complete {
+		gj, _ := json.MarshalIndent(g.Variants, "", " ")
+		wj, _ := json.MarshalIndent(w.Variants, "", " ")
+		t.Errorf("merged statistics differ from the unsharded ones:\nmerged: %s\nwhole: %s", gj, wj)
+	}
+	if _, err := os.Stat(filepath.Join(merged, "runs", "F3", "5", "report.json")); err != nil {
+		t.Errorf("merged run directory: %v", err)
+	}
+}
+
+// An agent that never starts the proxy is NOT_TESTED with that reason;
+// one that runs past --agent-timeout is stopped with its whole process
+// group (no orphans).
+func TestCampaignAgentNeverConnectsOrHangs(t *testing.T) {
+	dir := t.TempDir()
+	bin := e2eBinary(t, "agent-harness")
+	out := filepath.Join(dir, "never")
+	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--upstream-command", bin,
+		"--upstream-arg", "sample-server", "--", "true")
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3 (no judged run)\nstderr:\n%s", r.code, r.stderr)
+	}
+	if rec := r.summary.Runs[0]; rec.Verdict != "NOT_TESTED" || !strings.Contains(rec.Reason, "never started the proxy") ||
+		!strings.Contains(rec.Reason, "exited with code 0") {
+		t.Errorf("run %+v", rec)
+	}
+
+	out = filepath.Join(dir, "hang")
+	r = runCampaignE2E(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--agent-timeout", "300ms",
+		"--upstream-command", bin, "--upstream-arg", "sample-server",
+		"--", "sh", "-c", `sleep 120 & echo $! > "$AGENT_HARNESS_RUN_DIR/child"; echo $$ > {run_dir}/pid; wait`)
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3\nstderr:\n%s", r.code, r.stderr)
+	}
+	rec := r.summary.Runs[0]
+	if !rec.TimedOut || rec.Verdict != "NOT_TESTED" || !strings.Contains(rec.Reason, "stopped after --agent-timeout 300ms") {
+		t.Errorf("run %+v", rec)
+	}
+	for _, f := range []string{"pid", "child"} {
+		if pid := readPid(t, filepath.Join(out, rec.Dir, f)); !processGone(pid) {
+			t.Errorf("%s process %d still runs after the campaign", f, pid)
+		}
+	}
+}
+
+func TestCampaignUsageErrors(t *testing.T) {
+	bin := e2eBinary(t, "agent-harness")
+	dir := t.TempDir()
+	up := []string{"--upstream-command", bin, "--upstream-arg", "sample-server"}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no out", append(append([]string{}, up...), "--", "true"), "flag --out is required"},
+		{"no agent", append([]string{"--out", dir + "/a"}, up...), "no agent command"},
+		{"no upstream", []string{"--out", dir + "/b", "--", "true"}, "flag --upstream-command is required"},
+		{"scenario", append([]string{"--out", dir + "/c", "--scenario", "F1"}, append(up, "--", "true")...), "use --scenarios"},
+		{"http", append([]string{"--out", dir + "/d", "--agent-transport", "http"}, append(up, "--", "true")...), "--listen"},
+		{"retry-after without F2", append([]string{"--out", dir + "/e", "--scenarios", "F1", "--retry-after", "5"}, append(up, "--", "true")...), "only with F2"},
+		{"typo", append([]string{"--out", dir + "/f", "--runz", "5"}, append(up, "--", "true")...), "did you mean --runs?"},
+		{"bad proxy flag", append([]string{"--out", dir + "/g", "--key-fields", ","}, append(up, "--", "true")...), "flag --key-fields"},
+		{"bad shard", append([]string{"--out", dir + "/h", "--shard", "2/2"}, append(up, "--", "true")...), "flag --shard"},
+		{"bad variant", append([]string{"--out", dir + "/i", "--variant", "a:1X=2"}, append(up, "--", "true")...), "flag --variant"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := runCampaignE2E(t, dir, nil, c.args...)
+			if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Count(r.stderr, "\n") != 1 {
+				t.Errorf("exit %d, stderr %q; want 2 and one line containing %q", r.code, r.stderr, c.want)
+			}
+		})
+	}
+}

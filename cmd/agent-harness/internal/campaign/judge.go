@@ -1,0 +1,141 @@
+package campaign
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// reportFile is the part of the proxy's report file a campaign reads.
+type reportFile struct {
+	Status       string `json:"status"`
+	Verdict      string `json:"verdict"`
+	StartupError string `json:"startupError"`
+	Report       *struct {
+		VerdictReason string `json:"verdictReason"`
+		Violations    []struct {
+			Type string `json:"type"`
+		} `json:"violations"`
+		Observations []struct {
+			Type string `json:"type"`
+		} `json:"observations"`
+		Coverage struct {
+			Calls struct {
+				Total int `json:"total"`
+				Write int `json:"write"`
+			} `json:"calls"`
+		} `json:"coverage"`
+	} `json:"report"`
+	Score *struct {
+		Total *int `json:"total"`
+	} `json:"score"`
+	Patches []Patch `json:"patches"`
+}
+
+func readReport(path string) (*reportFile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r reportFile
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("the report file is not valid JSON: %w", err)
+	}
+	return &r, nil
+}
+
+// reportStatus is the status of the report at path, "" when unreadable.
+func reportStatus(path string) string {
+	r, err := readReport(path)
+	if err != nil {
+		return ""
+	}
+	return r.Status
+}
+
+// judgeRun sets the record's verdict from the run's report and how the
+// agent ended (SPEC §14: the run's result is its report's verdict; an agent
+// that never connected or exited before a write is NOT_TESTED with that
+// reason). Anything the campaign cannot read is NOT_TESTED, never PASS.
+func judgeRun(rec *Record, reportPath string, ex agentExit, timeout time.Duration) {
+	rec.AgentExitCode, rec.AgentSignal, rec.TimedOut = ex.code, ex.signal, ex.timedOut
+	rec.Verdict = NotTested
+	how := agentEnd(ex, timeout)
+	if ex.startErr != nil {
+		rec.Reason = fmt.Sprintf("The agent did not start: %s.", oneLine(ex.startErr.Error()))
+		return
+	}
+	r, err := readReport(reportPath)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		rec.Reason = fmt.Sprintf("The agent never started the proxy (no report file); it %s.", how)
+		return
+	case err != nil:
+		rec.Reason = fmt.Sprintf("%s; the agent %s.", strings.TrimSuffix(oneLine(err.Error()), "."), how)
+		return
+	}
+	rec.ReportStatus = r.Status
+	switch {
+	case r.Status == "failed":
+		rec.Reason = fmt.Sprintf("The proxy did not start: %s.", strings.TrimSuffix(oneLine(r.StartupError), "."))
+		return
+	case r.Status == "starting" || r.Report == nil:
+		rec.Reason = fmt.Sprintf("The agent never connected to the proxy; it %s.", how)
+		return
+	}
+	for _, v := range r.Report.Violations {
+		rec.Violations = append(rec.Violations, v.Type)
+	}
+	for _, o := range r.Report.Observations {
+		rec.Observations = append(rec.Observations, o.Type)
+	}
+	if r.Patches != nil {
+		rec.Patches = r.Patches
+	}
+	if r.Score != nil {
+		rec.Score = r.Score.Total
+	}
+	switch r.Verdict {
+	case Pass, Fail, NotTested:
+		rec.Verdict = r.Verdict
+	default:
+		rec.Reason = fmt.Sprintf("The report's verdict %q is not PASS, FAIL or NOT_TESTED.", r.Verdict)
+		rec.Score = nil
+		return
+	}
+	rec.Reason = r.Report.VerdictReason
+	switch {
+	case rec.Verdict == NotTested && r.Report.Coverage.Calls.Total == 0:
+		rec.Reason = fmt.Sprintf("The agent called no tool; it %s.", how)
+	case rec.Verdict == NotTested && r.Report.Coverage.Calls.Write == 0:
+		rec.Reason = fmt.Sprintf("The agent %s before a write: %s", how, rec.Reason)
+	case ex.timedOut:
+		rec.Reason += fmt.Sprintf(" (The agent was stopped after --agent-timeout %s.)", timeout)
+	}
+	if rec.Verdict == NotTested {
+		rec.Score = nil // a NOT_TESTED run has no score
+	}
+	if r.Status != "finished" && !ex.timedOut {
+		rec.Reason += fmt.Sprintf(" (The proxy's last report said status %q.)", r.Status)
+	}
+}
+
+// agentEnd says how the agent ended, for a reason sentence.
+func agentEnd(ex agentExit, timeout time.Duration) string {
+	switch {
+	case ex.timedOut:
+		return fmt.Sprintf("was stopped after --agent-timeout %s", timeout)
+	case ex.signal != "":
+		return "was killed by " + ex.signal
+	case ex.code != nil:
+		return fmt.Sprintf("exited with code %d", *ex.code)
+	}
+	return "ended"
+}
+
+func oneLine(s string) string {
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
+}

@@ -1,0 +1,307 @@
+package campaign
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Verdicts of a run (those of the report).
+const (
+	Pass      = "PASS"
+	Fail      = "FAIL"
+	NotTested = "NOT_TESTED"
+)
+
+// Files of a run directory.
+const (
+	MCPConfigFile = "mcp.json"
+	ReportFile    = "report.json"
+	StdoutFile    = "agent.stdout"
+	StderrFile    = "agent.stderr"
+	RecordFile    = "run.json"
+)
+
+// Record is what a finished run left: OUT/runs/…/run.json. A run is
+// finished when its record exists.
+type Record struct {
+	Variant  string `json:"variant,omitempty"`
+	Scenario string `json:"scenario"`
+	Run      int    `json:"run"`
+	Seed     int64  `json:"seed"`
+	// Dir is the run directory relative to OUT, with forward slashes.
+	Dir           string   `json:"dir"`
+	Verdict       string   `json:"verdict"`
+	Reason        string   `json:"reason"`
+	Score         *int     `json:"score"`
+	Violations    []string `json:"violations"`
+	Observations  []string `json:"observations"`
+	Patches       []Patch  `json:"patches"`
+	ReportStatus  string   `json:"reportStatus"`
+	AgentExitCode *int     `json:"agentExitCode"`
+	AgentSignal   string   `json:"agentSignal,omitempty"`
+	TimedOut      bool     `json:"timedOut"`
+	AgentWallMs   float64  `json:"agentWallMs"`
+}
+
+// Patch is one prompt patch a run's report offered.
+type Patch struct {
+	Type     string `json:"type"`
+	Severity string `json:"severity"`
+	Trigger  string `json:"trigger"`
+	Text     string `json:"text"`
+}
+
+// Runner runs units of one plan.
+type Runner struct {
+	Plan *Plan
+	// Out is the campaign directory, absolute.
+	Out string
+	// Proxy is the command that starts the proxy: the agent-harness
+	// binary, absolute.
+	Proxy string
+	// Dir is the agent's working directory ("" = the campaign's).
+	Dir string
+	// Env is the agent's base environment (os.Environ()).
+	Env []string
+	// AgentTimeout stops an agent that runs longer (SPEC §14).
+	AgentTimeout time.Duration
+	// Grace is how long the proxy may take to finish after the agent
+	// exited, and how long SIGTERM has before SIGKILL (default 5s).
+	Grace time.Duration
+}
+
+// ErrInterrupted: the campaign was stopped while the run was in flight;
+// the run left no record and runs again on resume.
+var ErrInterrupted = errors.New("interrupted")
+
+// Do runs one unit and writes its record. It returns ErrInterrupted when
+// ctx ended first.
+func (r *Runner) Do(ctx context.Context, u Unit) (Record, error) {
+	dir := filepath.Join(r.Out, u.Dir())
+	// Leftovers of an interrupted earlier attempt go.
+	if err := os.RemoveAll(dir); err != nil {
+		return Record{}, err
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return Record{}, err
+	}
+	report := filepath.Join(dir, ReportFile)
+	mcpConfig := filepath.Join(dir, MCPConfigFile)
+	if err := writeAtomic(mcpConfig, r.mcpJSON(u, report)); err != nil {
+		return Record{}, err
+	}
+	rec := Record{Variant: u.Variant, Scenario: u.Scenario, Run: u.N, Seed: u.Seed,
+		Dir: filepath.ToSlash(u.Dir()), Violations: []string{}, Observations: []string{}, Patches: []Patch{}}
+
+	exit, wall, err := r.runAgent(ctx, u, dir, mcpConfig, &rec)
+	if err != nil {
+		return Record{}, err
+	}
+	rec.AgentWallMs = float64(wall.Microseconds()) / 1000
+	judgeRun(&rec, report, exit, r.AgentTimeout)
+	b, _ := json.MarshalIndent(rec, "", "  ")
+	if err := writeAtomic(filepath.Join(dir, RecordFile), append(b, '\n')); err != nil {
+		return Record{}, err
+	}
+	return rec, nil
+}
+
+// proxyArgs are the arguments of the run's proxy.
+func (r *Runner) proxyArgs(u Unit, report string) []string {
+	args := []string{"proxy", "--report-file", report, "--audit-tools", "off"}
+	if u.Scenario == "chaos" {
+		args = append(args, "--mode", "chaos", "--seed", strconv.FormatInt(u.Seed, 10))
+	} else {
+		args = append(args, "--scenario", u.Scenario)
+	}
+	args = append(args, r.Plan.ScenarioArgs[u.Scenario]...)
+	return append(args, r.Plan.ProxyArgs...)
+}
+
+// mcpJSON is the run's client configuration in the common format.
+func (r *Runner) mcpJSON(u Unit, report string) []byte {
+	type server struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	cfg := map[string]map[string]server{"mcpServers": {r.Plan.ServerName: {Command: r.Proxy, Args: r.proxyArgs(u, report)}}}
+	b, _ := json.MarshalIndent(cfg, "", "  ")
+	return append(b, '\n')
+}
+
+// agentExit is how the agent process ended.
+type agentExit struct {
+	code     *int
+	signal   string
+	timedOut bool
+	startErr error
+}
+
+// runAgent starts the agent in its own process group, waits for it (at
+// most AgentTimeout), then for its process group to end.
+func (r *Runner) runAgent(ctx context.Context, u Unit, dir, mcpConfig string, rec *Record) (agentExit, time.Duration, error) {
+	vars := map[string]string{
+		"mcp_config": mcpConfig, "mcp_url": "", "server_name": r.Plan.ServerName,
+		"scenario": u.Scenario, "run": strconv.Itoa(u.N), "run_dir": dir,
+	}
+	argv := make([]string, len(r.Plan.AgentCommand))
+	for i, a := range r.Plan.AgentCommand {
+		argv[i] = expand(a, vars)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = r.Dir
+	cmd.Env = append(append([]string(nil), r.Env...),
+		"AGENT_HARNESS_MCP_CONFIG="+mcpConfig,
+		"AGENT_HARNESS_MCP_URL=",
+		"AGENT_HARNESS_SERVER_NAME="+r.Plan.ServerName,
+		"AGENT_HARNESS_SCENARIO="+u.Scenario,
+		"AGENT_HARNESS_RUN="+strconv.Itoa(u.N),
+		"AGENT_HARNESS_RUN_DIR="+dir,
+		"AGENT_HARNESS_SEED="+strconv.FormatInt(u.Seed, 10))
+	for _, v := range r.Plan.Variants {
+		if v.Name == u.Variant {
+			cmd.Env = append(cmd.Env, v.Env...)
+		}
+	}
+	stdout, err := os.Create(filepath.Join(dir, StdoutFile))
+	if err != nil {
+		return agentExit{}, 0, err
+	}
+	defer stdout.Close()
+	stderr, err := os.Create(filepath.Join(dir, StderrFile))
+	if err != nil {
+		return agentExit{}, 0, err
+	}
+	defer stderr.Close()
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(stderr, "[agent-harness] campaign: starting the agent: %s\n", err)
+		return agentExit{startErr: err}, 0, nil
+	}
+	pgid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	timer := time.NewTimer(r.AgentTimeout)
+	defer timer.Stop()
+	var ex agentExit
+	var waitErr error
+	select {
+	case waitErr = <-done:
+	case <-timer.C:
+		ex.timedOut = true
+		waitErr = r.stopGroup(pgid, done)
+	case <-ctx.Done():
+		r.stopGroup(pgid, done)
+		r.reapGroup(pgid, "")
+		return agentExit{}, 0, ErrInterrupted
+	}
+	wall := time.Since(start)
+	ex.code, ex.signal = exitStatus(cmd.ProcessState, waitErr)
+	// The proxy may still be writing its last report: wait for it, then
+	// stop whatever is left of the group (no orphans).
+	r.reapGroup(pgid, filepath.Join(dir, ReportFile))
+	return ex, wall, nil
+}
+
+// stopGroup sends SIGTERM to the process group, SIGKILL after Grace, and
+// returns the agent's wait error.
+func (r *Runner) stopGroup(pgid int, done <-chan error) error {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	t := time.NewTimer(r.grace())
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		return <-done
+	}
+}
+
+func (r *Runner) grace() time.Duration {
+	if r.Grace > 0 {
+		return r.Grace
+	}
+	return 5 * time.Second
+}
+
+// reapGroup waits until the process group is gone or the report says
+// finished (at most Grace), then sends SIGTERM to what is left and SIGKILL
+// after another Grace. The processes are not the campaign's children, so
+// their end is observed by polling, with a short back-off (1 ms doubling to
+// 50 ms): usually the agent's MCP client already waited for its server and
+// the first look finds the group gone.
+func (r *Runner) reapGroup(pgid int, report string) {
+	alive := func() bool { return groupAlive(pgid) }
+	wait := func(d time.Duration, stop func() bool) bool {
+		deadline := time.Now().Add(d)
+		for step := time.Millisecond; ; step = min(2*step, 50*time.Millisecond) {
+			if !alive() || stop() {
+				return true
+			}
+			if time.Now().After(deadline) {
+				return false
+			}
+			time.Sleep(step)
+		}
+	}
+	finished := func() bool { return report != "" && reportStatus(report) == "finished" }
+	if wait(r.grace(), finished) && !alive() {
+		return
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	if !wait(r.grace(), func() bool { return false }) {
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+}
+
+func exitStatus(ps *os.ProcessState, waitErr error) (*int, string) {
+	if ps == nil {
+		return nil, ""
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return nil, ws.Signal().String()
+	}
+	c := ps.ExitCode()
+	return &c, ""
+}
+
+// expand replaces the placeholders {name} of vars in s; other braces stay.
+func expand(s string, vars map[string]string) string {
+	if !strings.Contains(s, "{") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			break
+		}
+		if v, ok := vars[s[i+1:i+j]]; ok {
+			b.WriteString(s[:i])
+			b.WriteString(v)
+			s = s[i+j+1:]
+		} else {
+			b.WriteString(s[:i+1])
+			s = s[i+1:]
+		}
+	}
+	b.WriteString(s)
+	return b.String()
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuonztech/agent-harness/builtin/judge"
+	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/sampleserver"
+	"github.com/cuonztech/agent-harness/host/demo"
+)
+
+const sampleServerUsage = `Usage: agent-harness sample-server [--state-file FILE] [--listen ADDR]
+
+A small booking backend as an MCP server (stdio, or Streamable HTTP with
+--listen), for trying a campaign without your own server: create_booking
+(write; optional idempotency_key), get_booking and find_bookings (reads),
+cancel_booking (write, idempotentHint). Not idempotent without a key.
+
+Flags:
+  --state-file FILE  append every execution to FILE as one JSON line, as it
+                     happens (the ground truth; created if missing)
+  --listen ADDR      serve Streamable HTTP on ADDR (e.g. 127.0.0.1:0) at /mcp
+                     instead of stdio; the URL is printed on stderr
+  --help             show this help
+`
+
+// runSampleServer is `agent-harness sample-server` (SPEC §15).
+func runSampleServer(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlagSet("sample-server")
+	stateFile := fs.String("state-file", "", "")
+	listen := fs.String("listen", "", "")
+	fs.Bool("help", false, "")
+	help, err := parseFlagSet(fs, args)
+	switch {
+	case help:
+		fmt.Fprint(stdout, sampleServerUsage)
+		return exitOK
+	case err == nil && fs.NArg() > 0:
+		err = fmt.Errorf("unexpected argument %s", quoteArg(fs.Arg(0)))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "[agent-harness] sample-server: %s\n", oneLine(err.Error()))
+		return exitUsage
+	}
+	var state io.Writer
+	if *stateFile != "" {
+		f, err := os.OpenFile(*stateFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
+		if err != nil {
+			fmt.Fprintf(stderr, "[agent-harness] sample-server: state file: %s\n", oneLine(err.Error()))
+			return exitFailure
+		}
+		defer f.Close()
+		state = f
+	}
+	ctx, stopSignals, _ := withStopSignals(ctx)
+	defer stopSignals()
+	srv := sampleserver.New(state).Server(judge.HarnessVersion)
+	if *listen == "" {
+		t := &demo.DrainingTransport{Transport: &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}}
+		err = srv.Run(ctx, t)
+	} else {
+		err = serveHTTP(ctx, srv, *listen, stderr)
+	}
+	if err != nil && !isEndOfSession(err) {
+		fmt.Fprintf(stderr, "[agent-harness] sample-server: %s\n", oneLine(err.Error()))
+		return exitFailure
+	}
+	return exitOK
+}
+
+// serveHTTP serves srv over Streamable HTTP at ADDR/mcp until ctx ends.
+func serveHTTP(ctx context.Context, srv *mcp.Server, addr string, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	hs := &http.Server{Handler: mux}
+	fmt.Fprintf(stderr, "[agent-harness] sample-server: listening on http://%s/mcp\n", ln.Addr())
+	go func() {
+		<-ctx.Done()
+		hs.Close()
+	}()
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
