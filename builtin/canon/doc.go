@@ -1,4 +1,4 @@
-// Package canon gives a write call its operation identity (SPEC §2.1):
+// Package canon gives a write call its operation identity (docs/behaviour.md §4.1):
 // canonical JSON, exact numbers, key-field matching and the operation key.
 //
 // # Canonical JSON
@@ -44,7 +44,7 @@
 //   - otherwise d[.ddd]e±n (1e21, 1.5e-7, 1e999999999); the exponent is never
 //     expanded into digits, so huge exponents cost no memory.
 //
-// The number 12 and the string "12" are different values (SPEC §2.1).
+// The number 12 and the string "12" are different values (behaviour §4.1).
 //
 // # Member names that differ only in letter case
 //

@@ -1,7 +1,7 @@
 // Package judge turns the ledger of a session (events: attempts sent,
 // forwarded, answered, session end, plugin failures) into operations,
-// violations, observations, a verdict, a score and prompt patches (SPEC §2,
-// §5, §6).
+// violations, observations, a verdict, a score and prompt patches (docs/behaviour.md
+// §4, §5, §6).
 //
 // The judge is incremental: each event updates per-operation state (a map
 // keyed by operation key), per-call state (a map keyed by call id) and
@@ -13,7 +13,10 @@
 // parts handed to the writer without any copy. The same engine judges a
 // recorded event list offline (Replay) with identical results.
 //
-// # Decisions where SPEC is silent
+// # The rules in detail
+//
+// The user-facing rules are stated in docs/behaviour.md §4; the reasons are
+// in RATIONALE.md. What follows is how this package applies them.
 //
 // Operation identity. The built-in key is canon.Operation (key fields
 // stripped, canonical JSON, exact numbers: 12, 12.0 and 1.2e1 are the same
@@ -78,7 +81,7 @@
 //
 // Near-duplicates. A write is compared with the operations of the same tool
 // that have an uncertain attempt: in flight, no usable answer, or a ghost
-// write — not isError (SPEC §2.6 lists that as undetected). Plugin pair
+// write — not isError (behaviour §4.6 lists that as undetected). Plugin pair
 // checkers get the raw arguments; the built-in NearDuplicates gets the
 // canonical arguments without key fields, and an undecided comparison
 // (step budget exhausted, a difference deeper than neardup.MaxDepth) or an
@@ -116,7 +119,7 @@
 // UNCLASSIFIED_REPEAT uses the built-in operation key (key fields
 // stripped); such argument sets are named "u-1", "u-2", ….
 //
-// Arguments and attempts (SPEC §11.6). operations[].arguments are the
+// Arguments and attempts (behaviour §5.4). operations[].arguments are the
 // first attempt's, encoded once when the operation is created: the agent's
 // JSON compacted (numbers and member order as sent), or, when the text has
 // invalid UTF-8, re-written with U+FFFD; longer than MaxArgumentsBytes: a
@@ -130,7 +133,7 @@
 // same hash of the key value, and pair-check plugin explanations are
 // replaced by a generic one.
 //
-// Report fields beyond SPEC §6 (additions only): operations[].id,
+// Report fields beyond the original contract (additions only; behaviour §5): operations[].id,
 // report.pluginFailures, coverage counters (callsInFlight, sessionEnded,
 // …), score.uncapped, score.weights, score.counts, duplicate.executions,
 // retryAfter.earlyResends, observation relatedOperation and count. The

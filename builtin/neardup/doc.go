@@ -1,4 +1,4 @@
-// Package neardup detects near-duplicate write calls (SPEC §2.6): a later
+// Package neardup detects near-duplicate write calls (docs/behaviour.md §4.6): a later
 // call whose arguments differ from an uncertain earlier attempt only by
 // notation, which makes the run NOT_TESTED with
 // POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS. It is possible, not proven.
@@ -39,7 +39,7 @@
 //     matches null. Objects with no shared member and a non-empty value
 //     ({"a":1} vs {"b":2}, a renamed field) still do not match.
 //
-// Not detected (by design, SPEC §2.6): punctuation changes, date formats,
+// Not detected (by design, behaviour §4.6): punctuation changes, date formats,
 // changed values, arrays with added or removed elements (different lengths),
 // renamed fields, fields moved into a sub-object unless the half rule still
 // holds, booleans written as strings.
@@ -65,7 +65,7 @@
 // canonically identical ones (a 64-bit hash of their canonical form) are
 // similar, and different ones are assumed similar, so that a comparison
 // that finds nothing else different is undecided (Result.TooDeep), never
-// "different" (SPEC §2.6: at any depth). Array elements are paired in stages, each at most O(n·m)
+// "different" (behaviour §4.6: at any depth). Array elements are paired in stages, each at most O(n·m)
 // and most O(n log n): (1) identical elements at the same position, (2)
 // identical elements anywhere (sorted by canonical hash), (3) elements whose
 // normalised hashes are equal (sorted; each candidate pair checked), (4)

@@ -1,5 +1,5 @@
 // Package demo is the demo MCP server of `agent-harness` with no
-// subcommand (SPEC §8): an MCP server on stdio whose tools let a model try
+// subcommand (docs/behaviour.md §11): an MCP server on stdio whose tools let a model try
 // the harness without a real backend. A session picks a scenario;
 // execute_call sends one simulated tool call through the same pipeline,
 // fault and judge code the proxy uses, with a simulated upstream that

@@ -1,6 +1,6 @@
 // Package pipeline joins the fault engine, the judge and the report file
 // into the relay's per-call hook (relay.Pipeline), and answers the audit
-// tools (SPEC §3, §4.1, §6).
+// tools (docs/behaviour.md §3, §5, §5.7).
 //
 // For every tools/call the pipeline records the attempt with the judge,
 // asks the fault what to do, and then either injects an answer without
@@ -23,7 +23,7 @@
 //     reaches the agent; outside calls (start, session end) it returns the
 //     error to the caller.
 //   - Calls of unclassified tools and of tools the upstream did not list
-//     never reach the fault (SPEC §4.2: no scenario fires on them).
+//     never reach the fault (behaviour §3.1: no fault fires on them).
 //   - An upstream result is read in one pass for its top-level isError and
 //     resultType. A result whose resultType is present and not "complete"
 //     (MCP 2026-07-28 multi-round-trip, e.g. "input_required"; absent,

@@ -1,5 +1,5 @@
 // Package plugin is the host side of agent-harness WebAssembly plugins
-// (SPEC §9; the ABI is sdk/ABI.md). It loads .wasm modules with wazero in
+// (docs/behaviour.md §12; the ABI is sdk/ABI.md). It loads .wasm modules with wazero in
 // a closed sandbox and adapts their hooks to the interfaces the built-ins
 // implement: classify.Classifier, judge.Equivalence, judge.PairChecker and
 // fault.Fault (with fault.Settler).

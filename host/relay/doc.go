@@ -1,6 +1,7 @@
 // Package relay is the proxy's JSON-RPC message-level relay between the
 // agent (an MCP client on stdio) and the upstream MCP server (a child
-// process on stdio).
+// process on stdio). The behaviour users see is stated in docs/behaviour.md
+// §2 and §13; this comment says how the package implements it.
 //
 // It forwards every message as the bytes it received, except where the
 // proxy deliberately changes something:

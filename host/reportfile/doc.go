@@ -1,5 +1,5 @@
 // Package reportfile writes the --report-file durably and atomically
-// (SPEC §6 writing rules).
+// (docs/behaviour.md §5.2, §5.3).
 //
 // Every write goes to a fresh temporary file `<file>.<pid>.<random>.tmp` in
 // the target's directory, created with O_CREAT|O_EXCL (so a symlink planted

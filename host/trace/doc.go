@@ -1,4 +1,4 @@
-// Package trace writes and reads the --trace journal (SPEC §13): a JSON
+// Package trace writes and reads the --trace journal (docs/behaviour.md §7): a JSON
 // Lines file with a header line (format, version, harness version, the
 // settings that affect judging) and one line per judge event, with the raw
 // tools/call params, the raw results and the raw tool definitions of each
