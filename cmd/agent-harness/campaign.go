@@ -187,9 +187,7 @@ var reservedProxyFlags = map[string]string{
 	"mode":        "add chaos to --scenarios",
 	"report-file": "each run writes OUT/runs/…/report.json",
 	"audit-tools": "each run's proxy has --audit-tools off",
-	// A trace belongs in each run's directory (OUT/runs/…/), not in one
-	// file shared by every run's proxy; refused until campaigns set it.
-	"trace": "not passed through to the runs yet",
+	"trace":       "each run writes OUT/runs/…/trace.jsonl",
 }
 
 func lookupCampaignFlag(name string) *campaignFlag {

@@ -25,6 +25,7 @@ const (
 const (
 	MCPConfigFile = "mcp.json"
 	ReportFile    = "report.json"
+	TraceFile     = "trace.jsonl"
 	StdoutFile    = "agent.stdout"
 	StderrFile    = "agent.stderr"
 	RecordFile    = "run.json"
@@ -117,7 +118,10 @@ func (r *Runner) Do(ctx context.Context, u Unit) (Record, error) {
 
 // proxyArgs are the arguments of the run's proxy.
 func (r *Runner) proxyArgs(u Unit, report string) []string {
-	args := []string{"proxy", "--report-file", report, "--audit-tools", "off"}
+	// Each run keeps its trace beside its report (agent-harness judge
+	// re-judges it with other settings).
+	trace := filepath.Join(filepath.Dir(report), TraceFile)
+	args := []string{"proxy", "--report-file", report, "--trace", trace, "--audit-tools", "off"}
 	if u.Scenario == "chaos" {
 		args = append(args, "--mode", "chaos", "--seed", strconv.FormatInt(u.Seed, 10))
 	} else {
