@@ -145,7 +145,7 @@ func TestCampaignCarefulPassesNaiveFails(t *testing.T) {
 	}
 	// Each run's directory holds what SPEC §14 lists.
 	rec := r.summary.Runs[0]
-	for _, f := range []string{"mcp.json", "report.json", "agent.stdout", "agent.stderr", "run.json"} {
+	for _, f := range []string{"mcp.json", "report.json", "trace.jsonl", "agent.stdout", "agent.stderr", "run.json"} {
 		if _, err := os.Stat(filepath.Join(naive, rec.Dir, f)); err != nil {
 			t.Errorf("run directory: %v", err)
 		}
@@ -164,8 +164,42 @@ func TestCampaignCarefulPassesNaiveFails(t *testing.T) {
 		t.Fatalf("mcp.json %s: %v", b, err)
 	}
 	args := strings.Join(cfg.MCPServers["harness"].Args, " ")
-	if !strings.HasPrefix(args, "proxy --report-file "+filepath.Join(naive, rec.Dir, "report.json")+" --audit-tools off --scenario F1") {
+	runDir := filepath.Join(naive, rec.Dir)
+	if !strings.HasPrefix(args, "proxy --report-file "+filepath.Join(runDir, "report.json")+" --trace "+filepath.Join(runDir, "trace.jsonl")+" --audit-tools off --scenario F1") {
 		t.Errorf("proxy arguments in mcp.json: %s", args)
+	}
+
+	// The run's trace re-judges to the run's verdict, and `report` renders
+	// the campaign with the gate's exit code.
+	bin := e2eBinary(t, "agent-harness")
+	judged := exec.Command(bin, "judge", filepath.Join(runDir, "trace.jsonl"))
+	out, _ := judged.Output()
+	if judged.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "FAIL") {
+		t.Errorf("judge of the run's trace: exit %d, want 1 (FAIL)\n%s", judged.ProcessState.ExitCode(), out)
+	}
+	for format, want := range map[string]string{"markdown": "campaign.md", "junit": "junit.xml"} {
+		rep := exec.Command(bin, "report", filepath.Join(naive, "campaign.json"), "--format", format)
+		got, _ := rep.Output()
+		if rep.ProcessState.ExitCode() != 1 {
+			t.Errorf("report --format %s of the campaign: exit %d, want the gate's 1", format, rep.ProcessState.ExitCode())
+		}
+		if file, _ := os.ReadFile(filepath.Join(naive, want)); !bytes.Equal(got, file) {
+			t.Errorf("report --format %s differs from the campaign's %s", format, want)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(naive, "campaign.json")); len(b) > 0 {
+		bad := bytes.Replace(b, []byte(`"exitCode": 1`), []byte(`"exitCode": "one"`), 1)
+		broken := filepath.Join(dir, "broken-campaign.json")
+		if err := os.WriteFile(broken, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep := exec.Command(bin, "report", broken)
+		var stderr bytes.Buffer
+		rep.Stderr = &stderr
+		_ = rep.Run()
+		if rep.ProcessState.ExitCode() != 2 || !strings.Contains(stderr.String(), "not a valid campaign file") {
+			t.Errorf("report of a broken campaign.json: exit %d, stderr %q; want 2 naming the problem", rep.ProcessState.ExitCode(), stderr.String())
+		}
 	}
 }
 

@@ -6,22 +6,25 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/campaign"
 	"github.com/cuonztech/agent-harness/internal/render"
 )
 
 const reportUsageHead = `Usage: agent-harness report FILE [--format markdown|junit|json]
 
 Renders a report file (written by agent-harness proxy --report-file or
-agent-harness judge --report-file) after checking it against the report
-schema: markdown for people and PR comments, junit for CI (a testsuite per
-run, a testcase for the verdict and one per operation), json for the file
-itself.
+agent-harness judge --report-file) or a campaign's campaign.json after
+checking it against its schema: markdown for people and PR comments, junit
+for CI (a testsuite per run, a testcase for the verdict and one per
+operation; for a campaign, its junit.xml), json for the file itself.
 
 `
 
 const reportUsageTail = `
 Exit codes: 0 PASS, 1 FAIL, 3 NOT_TESTED (0 with --not-tested-ok), 2 usage
-error or a file that is not a valid run report.
+error or a file that is neither a valid run report nor a campaign file. For
+a campaign the code is its gate's: 0 passed, 1 a scenario below the minimum
+PASS rate, 3 a scenario without a judged run.
 `
 
 // runReport is `agent-harness report FILE`.
@@ -63,11 +66,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("cannot read: %v", err)
 	}
-	switch render.Detect(data) {
-	case render.KindRun:
+	switch {
+	case render.Detect(data) == render.KindRun:
+	case campaign.IsSummary(data):
+		return renderCampaign(data, format, notTestedOK, stdout, stderr, fail)
 	default:
-		// Other kinds (a campaign's file) are detected and rendered here.
-		return fail("not a run report (expected the JSON report file of agent-harness proxy or judge --report-file)")
+		return fail("neither a run report nor a campaign file (expected the JSON report file of agent-harness proxy or judge --report-file, or a campaign.json)")
 	}
 	f, err := render.ParseRun(data)
 	if err != nil {
@@ -86,4 +90,30 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	return verdictExitCode(f.Verdict, notTestedOK)
+}
+
+// renderCampaign renders a campaign.json; the exit code is the campaign's
+// gate (3 becomes 0 with --not-tested-ok).
+func renderCampaign(data []byte, format string, notTestedOK bool, stdout, stderr io.Writer, fail func(string, ...any) int) int {
+	s, err := campaign.ParseSummary(data)
+	if err != nil {
+		return fail("%v", err)
+	}
+	switch format {
+	case "json":
+		_, err = stdout.Write(data)
+	case "junit":
+		_, err = stdout.Write(campaign.JUnit(s))
+	default:
+		_, err = io.WriteString(stdout, campaign.Markdown(s))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "[agent-harness] report: cannot write the output: %s\n", oneLine(err.Error()))
+		return exitFailure
+	}
+	code := s.Gate.ExitCode
+	if code == 3 && notTestedOK {
+		code = exitOK
+	}
+	return code
 }

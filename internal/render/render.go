@@ -1,8 +1,8 @@
 // Package render turns files the harness wrote into other formats for
 // `agent-harness report`: a run's report file (SPEC §6) as Markdown or
 // JUnit XML, after checking it against the published schema. Detect tells
-// the kinds of file apart; a new kind (the campaign file, SPEC §14) gets
-// its own entry in Detect and its own renderers.
+// a run's report from other files; a campaign's campaign.json is rendered
+// by the campaign package.
 package render
 
 import (
@@ -27,7 +27,6 @@ const (
 
 // Detect tells what kind of file data is: a JSON object with the report
 // file's "report", "score" and "harnessVersion" members is a run report.
-// Renderers of other kinds (a campaign's summary) go here.
 func Detect(data []byte) Kind {
 	var probe map[string]json.RawMessage
 	if json.Unmarshal(data, &probe) != nil {

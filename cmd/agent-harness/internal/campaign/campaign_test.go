@@ -3,6 +3,7 @@ package campaign
 import (
 	"encoding/json"
 	"errors"
+	"github.com/cuonztech/agent-harness/internal/jsonschema"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -212,11 +213,10 @@ func TestSummarizeAndGate(t *testing.T) {
 }
 
 func TestSummaryMatchesSchema(t *testing.T) {
-	schema, err := os.ReadFile("campaign.schema.json")
+	v, err := jsonschema.New(Schema)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := newSchemaValidator(t, schema)
 	p := testPlan()
 	recs := []Record{rec("a", "F1", 1, Fail, 0, "DUPLICATE_EXECUTION"), rec("b", "F1", 1, Pass, 100), rec("b", "F2", 1, NotTested, 0)}
 	zero := 0
@@ -229,7 +229,7 @@ func TestSummaryMatchesSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
-	if errs := v.validate(b); len(errs) > 0 {
+	if errs := v.Validate(b); len(errs) > 0 {
 		t.Errorf("campaign.json does not match campaign.schema.json:\n%s", strings.Join(errs, "\n"))
 	}
 	// The schema is not vacuous.
@@ -237,7 +237,7 @@ func TestSummaryMatchesSchema(t *testing.T) {
 	json.Unmarshal(b, &m)
 	m["gate"].(map[string]any)["exitCode"] = 7
 	bad, _ := json.Marshal(m)
-	if len(v.validate(bad)) == 0 {
+	if len(v.Validate(bad)) == 0 {
 		t.Error("exit code 7 passes the schema")
 	}
 	for _, f := range []string{MarkdownFile, JUnitFile, PatchesFile} {
