@@ -224,7 +224,7 @@ func (p *Pipeline) inject(call *relay.ToolCall, act fault.Action) (relay.Respons
 		return p.fatal(err)
 	}
 	p.delivered(call.ID)
-	return relay.Response{Result: act.Result}, nil
+	return relay.Response{Result: act.Result, Fault: act.Fault, RetryAfter: act.RetryAfter}, nil
 }
 
 // delivered tells the judge that an injected answer is being handed to the
@@ -255,7 +255,7 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.C
 	answer := resp
 	if act.Kind == fault.ForwardReplace {
 		if executed {
-			answer = relay.Response{Result: act.Result}
+			answer = relay.Response{Result: act.Result, Fault: act.Fault, RetryAfter: act.RetryAfter}
 			ev.Fault, ev.RetryAfterMs = act.Fault, act.RetryAfter.Milliseconds()
 		} else {
 			// Not applied: the agent gets the real answer and the fault

@@ -122,7 +122,26 @@ func (s *session) runCall(call *ToolCall, cs *callState, f *forwarder) {
 		s.answerCall(f.key, whole(resultLine(f.agentID, toolErrorResult(s.errorText(err, f.sent())))))
 		return
 	}
-	s.answerCall(f.key, s.responseLine(f, resp))
+	m := s.responseLine(f, resp)
+	if resp.Fault != "" && resp.Result != nil {
+		s.answerCallFault(f.key, m, TransportFault{Kind: resp.Fault, RetryAfter: resp.RetryAfter})
+		return
+	}
+	s.answerCall(f.key, m)
+}
+
+// answerCallFault is answerCall for an injected fault, which an agent
+// transport may deliver at its own layer (FaultConn).
+func (s *session) answerCallFault(key string, m message, tf TransportFault) {
+	s.mu.Lock()
+	delete(s.calls, key)
+	s.answering++
+	s.mu.Unlock()
+	_ = s.agentW.writeFault(m, tf)
+	s.mu.Lock()
+	s.answering--
+	s.noteIdleLocked()
+	s.mu.Unlock()
 }
 
 // handle calls the pipeline; a panic in it becomes an error for this call

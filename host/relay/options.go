@@ -36,6 +36,11 @@ type Options struct {
 	// what it takes now without waiting (n < len(p), nil error: full), the
 	// relay uses it to write without a goroutine switch.
 	Upstream io.ReadWriteCloser
+	// UpstreamConn, when set, is a message-level upstream (an HTTP
+	// transport) used instead of Command and Upstream. The relay closes it
+	// when the session ends; its ReadMessage returning an error is the
+	// upstream gone (UPSTREAM_UNAVAILABLE).
+	UpstreamConn Conn
 
 	// Stdin and Stdout are the agent's side of the session (newline-delimited
 	// JSON-RPC); Stderr receives the proxy's log lines and the upstream's
@@ -43,6 +48,12 @@ type Options struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// Agent, when set, is the agent's side as a message-level Conn (an HTTP
+	// session) instead of Stdin/Stdout. Its ReadMessage returning io.EOF
+	// ends the session as the end of stdin does. An Agent that implements
+	// FaultConn gets the answers the pipeline marked as faults
+	// (Response.Fault) through WriteFault.
+	Agent Conn
 
 	// Classify classifies one upstream tool (flags → plugins → annotations
 	// → name patterns). Nil: every tool is unclassified.

@@ -43,6 +43,11 @@ type ToolCall struct {
 type Response struct {
 	Result json.RawMessage
 	Error  *RPCError
+	// Fault, when not empty, marks Result as an injected fault of that
+	// kind ("timeout", "rate_limit", …) that an agent transport may
+	// deliver at its own layer (FaultConn); RetryAfter is a rate_limit's.
+	Fault      string
+	RetryAfter time.Duration
 }
 
 // RPCError is a JSON-RPC error object; Data stays raw.

@@ -83,7 +83,7 @@ type session struct {
 
 	agentW *lineWriter
 	upW    *upWriter
-	upR    io.Reader // the upstream's stdout, or Options.Upstream
+	upR    func() ([]byte, error) // the upstream's next message
 
 	mu sync.Mutex
 	// pending: requests sent to the upstream, by the IDKey of the id the
@@ -183,7 +183,11 @@ func newSession(ctx context.Context, opts Options) (*session, error) {
 		}
 		s.allExtras = append(s.allExtras, extraTool{name: name, raw: raw})
 	}
-	s.agentW = newLineWriter(opts.Stdout, func(error) { s.agentGoneOnce.Do(func() { close(s.agentGone) }) })
+	var agentOut io.Writer = opts.Stdout
+	if opts.Agent != nil {
+		agentOut = &connWriter{c: opts.Agent}
+	}
+	s.agentW = newLineWriter(agentOut, func(error) { s.agentGoneOnce.Do(func() { close(s.agentGone) }) })
 	s.setTools(nil)
 	return s, nil
 }
