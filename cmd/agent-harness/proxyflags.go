@@ -88,6 +88,9 @@ type proxyOptions struct {
 	// summary lines; warnings and errors stay (SPEC §11.4).
 	Quiet bool
 
+	// HTTP are the Streamable HTTP flags (proxyflags_http.go).
+	HTTP httpOptions
+
 	// commandAfterDashes: the upstream command came after `--`.
 	commandAfterDashes bool
 }
@@ -411,6 +414,18 @@ var proxyFlags = []proxyFlag{
 	{name: "version", group: groupOps, usage: "print the version and exit"},
 }
 
+// The HTTP flags go before the Operations group.
+func init() {
+	at := len(proxyFlags)
+	for i, f := range proxyFlags {
+		if f.group == groupOps {
+			at = i
+			break
+		}
+	}
+	proxyFlags = append(proxyFlags[:at:at], append(append([]proxyFlag(nil), httpFlags...), proxyFlags[at:]...)...)
+}
+
 func lookupProxyFlag(name string) *proxyFlag {
 	for i := range proxyFlags {
 		if proxyFlags[i].name == name {
@@ -450,6 +465,7 @@ func parseProxyFlags(args []string) (proxyOptions, error) {
 		PluginTimeout:   100 * time.Millisecond,
 		PluginMemoryMiB: 128,
 		UpstreamTimeout: 60 * time.Second,
+		HTTP:            httpOptions{ListenPath: "/mcp", FaultLayer: "tool"},
 	}
 	if dir, err := userCacheDir(); err == nil && dir != "" {
 		o.PluginCacheDir = filepath.Join(dir, "agent-harness", "wazero")
@@ -612,6 +628,9 @@ func checkProxyCombinations(o *proxyOptions, seen map[string]bool) error {
 				return usagef("flag --%s: only with --plugin", f.name)
 			}
 		}
+	}
+	if err := checkHTTPCombinations(o, seen); err != nil {
+		return err
 	}
 	l := o.PluginLimits
 	maxInstances := l.MaxInstances

@@ -81,6 +81,7 @@ func newScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop conte
 		Chaos:      chaos,
 		Plugins:    ex.Plugins,
 		AuditTools: o.AuditTools,
+		Transport:  reportTransport(o),
 		Stderr:     stderr,
 		Feedback:   feedbackWriter(o, stderr),
 		Fatal:      s.fatal,

@@ -153,4 +153,3 @@ func soakDump(m map[string]int) string {
 	}
 	return sb.String()
 }
-
