@@ -432,3 +432,78 @@ func TestHTTPExitWhenIdle(t *testing.T) {
 		t.Errorf("an upstream ran without a session")
 	}
 }
+
+// tsHTTPClient runs testdata/npm/tshttpclient.mjs against url, or skips.
+func tsHTTPClient(t *testing.T, url, config string) map[string]any {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("skipping: node is not installed")
+	}
+	root := repoRoot(t)
+	if _, err := os.Stat(filepath.Join(root, "testdata", "npm", "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
+		t.Skip("skipping: @modelcontextprotocol/sdk is not installed (run: npm ci --prefix testdata/npm)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), scnWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(root, "testdata", "npm", "tshttpclient.mjs"), url, config)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("tshttpclient: %v\n%s", err, stderr.String())
+	}
+	var res map[string]any
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("tshttpclient output %q: %v", out, err)
+	}
+	return res
+}
+
+// TestHTTPTypeScriptClient runs the TypeScript SDK's Streamable HTTP
+// client through the proxy: F1 at the tool layer (the ghost write counted
+// as the upstream counted it), progress and an elicitation passing; and F2
+// at the HTTP layer (a real 429: the client throws, nothing executes).
+func TestHTTPTypeScriptClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	t.Run("F1 tool layer", func(t *testing.T) {
+		p := startHTTPProxy(t, "--scenario", "F1", "--audit-tools", "off")
+		res := tsHTTPClient(t, p.url, `{"calls":[
+			{"name":"create_booking","arguments":{"room":"7"}},
+			{"name":"create_booking","arguments":{"room":"7"}},
+			{"name":"progress","arguments":{"steps":2},"progress":true},
+			{"name":"ask_client","arguments":{"method":"elicitation/create","params":{"message":"go?","requestedSchema":{"type":"object","properties":{"answer":{"type":"string"}}}}}}]}`)
+		if res["error"] != nil {
+			t.Fatalf("client error: %v\n%s", res["error"], p.stderr.String())
+		}
+		b, _ := json.Marshal(res)
+		if res["progress"] != float64(2) || res["elicitations"] != float64(1) || !bytes.Contains(b, []byte("ts: go?")) {
+			t.Errorf("transparency: %s", b)
+		}
+		if code := p.stop(syscall.SIGTERM); code != 143 {
+			t.Errorf("exit code %d", code)
+		}
+		r := p.readReport()
+		p.checkExecutions(r)
+		if got := p.upstreamExecutions()["create_booking"]; got != 2 || r.Verdict != "FAIL" {
+			t.Errorf("upstream executed create_booking %d times (want 2), verdict %s", got, r.Verdict)
+		}
+	})
+	t.Run("F2 http layer", func(t *testing.T) {
+		p := startHTTPProxy(t, "--scenario", "F2", "--audit-tools", "off", "--fault-layer", "http", "--retry-after", "5")
+		res := tsHTTPClient(t, p.url, `{"calls":[{"name":"create_booking","arguments":{"room":"7"}}]}`)
+		if e, _ := res["error"].(string); !strings.Contains(e, "Too Many Requests") {
+			t.Errorf("the client should see the 429: %v", res)
+		}
+		if code := p.stop(syscall.SIGTERM); code != 143 {
+			t.Errorf("exit code %d", code)
+		}
+		r := p.readReport()
+		p.checkExecutions(r)
+		if got := p.upstreamExecutions()["create_booking"]; got != 0 {
+			t.Errorf("upstream executed create_booking %d times, want 0", got)
+		}
+	})
+}
