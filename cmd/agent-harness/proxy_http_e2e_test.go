@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/cuonztech/agent-harness/host/relay/httpagent"
+	"github.com/cuonztech/agent-harness/host/relay/sse"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -319,7 +319,7 @@ func TestHTTPSessionRules(t *testing.T) {
 	}
 	br := bufio.NewReader(stream.Body)
 	var got string
-	_ = httpagent.ReadEvents(br, func(id, typ string, data []byte) bool {
+	_ = sse.ReadEvents(br, func(id, typ string, data []byte) bool {
 		got = string(data)
 		return false
 	})

@@ -43,6 +43,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/host/relay"
 	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
+	"github.com/cuonztech/agent-harness/host/relay/sse"
 )
 
 const (
@@ -364,22 +365,22 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 
 // respond writes what the relay sends to a POST's stream until its answer.
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, se *session, st *stream, id []byte) {
-	sse := false
+	streaming := false
 	var buf []byte
 	for {
 		ms, ok := st.next(r.Context())
 		if !ok {
-			if !sse && r.Context().Err() == nil {
+			if !streaming && r.Context().Err() == nil {
 				writeJSONError(w, http.StatusOK, id, -32603, "agent-harness: the session ended before the request was answered")
 			}
 			return
 		}
 		for _, m := range ms {
 			if m.fault != nil && s.opts.FaultLayerHTTP {
-				s.deliverFault(w, r, m, sse)
+				s.deliverFault(w, r, m, streaming)
 				return
 			}
-			if m.final && !sse {
+			if m.final && !streaming {
 				h := w.Header()
 				h.Set("Content-Type", "application/json")
 				h.Set("Content-Length", strconv.Itoa(len(m.data)))
@@ -387,11 +388,11 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, se *session, st
 				_, _ = w.Write(m.data)
 				return
 			}
-			if !sse {
+			if !streaming {
 				startSSE(w)
-				sse = true
+				streaming = true
 			}
-			buf = appendEvent(buf[:0], 0, m.data)
+			buf = sse.AppendEvent(buf[:0], 0, m.data)
 			if _, err := w.Write(buf); err != nil {
 				return
 			}
@@ -408,12 +409,12 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, se *session, st
 // Once the response is an event stream (messages went before the answer)
 // a status can no longer be sent: a 429 or 500 is then delivered as the
 // tool-layer answer, a cut body and a dropped connection as such.
-func (s *Server) deliverFault(w http.ResponseWriter, r *http.Request, m outMsg, sse bool) {
+func (s *Server) deliverFault(w http.ResponseWriter, r *http.Request, m outMsg, streaming bool) {
 	f := m.fault
 	switch f.Kind {
 	case "rate_limit", "server_error", "chaos":
-		if sse {
-			_, _ = w.Write(appendEvent(nil, 0, m.data))
+		if streaming {
+			_, _ = w.Write(sse.AppendEvent(nil, 0, m.data))
 			flush(w)
 			return
 		}
@@ -425,7 +426,7 @@ func (s *Server) deliverFault(w http.ResponseWriter, r *http.Request, m outMsg, 
 		}
 		http.Error(w, http.StatusText(code), code)
 	case "truncated_json":
-		if sse {
+		if streaming {
 			_, _ = w.Write([]byte("event: message\ndata: {\""))
 		} else {
 			h := w.Header()
@@ -448,8 +449,8 @@ func (s *Server) deliverFault(w http.ResponseWriter, r *http.Request, m outMsg, 
 		panic(http.ErrAbortHandler) // dropped without an answer
 	default:
 		// A plugin's fault kind has no HTTP form: the tool-layer answer.
-		if sse {
-			_, _ = w.Write(appendEvent(nil, 0, m.data))
+		if streaming {
+			_, _ = w.Write(sse.AppendEvent(nil, 0, m.data))
 			flush(w)
 			return
 		}
@@ -514,7 +515,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		}
 		buf = buf[:0]
 		for _, m := range ms {
-			buf = appendEvent(buf, m.id, m.data)
+			buf = sse.AppendEvent(buf, m.id, m.data)
 		}
 		if _, err := w.Write(buf); err != nil {
 			return
