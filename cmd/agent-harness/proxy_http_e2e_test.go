@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -61,7 +62,9 @@ func startHTTPProxy(t *testing.T, args ...string) *httpProxy {
 	p := &httpProxy{scnProxy: scnProxy{t: t, stderr: &scnLines{added: make(chan struct{})},
 		report: filepath.Join(dir, "report.json"), counts: filepath.Join(dir, "counts.json"), exited: make(chan struct{})}}
 	full := append([]string{"proxy", "--listen", "0", "--report-file", p.report}, args...)
-	full = append(full, "--", upstream, "-counts-file", p.counts)
+	if !slices.Contains(args, "--upstream-url") {
+		full = append(full, "--", upstream, "-counts-file", p.counts)
+	}
 	p.cmd = exec.Command(proxy, full...)
 	p.cmd.Stdin = nil
 	var out bytes.Buffer

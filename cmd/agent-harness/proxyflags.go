@@ -414,8 +414,10 @@ var proxyFlags = []proxyFlag{
 	{name: "version", group: groupOps, usage: "print the version and exit"},
 }
 
-// The HTTP flags go before the Operations group.
+// The HTTP flags go before the Operations group, --upstream-url and its
+// headers after --upstream-command.
 func init() {
+	proxyFlags = append(proxyFlags[:1:1], append(append([]proxyFlag(nil), upstreamURLFlags...), proxyFlags[1:]...)...)
 	at := len(proxyFlags)
 	for i, f := range proxyFlags {
 		if f.group == groupOps {
@@ -642,6 +644,9 @@ func checkProxyCombinations(o *proxyOptions, seen map[string]bool) error {
 		return usagef("flag --plugin-recycle-memory: %d MiB is above --plugin-memory (%d MiB)", l.RecycleMemoryMiB, o.PluginMemoryMiB)
 	case l.PoolSize > maxInstances:
 		return usagef("flag --plugin-pool-size: %d is above --plugin-max-instances (%d)", l.PoolSize, maxInstances)
+	}
+	if o.HTTP.UpstreamURL != "" {
+		return nil
 	}
 	if !seen["upstream-command"] {
 		return usagef("flag --upstream-command is required (or give the command after --: agent-harness proxy [flags] -- CMD [ARGS...])")

@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
+	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +34,81 @@ type httpOptions struct {
 	// GhostHold is how long --fault-layer http holds F1's answer before
 	// dropping the connection.
 	GhostHold time.Duration
+
+	// UpstreamURL is the upstream's Streamable HTTP endpoint ("" = the
+	// upstream is a command on stdio).
+	UpstreamURL string
+	// UpstreamHeaders are sent with every upstream request: the
+	// --upstream-header values and the --upstream-header-env values (read
+	// from the environment at parse time; never printed).
+	UpstreamHeaders http.Header
+}
+
+// upstreamURLFlags go into the Upstream group, after --upstream-command.
+var upstreamURLFlags = []proxyFlag{
+	{name: "upstream-url", arg: "URL", group: groupUpstream,
+		usage: "the upstream's MCP Streamable HTTP endpoint, instead of --upstream-command",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			u, err := url.Parse(v)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+				return fmt.Errorf("%q is not an http:// or https:// URL (credentials go in --upstream-header-env)", v)
+			}
+			o.HTTP.UpstreamURL = v
+			return nil
+		}},
+	{name: "upstream-header", arg: "'NAME: VALUE'", repeatable: true, group: groupUpstream,
+		usage: "HTTP header for every upstream request, repeatable (visible in the process list: use --upstream-header-env for secrets)",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			name, value, ok := strings.Cut(v, ":")
+			name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+			if !ok || !validHeaderName(name) || strings.ContainsAny(value, "\r\n") {
+				return fmt.Errorf("%q is not 'Name: value'", v)
+			}
+			o.HTTP.addHeader(name, value)
+			return nil
+		}},
+	{name: "upstream-header-env", arg: "NAME=ENVVAR", repeatable: true, group: groupUpstream,
+		usage: "HTTP header NAME for every upstream request, its value from the proxy's environment variable ENVVAR",
+		set: func(o *proxyOptions, _ *parseState, v string) error {
+			name, env, ok := strings.Cut(v, "=")
+			if !ok || !validHeaderName(name) || env == "" {
+				return fmt.Errorf("%q is not NAME=ENVVAR", v)
+			}
+			value, set := os.LookupEnv(env)
+			if !set || value == "" {
+				return fmt.Errorf("environment variable %s is not set or empty", env)
+			}
+			if strings.ContainsAny(value, "\r\n") {
+				return fmt.Errorf("environment variable %s holds a line break", env)
+			}
+			o.HTTP.addHeader(name, value)
+			return nil
+		}},
+}
+
+func (h *httpOptions) addHeader(name, value string) {
+	if h.UpstreamHeaders == nil {
+		h.UpstreamHeaders = http.Header{}
+	}
+	h.UpstreamHeaders.Add(name, value)
+}
+
+// validHeaderName: an HTTP token, not one the proxy sets itself.
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	switch http.CanonicalHeaderKey(name) {
+	case "Content-Type", "Content-Length", "Accept", "Mcp-Session-Id", "Mcp-Protocol-Version", "Host", "Connection", "Transfer-Encoding":
+		return false
+	}
+	return true
 }
 
 // httpFlags are appended to proxyFlags (before the Operations group).
@@ -119,6 +197,22 @@ func isLoopbackHost(host string) bool {
 // mode.
 func checkHTTPCombinations(o *proxyOptions, seen map[string]bool) error {
 	h := &o.HTTP
+	if h.UpstreamURL != "" {
+		if o.commandAfterDashes {
+			return usagef("flag --upstream-url: not together with a command after --")
+		}
+		for _, name := range []string{"upstream-command", "upstream-arg", "upstream-args", "upstream-cwd", "upstream-env", "upstream-env-var"} {
+			if seen[name] {
+				return usagef("flag --%s: not together with --upstream-url", name)
+			}
+		}
+	} else {
+		for _, name := range []string{"upstream-header", "upstream-header-env"} {
+			if seen[name] {
+				return usagef("flag --%s: only with --upstream-url", name)
+			}
+		}
+	}
 	if h.Listen == "" {
 		for _, f := range httpFlags {
 			if f.name != "listen" && seen[f.name] && f.name != "fault-layer" {

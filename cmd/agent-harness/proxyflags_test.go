@@ -30,7 +30,8 @@ var valueFlags = map[string]string{
 	"plugin-max-failures": "2", "plugin-pool-size": "1", "plugin-max-instances": "2", "plugin-max-delay": "1s",
 	"upstream-timeout": "5s", "idempotent-tools": "set_*",
 	"listen": "0", "listen-path": "/x", "listen-allow-origin": "https://a.example", "exit-when-idle": "1s",
-	"fault-layer": "http", "ghost-hold": "1s",
+	"fault-layer": "http", "ghost-hold": "1s", "upstream-url": "http://127.0.0.1:1/mcp",
+	"upstream-header": "X-A: b", "upstream-header-env": "X-Token=PATH",
 }
 
 // singleValueFlags may be given once.
@@ -39,7 +40,7 @@ var singleValueFlags = []string{
 	"audit-tools", "report-file", "plugin-timeout", "plugin-memory", "plugin-cache-dir", "upstream-timeout",
 	"plugin-start-timeout", "plugin-input-limit", "plugin-output-limit", "plugin-log-limit", "plugin-recycle-calls",
 	"plugin-recycle-memory", "plugin-max-failures", "plugin-pool-size", "plugin-max-instances", "plugin-max-delay",
-	"listen", "listen-path", "exit-when-idle", "fault-layer", "ghost-hold",
+	"listen", "listen-path", "exit-when-idle", "fault-layer", "ghost-hold", "upstream-url",
 }
 
 func TestProxyFlagTablesCoverEveryFlag(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/cuonztech/agent-harness/builtin/judge"
 	"github.com/cuonztech/agent-harness/host/relay"
 	"github.com/cuonztech/agent-harness/host/relay/httpagent"
+	"github.com/cuonztech/agent-harness/host/relay/httpupstream"
 )
 
 // httpShutdownWait bounds the wait for the sessions' relays at exit (each
@@ -32,7 +33,7 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 	}
 	// Each session starts its own upstream at its initialize; a command
 	// that cannot start is reported now, as on stdio.
-	if !isExecutable(o.UpstreamCommand, o.UpstreamCwd) {
+	if o.HTTP.UpstreamURL == "" && !isExecutable(o.UpstreamCommand, o.UpstreamCwd) {
 		err := fmt.Errorf("cannot start the upstream MCP server %q: not an executable file", o.UpstreamCommand)
 		logf("%v", err)
 		_ = sc.pipeline.StartupFailed(err)
@@ -57,6 +58,9 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 			so.Stdin, so.Stdout = nil, nil
 			so.OnSessionEnd = nil // one final report for all sessions, below
 			so.RawIO = false
+			if o.HTTP.UpstreamURL != "" {
+				so.UpstreamConn = newUpstreamConn(o, stderr) // its own upstream session
+			}
 			err := relay.Run(ctx, so)
 			if errors.Is(err, relay.ErrStartFailed) {
 				return errors.New("the upstream did not start")
@@ -115,5 +119,20 @@ func reportTransport(o proxyOptions) judge.Transport {
 	if o.HTTP.Listen != "" {
 		t.Agent = "http"
 	}
+	if o.HTTP.UpstreamURL != "" {
+		t.Upstream = "http"
+	}
 	return t
+}
+
+// newUpstreamConn is one upstream MCP session over Streamable HTTP
+// (--upstream-url).
+func newUpstreamConn(o proxyOptions, stderr io.Writer) relay.Conn {
+	return httpupstream.New(httpupstream.Options{
+		URL:    o.HTTP.UpstreamURL,
+		Header: o.HTTP.UpstreamHeaders,
+		Logf: func(format string, args ...any) {
+			fmt.Fprintf(stderr, "[agent-harness] %s\n", oneLine(fmt.Sprintf(format, args...)))
+		},
+	})
 }
