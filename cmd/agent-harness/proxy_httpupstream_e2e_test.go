@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -309,5 +310,67 @@ func TestHTTPBothSidesGoSDK(t *testing.T) {
 	}
 	if logs != 1 {
 		t.Errorf("log notifications: %d", logs)
+	}
+}
+
+// TestHTTPSeveralSessionsJudgedTogether: two agent sessions on one HTTP
+// proxy, each with its own upstream session on one backend; a write
+// executed by both is executed twice, the report lists both sessions and
+// names each attempt's.
+func TestHTTPSeveralSessionsJudgedTogether(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	up := startHTTPUpstream(t)
+	p := startHTTPProxy(t, "--upstream-url", up.url, "--scenario", "F1", "--audit-tools", "off")
+	call := rpcRequest("5", "tools/call", `{"name":"create_booking","arguments":{"room":"4"}}`)
+	var ids []string
+	for i, want := range []string{`"isError":true`, `booked 4`} {
+		s := newRawSession(t, p.url)
+		s.initialize()
+		ids = append(ids, s.id)
+		resp := s.post(call)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !bytes.Contains(b, []byte(want)) {
+			t.Fatalf("session %d: %s", i+1, b)
+		}
+	}
+	if ids[0] == ids[1] {
+		t.Fatal("two sessions share an Mcp-Session-Id")
+	}
+	if code := p.stop(syscall.SIGTERM); code != 143 {
+		t.Errorf("exit %d", code)
+	}
+	_, b := readUpstreamReport(t, p.report)
+	var r struct {
+		Verdict  string
+		Sessions []struct{ ID, Transport string } `json:"sessions"`
+		Report   struct {
+			Operations []struct {
+				Executions int `json:"executions"`
+				AttemptLog []struct {
+					Session string `json:"session"`
+				} `json:"attemptLog"`
+			} `json:"operations"`
+		} `json:"report"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Sessions) != 2 || r.Sessions[0].ID != "s1" || r.Sessions[1].Transport != "http" {
+		t.Errorf("sessions %+v", r.Sessions)
+	}
+	ops := r.Report.Operations
+	if len(ops) != 1 || ops[0].Executions != 2 || up.executions(t) != 2 || r.Verdict != "FAIL" {
+		t.Fatalf("report %s; upstream counted %d", b, up.executions(t))
+	}
+	if len(ops[0].AttemptLog) != 2 || ops[0].AttemptLog[0].Session != "s1" || ops[0].AttemptLog[1].Session != "s2" {
+		t.Errorf("attemptLog sessions %+v", ops[0].AttemptLog)
+	}
+	for _, id := range ids {
+		if strings.Contains(string(b), id) {
+			t.Errorf("the report holds an Mcp-Session-Id")
+		}
 	}
 }

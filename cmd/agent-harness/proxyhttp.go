@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +10,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/judge"
@@ -28,6 +32,8 @@ const httpShutdownWait = 30 * time.Second
 // 128+N), the pipeline's fatal stop (ctx cancelled, exit 1), or
 // --exit-when-idle (exit 0).
 func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *scenario, caught func() os.Signal, stderr io.Writer) int {
+	sc.sessions.reset()
+	ro.CallIDs = new(atomic.Int64) // one pipeline judges every session's calls
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(stderr, "[agent-harness] %s\n", oneLine(fmt.Sprintf(format, args...)))
 	}
@@ -54,6 +60,7 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 		Logf:           logf,
 		Run: func(ctx context.Context, conn relay.Conn, id string) error {
 			so := ro
+			so.Session = sc.sessions.add("http")
 			so.Agent = conn
 			so.Stdin, so.Stdout = nil, nil
 			so.OnSessionEnd = nil // one final report for all sessions, below
@@ -135,4 +142,37 @@ func newUpstreamConn(o proxyOptions, stderr io.Writer) relay.Conn {
 			fmt.Fprintf(stderr, "[agent-harness] %s\n", oneLine(fmt.Sprintf(format, args...)))
 		},
 	})
+}
+
+// sessionList is the report file's sessions (SPEC §12): "s1", "s2", … in
+// order of their start, never the Mcp-Session-Id (which authorises use of
+// a session).
+type sessionList struct {
+	mu   sync.Mutex
+	list []judge.SessionInfo
+}
+
+// add lists a new session and returns its id.
+func (l *sessionList) add(transport string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	id := "s" + strconv.Itoa(len(l.list)+1)
+	l.list = append(l.list, judge.SessionInfo{ID: id, Transport: transport})
+	return id
+}
+
+// reset forgets every session (the stdio session listed by relayOptions
+// when the agent side is HTTP).
+func (l *sessionList) reset() {
+	l.mu.Lock()
+	l.list = nil
+	l.mu.Unlock()
+}
+
+// json is the list as a JSON array ([] before the first session).
+func (l *sessionList) json() json.RawMessage {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, _ := json.Marshal(append([]judge.SessionInfo{}, l.list...))
+	return b
 }

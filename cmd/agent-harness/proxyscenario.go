@@ -37,6 +37,7 @@ type scenarioExtras struct {
 // joined in a pipeline for the relay.
 type scenario struct {
 	pipeline *pipeline.Pipeline
+	sessions *sessionList
 	stop     context.CancelFunc
 	fatalMu  sync.Mutex
 	fatalErr error
@@ -72,7 +73,7 @@ func newScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop conte
 		Start:           time.Now(), // attemptLog[].at counts from here
 		RedactArguments: o.RedactArguments,
 	})
-	s := &scenario{stop: stop}
+	s := &scenario{stop: stop, sessions: &sessionList{}}
 	s.pipeline = pipeline.New(pipeline.Options{
 		Judge:      j,
 		Fault:      f,
@@ -82,6 +83,7 @@ func newScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop conte
 		Plugins:    ex.Plugins,
 		AuditTools: o.AuditTools,
 		Transport:  reportTransport(o),
+		Sessions:   s.sessions.json,
 		Stderr:     stderr,
 		Feedback:   feedbackWriter(o, stderr),
 		Fatal:      s.fatal,
@@ -170,6 +172,7 @@ func buildFault(o proxyOptions, ex scenarioExtras) (fault.Fault, string, *judge.
 // relayOptions fills the relay's hooks for the scenario.
 func (s *scenario) relayOptions(ro *relay.Options) {
 	ro.Pipeline = s.pipeline
+	ro.Session = s.sessions.add("stdio") // replaced per session with --listen
 	ro.Now = s.pipeline.Now
 	ro.ExtraTools = s.pipeline.AuditTools()
 	if ro.ExtraTools != nil {

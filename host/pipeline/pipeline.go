@@ -70,6 +70,9 @@ type Options struct {
 	// Transport is the report file's transport object; empty fields are
 	// "stdio".
 	Transport judge.Transport
+	// Sessions returns the agent sessions for the report file (a JSON
+	// array of judge.SessionInfo); nil omits the field.
+	Sessions func() json.RawMessage
 	// Clock is the time source; nil is the system clock.
 	Clock Clock
 	// Grace is how long the session end waits for calls in flight; zero is
@@ -175,7 +178,7 @@ func (p *Pipeline) HandleCall(ctx context.Context, call *relay.ToolCall, forward
 	p.apply(judge.Event{
 		Kind: judge.EventCall, Time: fc.Time, Call: call.ID,
 		Tool: call.Tool, Class: call.Class, Arguments: call.Arguments, AcceptsKey: call.AcceptsKey,
-		Idempotent: call.Idempotent,
+		Idempotent: call.Idempotent, Session: call.Session,
 	})
 	act := p.decide(fc)
 	if err := sleep(ctx, p.clock, act.Delay); err != nil {

@@ -54,7 +54,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 			Message: "agent-harness: duplicate request id (an earlier request with this id is still open)"}))
 		return nil
 	}
-	seq := s.callSeq.Add(1)
+	seq := s.nextCallID()
 	var readAt time.Time
 	if s.opts.Now != nil {
 		readAt = s.opts.Now()
@@ -84,6 +84,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 			ReadAt:          readAt,
 			OutputSchema:    info.OutputSchema,
 			ProtocolVersion: version,
+			Session:         s.opts.Session,
 		}
 		s.runCall(call, cs, &forwarder{s: s, line: line, idStart: idStart, key: key, agentID: id})
 	}
@@ -337,4 +338,13 @@ func (s *session) cancelUpstream(id []byte, reason string) {
 		"requestId": json.RawMessage(id),
 		"reason":    reason,
 	}))
+}
+
+// nextCallID numbers a tools/call: from Options.CallIDs when several
+// sessions share one pipeline, else per session.
+func (s *session) nextCallID() int64 {
+	if s.opts.CallIDs != nil {
+		return s.opts.CallIDs.Add(1)
+	}
+	return s.callSeq.Add(1)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
@@ -64,6 +65,14 @@ type Options struct {
 	// KeyFieldNames are the configured key-field names, shown in the
 	// startup table when no tool has a key field.
 	KeyFieldNames []string
+
+	// Session names this agent session in ToolCall.Session (the report's
+	// sessions, SPEC §12).
+	Session string
+	// CallIDs, when set, numbers the tools/calls (ToolCall.ID) instead of
+	// the session's own counter: several sessions judged by one pipeline
+	// share it, so their call ids never collide.
+	CallIDs *atomic.Int64
 
 	// Pipeline sees every tools/call; nil means PassThrough.
 	Pipeline Pipeline

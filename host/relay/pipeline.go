@@ -32,6 +32,8 @@ type ToolCall struct {
 	// OutputSchema is true when the tool's listing declares an
 	// outputSchema (SPEC §11.1).
 	OutputSchema bool
+	// Session names the agent session of the call (Options.Session).
+	Session string
 	// ProtocolVersion is the MCP protocol version of the call: its
 	// SEP-2575 _meta version, else the one the session's initialize
 	// negotiated; empty when unknown.
