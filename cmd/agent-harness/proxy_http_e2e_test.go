@@ -124,6 +124,8 @@ type rawSession struct {
 	url string
 	id  string // Mcp-Session-Id
 	hc  *http.Client
+	// extra are header name, value pairs sent with every POST.
+	extra []string
 }
 
 func (s *rawSession) post(body string, header ...string) *http.Response {
@@ -137,6 +139,7 @@ func (s *rawSession) post(body string, header ...string) *http.Response {
 	if s.id != "" {
 		req.Header.Set("Mcp-Session-Id", s.id)
 	}
+	header = append(append([]string(nil), s.extra...), header...)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}

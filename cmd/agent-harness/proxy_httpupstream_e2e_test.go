@@ -374,3 +374,27 @@ func TestHTTPSeveralSessionsJudgedTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPAgentHeadersReachUpstream: HTTP on both sides, the agent's own
+// headers reach the upstream (its hop-by-hop headers and session id do
+// not); a --upstream-header of the same name wins.
+func TestHTTPAgentHeadersReachUpstream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	up := startHTTPUpstream(t, "-require-header", "X-Tenant: acme")
+	p := startHTTPProxy(t, "--upstream-url", up.url, "--audit-tools", "off")
+	s := newRawSession(t, p.url)
+	s.extra = []string{"X-Tenant", "acme"}
+	s.initialize()
+	resp := s.post(rpcRequest("2", "tools/call", `{"name":"create_booking","arguments":{"room":"8"}}`))
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Contains(b, []byte("booked 8")) {
+		t.Fatalf("call: %d %s\n%s", resp.StatusCode, b, p.stderr.String())
+	}
+	p.stop(syscall.SIGTERM)
+	if up.executions(t) != 1 {
+		t.Errorf("upstream executed %d", up.executions(t))
+	}
+}

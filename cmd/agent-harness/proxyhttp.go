@@ -66,7 +66,11 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 			so.OnSessionEnd = nil // one final report for all sessions, below
 			so.RawIO = false
 			if o.HTTP.UpstreamURL != "" {
-				so.UpstreamConn = newUpstreamConn(o, stderr) // its own upstream session
+				uc := newUpstreamConn(o, stderr) // its own upstream session
+				if ah, ok := conn.(interface{ AgentHeader() http.Header }); ok {
+					uc.SetAgentHeader(ah.AgentHeader) // the agent's headers reach the upstream
+				}
+				so.UpstreamConn = uc
 			}
 			err := relay.Run(ctx, so)
 			if errors.Is(err, relay.ErrStartFailed) {
@@ -134,7 +138,7 @@ func reportTransport(o proxyOptions) judge.Transport {
 
 // newUpstreamConn is one upstream MCP session over Streamable HTTP
 // (--upstream-url).
-func newUpstreamConn(o proxyOptions, stderr io.Writer) relay.Conn {
+func newUpstreamConn(o proxyOptions, stderr io.Writer) *httpupstream.Conn {
 	return httpupstream.New(httpupstream.Options{
 		URL:    o.HTTP.UpstreamURL,
 		Header: o.HTTP.UpstreamHeaders,

@@ -337,6 +337,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	}
 	se.busy()
 	defer se.release()
+	se.noteHeader(r.Header)
 	if se.id != "" {
 		w.Header().Set(headerSession, se.id)
 	}

@@ -3,7 +3,10 @@ package httpagent
 import (
 	"context"
 	"io"
+	"net/http"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cuonztech/agent-harness/host/relay"
@@ -32,6 +35,47 @@ type session struct {
 	replay  []outMsg // the last GET events, for Last-Event-ID
 	active  int      // requests in progress and open streams
 	expiry  *time.Timer
+
+	header atomic.Pointer[http.Header] // the agent's last POST's end-to-end headers
+}
+
+// AgentHeader returns the end-to-end headers of the agent's latest POST
+// (see forwardable), for the upstream requests of this session; nil
+// before the first.
+func (se *session) AgentHeader() http.Header {
+	if h := se.header.Load(); h != nil {
+		return *h
+	}
+	return nil
+}
+
+// notHeaders are the headers that are not the agent's own end-to-end
+// headers: hop-by-hop ones, those of each side's own HTTP exchange and
+// MCP session, and Origin (validated by the proxy; a browser origin would
+// make an upstream's DNS-rebinding check refuse the proxy).
+var notHeaders = map[string]bool{
+	"Connection": true, "Keep-Alive": true, "Proxy-Authenticate": true, "Proxy-Authorization": true,
+	"Proxy-Connection": true, "Te": true, "Trailer": true, "Transfer-Encoding": true, "Upgrade": true,
+	"Host": true, "Content-Length": true, "Content-Type": true, "Accept": true, "Accept-Encoding": true,
+	"Mcp-Session-Id": true, "Mcp-Protocol-Version": true, "Last-Event-Id": true, "Origin": true,
+}
+
+// noteHeader keeps the end-to-end headers of one of the agent's POSTs.
+func (se *session) noteHeader(h http.Header) {
+	out := http.Header{}
+	drop := map[string]bool{}
+	for _, c := range h.Values("Connection") {
+		for _, name := range strings.Split(c, ",") {
+			drop[http.CanonicalHeaderKey(strings.TrimSpace(name))] = true
+		}
+	}
+	for name, vs := range h {
+		if notHeaders[name] || drop[name] {
+			continue
+		}
+		out[name] = append([]string(nil), vs...)
+	}
+	se.header.Store(&out)
 }
 
 func newSession(s *Server, id string) *session {

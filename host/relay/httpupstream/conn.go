@@ -57,6 +57,10 @@ type Options struct {
 	Logf func(format string, args ...any)
 	// OnExpired is called once when the upstream session expired.
 	OnExpired func()
+	// AgentHeader, when set, returns the agent's end-to-end headers
+	// (an HTTP agent side): they are sent with every request, before
+	// Header (which wins).
+	AgentHeader func() http.Header
 }
 
 // Conn is one upstream MCP session over Streamable HTTP.
@@ -92,6 +96,9 @@ func New(opts Options) *Conn {
 	close(open)
 	return &Conn{opts: opts, ctx: ctx, cancel: cancel, inWake: make(chan struct{}, 1), gate: open}
 }
+
+// SetAgentHeader sets Options.AgentHeader (before the first message).
+func (c *Conn) SetAgentHeader(f func() http.Header) { c.opts.AgentHeader = f }
 
 // ReadMessage implements relay.Conn: the upstream's next message.
 func (c *Conn) ReadMessage() ([]byte, error) {
@@ -189,6 +196,16 @@ func (c *Conn) WriteMessage(msg []byte) error {
 }
 
 func (c *Conn) setHeaders(req *http.Request) {
+	if c.opts.AgentHeader != nil {
+		for name, vs := range c.opts.AgentHeader() {
+			for _, v := range vs {
+				req.Header.Add(name, v)
+			}
+		}
+	}
+	for name := range c.opts.Header {
+		req.Header.Del(name)
+	}
 	for name, vs := range c.opts.Header {
 		for _, v := range vs {
 			req.Header.Add(name, v)
