@@ -55,7 +55,7 @@ type httpProxy struct {
 
 // startHTTPProxy starts `agent-harness proxy --listen 0` with args before
 // the upstream command and waits for its "listening on URL" line.
-func startHTTPProxy(t *testing.T, args ...string) *httpProxy {
+func startHTTPProxy(t testing.TB, args ...string) *httpProxy {
 	t.Helper()
 	proxy, upstream := scnBinaries(t)
 	dir := t.TempDir()

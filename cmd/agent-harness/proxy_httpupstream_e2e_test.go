@@ -6,10 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,7 +26,7 @@ type httpUpstream struct {
 
 // startHTTPUpstream starts the go-sdk Streamable HTTP test upstream with
 // args and returns its URL (its first stdout line).
-func startHTTPUpstream(t *testing.T, args ...string) httpUpstream {
+func startHTTPUpstream(t testing.TB, args ...string) httpUpstream {
 	t.Helper()
 	u := httpUpstream{counts: filepath.Join(t.TempDir(), "counts.json")}
 	cmd := exec.Command(e2eBinary(t, "httpupstream"), append([]string{"-counts-file", u.counts}, args...)...)
@@ -397,4 +399,64 @@ func TestHTTPAgentHeadersReachUpstream(t *testing.T) {
 	if up.executions(t) != 1 {
 		t.Errorf("upstream executed %d", up.executions(t))
 	}
+}
+
+// TestHTTPServerEverything: @modelcontextprotocol/server-everything in its
+// Streamable HTTP mode behind the proxy (--upstream-url), with an agent on
+// stdio and with the TypeScript SDK's HTTP client (HTTP↔HTTP). Its port
+// comes from :0 (the server takes it from PORT and does not print the one
+// it got).
+func TestHTTPServerEverything(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	cmdline := npmServer(t, "server-everything")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cmd := exec.Command(cmdline[0], append(cmdline[1:], "streamableHttp")...)
+	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	br := bufio.NewReader(stderr)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("server-everything did not start: %v", err)
+		}
+		if strings.Contains(line, "listening on port") {
+			break
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, br) }()
+	url := "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp"
+
+	t.Run("stdio agent", func(t *testing.T) {
+		p := startProxy(t, nil, "--upstream-url", url, "--audit-tools", "off")
+		init := p.initialize()
+		if !bytes.Contains(init, []byte(`"serverInfo"`)) {
+			t.Fatalf("initialize: %s", init)
+		}
+		resp := p.request("2", "tools/call", `{"name":"echo","arguments":{"message":"über 9007199254740993"}}`)
+		if !bytes.Contains(resp, []byte("über 9007199254740993")) {
+			t.Fatalf("echo: %s\n%s", resp, p.stderr.String())
+		}
+		if code, _ := p.closeAndWait(); code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+	})
+	t.Run("TypeScript HTTP client", func(t *testing.T) {
+		p := startHTTPProxy(t, "--upstream-url", url, "--audit-tools", "off")
+		res := tsHTTPClient(t, p.url, `{"calls":[{"name":"echo","arguments":{"message":"via both"}}]}`)
+		if b, _ := json.Marshal(res); res["error"] != nil || !bytes.Contains(b, []byte("via both")) {
+			t.Fatalf("client: %s\n%s", b, p.stderr.String())
+		}
+		p.stop(syscall.SIGTERM)
+	})
 }

@@ -54,7 +54,10 @@ func Run(ctx context.Context, opts Options) error {
 		// A message-level upstream (HTTP): no process, stderr or exit to
 		// watch; its end is the end of its messages.
 		s.upR = connReader(c)
-		s.upW = newUpWriter(&connWriter{c: c}, nil, func(error) { s.markUpstreamGone() })
+		// A Conn's WriteMessage does not wait for the peer: the writer
+		// hands messages to it at once, without its goroutine.
+		cw := &connWriter{c: c}
+		s.upW = newUpWriter(cw, cw.Write, func(error) { s.markUpstreamGone() })
 		go s.readUpstream()
 		stop = func() { _ = c.Close() }
 	} else if opts.Upstream != nil {
