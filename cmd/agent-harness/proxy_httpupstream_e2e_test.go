@@ -460,3 +460,57 @@ func TestHTTPServerEverything(t *testing.T) {
 		p.stop(syscall.SIGTERM)
 	})
 }
+
+// TestHTTPCombinationsF4: F4 (the writes pass) in the three combinations
+// with HTTP: the same write sent twice executes twice, and the report's
+// executions equal the upstream's own counts.
+func TestHTTPCombinationsF4(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	call := `{"name":"create_booking","arguments":{"room":"5","date":"2026-11-03"}}`
+	rawTwice := func(t *testing.T, url string) {
+		s := newRawSession(t, url)
+		s.initialize()
+		for _, id := range []string{"2", "3"} {
+			resp := s.post(rpcRequest(id, "tools/call", call))
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || bytes.Contains(b, []byte(`"isError":true`)) {
+				t.Fatalf("call %s: %d %s", id, resp.StatusCode, b)
+			}
+		}
+	}
+	check := func(t *testing.T, report string, upstream int) {
+		r, b := readUpstreamReport(t, report)
+		if got := r.executions("create_booking"); got != upstream || upstream != 2 || r.Verdict != "FAIL" {
+			t.Errorf("report executions %d, upstream %d, verdict %s\n%s", got, upstream, r.Verdict, b)
+		}
+	}
+	t.Run("http agent, stdio upstream", func(t *testing.T) {
+		p := startHTTPProxy(t, "--scenario", "F4", "--audit-tools", "off")
+		rawTwice(t, p.url)
+		p.stop(syscall.SIGTERM)
+		check(t, p.report, p.upstreamExecutions()["create_booking"])
+	})
+	t.Run("stdio agent, http upstream", func(t *testing.T) {
+		up := startHTTPUpstream(t)
+		report := filepath.Join(t.TempDir(), "report.json")
+		p := startProxy(t, nil, "--upstream-url", up.url, "--scenario", "F4", "--audit-tools", "off", "--report-file", report)
+		p.initialize()
+		for _, id := range []string{"2", "3"} {
+			if resp := p.request(id, "tools/call", call); !bytes.Contains(resp, []byte("booked 5")) {
+				t.Fatalf("call %s: %s", id, resp)
+			}
+		}
+		p.closeAndWait()
+		check(t, report, up.executions(t))
+	})
+	t.Run("http both sides", func(t *testing.T) {
+		up := startHTTPUpstream(t)
+		p := startHTTPProxy(t, "--upstream-url", up.url, "--scenario", "F4", "--audit-tools", "off")
+		rawTwice(t, p.url)
+		p.stop(syscall.SIGTERM)
+		check(t, p.report, up.executions(t))
+	})
+}
