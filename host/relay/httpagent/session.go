@@ -303,7 +303,13 @@ func (se *session) closeGet(st *stream) {
 		se.get = nil
 	}
 	se.mu.Unlock()
+	if testHookGetClosed != nil {
+		testHookGetClosed()
+	}
 }
+
+// testHookGetClosed, when set by a test, runs after a GET stream ended.
+var testHookGetClosed func()
 
 // busy counts a request or stream in progress: the session does not
 // expire meanwhile.
