@@ -64,6 +64,7 @@ func (u httpUpstream) executions(t *testing.T) int {
 // upstreamReport is what these tests read of the report file.
 type upstreamReport struct {
 	Verdict   string
+	Sessions  []struct{ ID, Transport string } `json:"sessions"`
 	Transport struct{ Agent, Upstream string } `json:"transport"`
 	Report    struct {
 		Operations []struct {
@@ -162,6 +163,9 @@ func TestHTTPUpstreamStdioAgent(t *testing.T) {
 			r, _ := readUpstreamReport(t, report)
 			if got, want := r.executions("create_booking"), up.executions(t); got != want || want != 2 {
 				t.Errorf("report executions %d, upstream counted %d (want 2)", got, want)
+			}
+			if len(r.Sessions) != 1 || r.Sessions[0].ID != "s1" || r.Sessions[0].Transport != "stdio" {
+				t.Errorf("sessions %+v, want one stdio session s1", r.Sessions)
 			}
 			if r.Transport.Agent != "stdio" || r.Transport.Upstream != "http" || r.Verdict != "FAIL" {
 				t.Errorf("report: %+v", r)

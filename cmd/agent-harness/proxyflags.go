@@ -773,7 +773,8 @@ func proxyUsage() string {
 Starts CMD as the upstream MCP server and serves MCP on stdin/stdout in front
 of it, injecting the chosen scenario into the agent's write calls and judging
 whether a write was executed twice. Logs and the tool classification go to
-stderr; stdout carries only MCP.
+stderr; stdout carries only MCP. With --listen the agent side is MCP Streamable
+HTTP instead; with --upstream-url the upstream is.
 
 `)
 	width := 0
