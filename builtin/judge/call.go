@@ -245,6 +245,7 @@ func (j *Judge) writeCall(ev Event) {
 	// re-listed without the hint is judged strictly from then on).
 	op.idempotent = op.idempotent && ev.Idempotent
 	a := &attempt{
+		session:  ev.Session,
 		call:     ev.Call,
 		op:       op,
 		sent:     ev.Time,

@@ -80,6 +80,9 @@ type Event struct {
 	// Idempotent: the tool is an idempotent write (SPEC §11.2); repeats
 	// of its operations are no violation.
 	Idempotent bool `json:"idempotent,omitempty"`
+	// Session names the agent session the call came from (SPEC §12:
+	// "s1", "s2", …); empty when the run has no session names.
+	Session string `json:"session,omitempty"`
 
 	// Tools are the write tools of a listing (EventTools).
 	Tools []string `json:"tools,omitempty"`

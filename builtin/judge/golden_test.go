@@ -46,6 +46,21 @@ func goldenCases() []goldenCase {
 			s.f1(s.writeK("create_booking", `{"guest":"Ada","date":"2026-11-03"}`))
 			s.end()
 		}},
+		{name: "http-two-sessions", cfg: Config{Scenario: "F1"}, meta: FileMeta{Status: "finished", ToolClassification: toolTable,
+			Transport: Transport{Agent: "http", Upstream: "http"},
+			Sessions:  json.RawMessage(`[{"id":"s1","transport":"http"},{"id":"s2","transport":"http"}]`)}, build: func(s *sess) {
+			// One backend behind two agent sessions: a write executed by
+			// both is executed twice (SPEC §12).
+			a := s.write("create_booking", booking)
+			s.evs[len(s.evs)-1].Session = "s1"
+			s.forwarded(a)
+			s.answer(a, Executed, "F1", "timeout")
+			s.wait(5)
+			b := s.write("create_booking", booking)
+			s.evs[len(s.evs)-1].Session = "s2"
+			s.ok(b)
+			s.end()
+		}},
 		{name: "f1-parallel", cfg: Config{Scenario: "F1"}, meta: fin, build: func(s *sess) {
 			a := s.write("create_booking", booking)
 			b := s.write("create_booking", booking)

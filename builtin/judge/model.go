@@ -137,6 +137,15 @@ type AttemptInfo struct {
 	// Key is the attempt's idempotency-key value (the first key field's,
 	// in name order), empty when it carried none.
 	Key string `json:"key,omitempty"`
+	// Session is the agent session that sent the attempt (SPEC §12),
+	// empty when the run names none.
+	Session string `json:"session,omitempty"`
+}
+
+// SessionInfo is one entry of the report file's sessions (SPEC §12).
+type SessionInfo struct {
+	ID        string `json:"id"`
+	Transport string `json:"transport"`
 }
 
 // Transport is the file's transport object: how the agent reaches the

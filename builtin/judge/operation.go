@@ -19,6 +19,7 @@ const (
 
 // attempt is one write call of the agent.
 type attempt struct {
+	session  string
 	call     int64
 	op       *operation
 	sent     time.Time

@@ -99,7 +99,7 @@ func (j *Judge) opInfo(op *operation) OperationInfo {
 			continue // not an attempt of the operation (not counted either)
 		}
 		listed++
-		e := AttemptInfo{At: msBetween(j.start, a.sent), Outcome: a.outcome(), Fault: a.fault}
+		e := AttemptInfo{At: msBetween(j.start, a.sent), Outcome: a.outcome(), Fault: a.fault, Session: a.session}
 		if len(a.keys) > 0 {
 			e.Key = a.keys[0].key
 		}

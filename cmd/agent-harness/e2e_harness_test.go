@@ -45,6 +45,7 @@ var e2ePackages = map[string]string{
 	"upstream":            "./testdata/upstream",
 	"sdkupstream":         "./testdata/sdkupstream",
 	"byterelay":           "./testdata/byterelay",
+	"httpupstream":        "./testdata/httpupstream",
 }
 
 func TestMain(m *testing.M) {

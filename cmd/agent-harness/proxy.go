@@ -47,6 +47,12 @@ func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 
 	ro := relayOptions(o, plugins.classifiers(), stdin, stdout, stderr)
 	sc.relayOptions(&ro)
+	if o.HTTP.Listen != "" {
+		return runProxyHTTP(ctx, o, ro, sc, caught, stderr)
+	}
+	if o.HTTP.UpstreamURL != "" {
+		ro.UpstreamConn = newUpstreamConn(o, stderr)
+	}
 	// Raw non-blocking I/O saves two sysmon wake-ups per call, but with it
 	// nothing may rely on preemption to interrupt CPU-bound code: WASM
 	// plugins do (their per-call deadline), so only without plugins.

@@ -93,6 +93,9 @@ type proxyOptions struct {
 	// summary lines; warnings and errors stay (SPEC §11.4).
 	Quiet bool
 
+	// HTTP are the Streamable HTTP flags (proxyflags_http.go).
+	HTTP httpOptions
+
 	// commandAfterDashes: the upstream command came after `--`.
 	commandAfterDashes bool
 }
@@ -425,6 +428,20 @@ var proxyFlags = []proxyFlag{
 	{name: "version", group: groupOps, usage: "print the version and exit"},
 }
 
+// The HTTP flags go before the Operations group, --upstream-url and its
+// headers after --upstream-command.
+func init() {
+	proxyFlags = append(proxyFlags[:1:1], append(append([]proxyFlag(nil), upstreamURLFlags...), proxyFlags[1:]...)...)
+	at := len(proxyFlags)
+	for i, f := range proxyFlags {
+		if f.group == groupOps {
+			at = i
+			break
+		}
+	}
+	proxyFlags = append(proxyFlags[:at:at], append(append([]proxyFlag(nil), httpFlags...), proxyFlags[at:]...)...)
+}
+
 func lookupProxyFlag(name string) *proxyFlag {
 	for i := range proxyFlags {
 		if proxyFlags[i].name == name {
@@ -464,6 +481,7 @@ func parseProxyFlags(args []string) (proxyOptions, error) {
 		PluginTimeout:   100 * time.Millisecond,
 		PluginMemoryMiB: 128,
 		UpstreamTimeout: 60 * time.Second,
+		HTTP:            httpOptions{ListenPath: "/mcp", FaultLayer: "tool"},
 	}
 	if dir, err := userCacheDir(); err == nil && dir != "" {
 		o.PluginCacheDir = filepath.Join(dir, "agent-harness", "wazero")
@@ -629,6 +647,9 @@ func checkProxyCombinations(o *proxyOptions, seen map[string]bool) error {
 			}
 		}
 	}
+	if err := checkHTTPCombinations(o, seen); err != nil {
+		return err
+	}
 	l := o.PluginLimits
 	maxInstances := l.MaxInstances
 	if maxInstances == 0 {
@@ -639,6 +660,9 @@ func checkProxyCombinations(o *proxyOptions, seen map[string]bool) error {
 		return usagef("flag --plugin-recycle-memory: %d MiB is above --plugin-memory (%d MiB)", l.RecycleMemoryMiB, o.PluginMemoryMiB)
 	case l.PoolSize > maxInstances:
 		return usagef("flag --plugin-pool-size: %d is above --plugin-max-instances (%d)", l.PoolSize, maxInstances)
+	}
+	if o.HTTP.UpstreamURL != "" {
+		return nil
 	}
 	if !seen["upstream-command"] {
 		return usagef("flag --upstream-command is required (or give the command after --: agent-harness proxy [flags] -- CMD [ARGS...])")
@@ -765,7 +789,8 @@ func proxyUsage() string {
 Starts CMD as the upstream MCP server and serves MCP on stdin/stdout in front
 of it, injecting the chosen scenario into the agent's write calls and judging
 whether a write was executed twice. Logs and the tool classification go to
-stderr; stdout carries only MCP.
+stderr; stdout carries only MCP. With --listen the agent side is MCP Streamable
+HTTP instead; with --upstream-url the upstream is.
 
 `)
 	width := 0

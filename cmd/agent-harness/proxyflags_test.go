@@ -29,6 +29,9 @@ var valueFlags = map[string]string{
 	"plugin-log-limit": "100", "plugin-recycle-calls": "7", "plugin-recycle-memory": "32",
 	"plugin-max-failures": "2", "plugin-pool-size": "1", "plugin-max-instances": "2", "plugin-max-delay": "1s",
 	"upstream-timeout": "5s", "idempotent-tools": "set_*", "trace": "t.trace", "report-interval": "0s",
+	"listen": "0", "listen-path": "/x", "listen-allow-origin": "https://a.example", "exit-when-idle": "1s",
+	"fault-layer": "http", "ghost-hold": "1s", "upstream-url": "http://127.0.0.1:1/mcp",
+	"upstream-header": "X-A: b", "upstream-header-env": "X-Token=PATH",
 }
 
 // singleValueFlags may be given once.
@@ -38,6 +41,7 @@ var singleValueFlags = []string{
 	"plugin-start-timeout", "plugin-input-limit", "plugin-output-limit", "plugin-log-limit", "plugin-recycle-calls",
 	"plugin-recycle-memory", "plugin-max-failures", "plugin-pool-size", "plugin-max-instances", "plugin-max-delay",
 	"trace", "report-interval",
+	"listen", "listen-path", "exit-when-idle", "fault-layer", "ghost-hold", "upstream-url",
 }
 
 func TestProxyFlagTablesCoverEveryFlag(t *testing.T) {
@@ -332,6 +336,7 @@ func TestParseProxyFlagsDefaults(t *testing.T) {
 		PluginMemoryMiB: 128,
 		PluginCacheDir:  "/home/u/.cache/agent-harness/wazero",
 		UpstreamTimeout: 60 * time.Second,
+		HTTP:            httpOptions{ListenPath: "/mcp", FaultLayer: "tool"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", got, want)

@@ -39,6 +39,7 @@ type scenarioExtras struct {
 type scenario struct {
 	pipeline *pipeline.Pipeline
 	trace    *trace.Writer // nil without --trace
+	sessions *sessionList
 	stop     context.CancelFunc
 	fatalMu  sync.Mutex
 	fatalErr error
@@ -79,7 +80,7 @@ func newScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop conte
 		Start:           start,
 		RedactArguments: o.RedactArguments,
 	})
-	s := &scenario{stop: stop, trace: tw}
+	s := &scenario{stop: stop, trace: tw, sessions: &sessionList{}}
 	var tracer pipeline.Tracer // a nil interface without --trace
 	if tw != nil {
 		tracer = tw
@@ -94,6 +95,8 @@ func newScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop conte
 		Chaos:          chaos,
 		Plugins:        ex.Plugins,
 		AuditTools:     o.AuditTools,
+		Transport:      reportTransport(o),
+		Sessions:       s.sessions.json,
 		Stderr:         stderr,
 		Feedback:       feedbackWriter(o, stderr),
 		Fatal:          s.fatal,
@@ -186,6 +189,7 @@ func buildFault(o proxyOptions, ex scenarioExtras) (fault.Fault, string, *judge.
 // relayOptions fills the relay's hooks for the scenario.
 func (s *scenario) relayOptions(ro *relay.Options) {
 	ro.Pipeline = s.pipeline
+	ro.Session = s.sessions.add("stdio") // replaced per session with --listen
 	ro.Now = s.pipeline.Now
 	ro.ExtraTools = s.pipeline.AuditTools()
 	if ro.ExtraTools != nil {

@@ -70,6 +70,9 @@ type Options struct {
 	// Transport is the report file's transport object; empty fields are
 	// "stdio".
 	Transport judge.Transport
+	// Sessions returns the agent sessions for the report file (a JSON
+	// array of judge.SessionInfo); nil omits the field.
+	Sessions func() json.RawMessage
 	// Clock is the time source; nil is the system clock.
 	Clock Clock
 	// Grace is how long the session end waits for calls in flight; zero is
@@ -188,7 +191,7 @@ func (p *Pipeline) HandleCall(ctx context.Context, call *relay.ToolCall, forward
 	p.apply(judge.Event{
 		Kind: judge.EventCall, Time: fc.Time, Call: call.ID,
 		Tool: call.Tool, Class: call.Class, Arguments: call.Arguments, AcceptsKey: call.AcceptsKey,
-		Idempotent: call.Idempotent, Params: call.Params,
+		Idempotent: call.Idempotent, Params: call.Params, Session: call.Session,
 	})
 	act := p.decide(fc)
 	if err := sleep(ctx, p.clock, act.Delay); err != nil {
@@ -237,7 +240,7 @@ func (p *Pipeline) inject(call *relay.ToolCall, act fault.Action) (relay.Respons
 		return p.fatal(err)
 	}
 	p.delivered(call.ID)
-	return relay.Response{Result: act.Result}, nil
+	return relay.Response{Result: act.Result, Fault: act.Fault, RetryAfter: act.RetryAfter}, nil
 }
 
 // delivered tells the judge that an injected answer is being handed to the
@@ -269,7 +272,7 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.C
 	answer := resp
 	if act.Kind == fault.ForwardReplace {
 		if executed {
-			answer = relay.Response{Result: act.Result}
+			answer = relay.Response{Result: act.Result, Fault: act.Fault, RetryAfter: act.RetryAfter}
 			ev.Fault, ev.RetryAfterMs = act.Fault, act.RetryAfter.Milliseconds()
 		} else {
 			// Not applied: the agent gets the real answer and the fault

@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -32,9 +31,9 @@ const (
 // the hand-over, so the order of the agent's messages is kept.
 //
 // EOF or a read error is sent to done and ends the spares.
-func (s *session) agentWorker(br *bufio.Reader, done chan<- error) {
+func (s *session) agentWorker(read func() ([]byte, error), done chan<- error) {
 	for {
-		call, err := s.readUntilCall(br)
+		call, err := s.readUntilCall(read)
 		if call == nil {
 			if errors.Is(err, io.EOF) {
 				err = nil
@@ -46,7 +45,7 @@ func (s *session) agentWorker(br *bufio.Reader, done chan<- error) {
 		select {
 		case s.baton <- struct{}{}:
 		default:
-			go s.agentWorker(br, done)
+			go s.agentWorker(read, done)
 		}
 		call()
 		select {
@@ -59,9 +58,9 @@ func (s *session) agentWorker(br *bufio.Reader, done chan<- error) {
 
 // readUntilCall handles the agent's messages until one is a tools/call,
 // whose runner it returns; nil and the read error at the end of input.
-func (s *session) readUntilCall(br *bufio.Reader) (func(), error) {
+func (s *session) readUntilCall(read func() ([]byte, error)) (func(), error) {
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := read()
 		if len(line) > 0 {
 			if call := s.fromAgent(line); call != nil {
 				return call, nil

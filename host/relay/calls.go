@@ -54,7 +54,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 			Message: "agent-harness: duplicate request id (an earlier request with this id is still open)"}))
 		return nil
 	}
-	seq := s.callSeq.Add(1)
+	seq := s.nextCallID()
 	var readAt time.Time
 	if s.opts.Now != nil {
 		readAt = s.opts.Now()
@@ -84,6 +84,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 			ReadAt:          readAt,
 			OutputSchema:    info.OutputSchema,
 			ProtocolVersion: version,
+			Session:         s.opts.Session,
 		}
 		s.runCall(call, cs, &forwarder{s: s, line: line, idStart: idStart, key: key, agentID: id})
 	}
@@ -122,7 +123,26 @@ func (s *session) runCall(call *ToolCall, cs *callState, f *forwarder) {
 		s.answerCall(f.key, whole(resultLine(f.agentID, toolErrorResult(s.errorText(err, f.sent())))))
 		return
 	}
-	s.answerCall(f.key, s.responseLine(f, resp))
+	m := s.responseLine(f, resp)
+	if resp.Fault != "" && resp.Result != nil {
+		s.answerCallFault(f.key, m, TransportFault{Kind: resp.Fault, RetryAfter: resp.RetryAfter})
+		return
+	}
+	s.answerCall(f.key, m)
+}
+
+// answerCallFault is answerCall for an injected fault, which an agent
+// transport may deliver at its own layer (FaultConn).
+func (s *session) answerCallFault(key string, m message, tf TransportFault) {
+	s.mu.Lock()
+	delete(s.calls, key)
+	s.answering++
+	s.mu.Unlock()
+	_ = s.agentW.writeFault(m, tf)
+	s.mu.Lock()
+	s.answering--
+	s.noteIdleLocked()
+	s.mu.Unlock()
 }
 
 // handle calls the pipeline; a panic in it becomes an error for this call
@@ -318,4 +338,13 @@ func (s *session) cancelUpstream(id []byte, reason string) {
 		"requestId": json.RawMessage(id),
 		"reason":    reason,
 	}))
+}
+
+// nextCallID numbers a tools/call: from Options.CallIDs when several
+// sessions share one pipeline, else per session.
+func (s *session) nextCallID() int64 {
+	if s.opts.CallIDs != nil {
+		return s.opts.CallIDs.Add(1)
+	}
+	return s.callSeq.Add(1)
 }

@@ -3,6 +3,14 @@
 // process on stdio). The behaviour users see is stated in docs/behaviour.md
 // §2 and §13; this comment says how the package implements it.
 //
+// Transports: either side may instead be a Conn (Options.Agent,
+// Options.UpstreamConn) that reads and writes whole messages — an MCP
+// session of Streamable HTTP (packages httpagent and httpupstream). The
+// relay, the pipeline and the judge do not change with the transport. An
+// agent Conn that implements FaultConn gets the answers the pipeline
+// marked as injected faults (Response.Fault) to deliver at its own layer
+// (--fault-layer http).
+//
 // It forwards every message as the bytes it received, except where the
 // proxy deliberately changes something:
 //   - tools/list results get the extra (audit) tools appended to the tools

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
@@ -36,6 +37,11 @@ type Options struct {
 	// what it takes now without waiting (n < len(p), nil error: full), the
 	// relay uses it to write without a goroutine switch.
 	Upstream io.ReadWriteCloser
+	// UpstreamConn, when set, is a message-level upstream (an HTTP
+	// transport) used instead of Command and Upstream. The relay closes it
+	// when the session ends; its ReadMessage returning an error is the
+	// upstream gone (UPSTREAM_UNAVAILABLE).
+	UpstreamConn Conn
 
 	// Stdin and Stdout are the agent's side of the session (newline-delimited
 	// JSON-RPC); Stderr receives the proxy's log lines and the upstream's
@@ -43,6 +49,12 @@ type Options struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// Agent, when set, is the agent's side as a message-level Conn (an HTTP
+	// session) instead of Stdin/Stdout. Its ReadMessage returning io.EOF
+	// ends the session as the end of stdin does. An Agent that implements
+	// FaultConn gets the answers the pipeline marked as faults
+	// (Response.Fault) through WriteFault.
+	Agent Conn
 
 	// Classify classifies one upstream tool (flags → plugins → annotations
 	// → name patterns). Nil: every tool is unclassified.
@@ -53,6 +65,14 @@ type Options struct {
 	// KeyFieldNames are the configured key-field names, shown in the
 	// startup table when no tool has a key field.
 	KeyFieldNames []string
+
+	// Session names this agent session in ToolCall.Session (the report's
+	// sessions, SPEC §12).
+	Session string
+	// CallIDs, when set, numbers the tools/calls (ToolCall.ID) instead of
+	// the session's own counter: several sessions judged by one pipeline
+	// share it, so their call ids never collide.
+	CallIDs *atomic.Int64
 
 	// Pipeline sees every tools/call; nil means PassThrough.
 	Pipeline Pipeline

@@ -32,6 +32,8 @@ type ToolCall struct {
 	// OutputSchema is true when the tool's listing declares an
 	// outputSchema (SPEC §11.1).
 	OutputSchema bool
+	// Session names the agent session of the call (Options.Session).
+	Session string
 	// ProtocolVersion is the MCP protocol version of the call: its
 	// SEP-2575 _meta version, else the one the session's initialize
 	// negotiated; empty when unknown.
@@ -43,6 +45,11 @@ type ToolCall struct {
 type Response struct {
 	Result json.RawMessage
 	Error  *RPCError
+	// Fault, when not empty, marks Result as an injected fault of that
+	// kind ("timeout", "rate_limit", …) that an agent transport may
+	// deliver at its own layer (FaultConn); RetryAfter is a rate_limit's.
+	Fault      string
+	RetryAfter time.Duration
 }
 
 // RPCError is a JSON-RPC error object; Data stays raw.

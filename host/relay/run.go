@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -33,13 +32,15 @@ var (
 // ErrStartFailed, ErrAgentGone, or an invalid Options error.
 func Run(ctx context.Context, opts Options) error {
 	opts = opts.withDefaults()
-	if opts.Command == "" && opts.Upstream == nil {
+	if opts.Command == "" && opts.Upstream == nil && opts.UpstreamConn == nil {
 		return errors.New("relay: no upstream command")
 	}
-	in, releaseIn := pollableInput(opts.Stdin, opts.RawIO)
-	defer releaseIn()
-	opts.Stdin = in
-	if opts.RawIO {
+	if opts.Agent == nil {
+		in, releaseIn := pollableInput(opts.Stdin, opts.RawIO)
+		defer releaseIn()
+		opts.Stdin = in
+	}
+	if opts.RawIO && opts.Agent == nil {
 		out, releaseOut := pollableOutput(opts.Stdout)
 		defer releaseOut()
 		opts.Stdout = out
@@ -49,9 +50,19 @@ func Run(ctx context.Context, opts Options) error {
 		return fmt.Errorf("relay: %w", err)
 	}
 	var stop func()
-	if opts.Upstream != nil {
+	if c := opts.UpstreamConn; c != nil {
+		// A message-level upstream (HTTP): no process, stderr or exit to
+		// watch; its end is the end of its messages.
+		s.upR = connReader(c)
+		// A Conn's WriteMessage does not wait for the peer: the writer
+		// hands messages to it at once, without its goroutine.
+		cw := &connWriter{c: c}
+		s.upW = newUpWriter(cw, cw.Write, func(error) { s.markUpstreamGone() })
+		go s.readUpstream()
+		stop = func() { _ = c.Close() }
+	} else if opts.Upstream != nil {
 		// In-process upstream: no process, stderr or exit to watch.
-		s.upR = opts.Upstream
+		s.upR = lineReader(opts.Upstream)
 		var try func([]byte) (int, error)
 		if t, ok := opts.Upstream.(interface{ TryWrite([]byte) (int, error) }); ok {
 			try = t.TryWrite
@@ -80,7 +91,7 @@ func Run(ctx context.Context, opts Options) error {
 				try = x.TryWrite
 			}
 		}
-		s.upR = upR
+		s.upR = lineReader(upR)
 		s.upW = newUpWriter(upW, try, func(error) { s.markUpstreamGone() })
 		go s.readUpstream()
 		go s.copyStderr()
@@ -103,7 +114,11 @@ func Run(ctx context.Context, opts Options) error {
 	}
 
 	agentDone := make(chan error, 1)
-	go s.agentWorker(bufio.NewReaderSize(opts.Stdin, 64<<10), agentDone)
+	readAgent := lineReader(opts.Stdin)
+	if opts.Agent != nil {
+		readAgent = connReader(opts.Agent)
+	}
+	go s.agentWorker(readAgent, agentDone)
 
 	var result error
 	select {

@@ -1,7 +1,6 @@
 package relay
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -83,7 +82,7 @@ type session struct {
 
 	agentW *lineWriter
 	upW    *upWriter
-	upR    io.Reader // the upstream's stdout, or Options.Upstream
+	upR    func() ([]byte, error) // the upstream's next message
 
 	mu sync.Mutex
 	// pending: requests sent to the upstream, by the IDKey of the id the
@@ -183,7 +182,11 @@ func newSession(ctx context.Context, opts Options) (*session, error) {
 		}
 		s.allExtras = append(s.allExtras, extraTool{name: name, raw: raw})
 	}
-	s.agentW = newLineWriter(opts.Stdout, func(error) { s.agentGoneOnce.Do(func() { close(s.agentGone) }) })
+	var agentOut io.Writer = opts.Stdout
+	if opts.Agent != nil {
+		agentOut = &connWriter{c: opts.Agent}
+	}
+	s.agentW = newLineWriter(agentOut, func(error) { s.agentGoneOnce.Do(func() { close(s.agentGone) }) })
 	s.setTools(nil)
 	return s, nil
 }
@@ -364,24 +367,6 @@ func (s *session) waitIdle(d time.Duration) {
 	select {
 	case <-ch:
 	case <-t.C:
-	}
-}
-
-// readLines calls fn for each line of r (with its newline) until EOF or a
-// read error. Lines have no size limit.
-func readLines(r io.Reader, fn func(line []byte)) error {
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			fn(line)
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
 	}
 }
 

@@ -26,7 +26,15 @@ const (
 // readUpstream dispatches every message the upstream writes to its stdout.
 func (s *session) readUpstream() {
 	defer close(s.upReaderDone)
-	_ = readLines(s.upR, s.fromUpstream)
+	for {
+		line, err := s.upR()
+		if len(line) > 0 {
+			s.fromUpstream(line)
+		}
+		if err != nil {
+			break
+		}
+	}
 	s.markUpstreamGone()
 }
 

@@ -148,6 +148,31 @@ func (lw *lineWriter) writeMsg(m message) error {
 	return err
 }
 
+// writeFault writes one message as writeMsg does, through the Conn's
+// WriteFault when the writer is a Conn that delivers faults itself.
+func (lw *lineWriter) writeFault(m message, tf TransportFault) error {
+	cw, ok := lw.w.(*connWriter)
+	if !ok {
+		return lw.writeMsg(m)
+	}
+	lw.sem <- struct{}{}
+	defer func() { <-lw.sem }()
+	if lw.err != nil {
+		return lw.err
+	}
+	cw.fault = &tf
+	var err error
+	lw.buf, err = writeMessage(lw.w, m, lw.buf)
+	cw.fault = nil
+	if err != nil {
+		lw.err = err
+		if lw.onFail != nil {
+			lw.onFail(err)
+		}
+	}
+	return err
+}
+
 // close waits, at most d, for a message being written to be complete, and
 // makes every later write fail without writing.
 func (lw *lineWriter) close(d time.Duration) {

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cuonztech/agent-harness/builtin/judge"
+	"github.com/cuonztech/agent-harness/host/relay"
+	"github.com/cuonztech/agent-harness/host/relay/httpagent"
+	"github.com/cuonztech/agent-harness/host/relay/httpupstream"
+)
+
+// httpShutdownWait bounds the wait for the sessions' relays at exit (each
+// relay's own steps are bounded by its grace).
+const httpShutdownWait = 30 * time.Second
+
+// runProxyHTTP serves the agent side as MCP Streamable HTTP (--listen,
+// SPEC §12): every MCP session is one relay session with its own upstream,
+// all judged by the one pipeline of sc. It runs until a signal (exit
+// 128+N), the pipeline's fatal stop (ctx cancelled, exit 1), or
+// --exit-when-idle (exit 0).
+func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *scenario, caught func() os.Signal, stderr io.Writer) int {
+	sc.sessions.reset()
+	ro.CallIDs = new(atomic.Int64) // one pipeline judges every session's calls
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(stderr, "[agent-harness] %s\n", oneLine(fmt.Sprintf(format, args...)))
+	}
+	// Each session starts its own upstream at its initialize; a command
+	// that cannot start is reported now, as on stdio.
+	if o.HTTP.UpstreamURL == "" && !isExecutable(o.UpstreamCommand, o.UpstreamCwd) {
+		err := fmt.Errorf("cannot start the upstream MCP server %q: not an executable file", o.UpstreamCommand)
+		logf("%v", err)
+		_ = sc.pipeline.StartupFailed(err)
+		return exitFailure
+	}
+	ln, err := net.Listen("tcp", o.HTTP.Listen)
+	if err != nil {
+		logf("proxy: cannot listen on %s: %v", o.HTTP.Listen, err)
+		_ = sc.pipeline.StartupFailed(err)
+		return exitFailure
+	}
+	srv := httpagent.New(httpagent.Options{
+		Path:           o.HTTP.ListenPath,
+		AllowOrigins:   o.HTTP.ListenAllowOrigins,
+		FaultLayerHTTP: o.HTTP.FaultLayer == "http",
+		GhostHold:      o.HTTP.GhostHold,
+		IdleTimeout:    o.HTTP.ExitWhenIdle,
+		Logf:           logf,
+		Run: func(ctx context.Context, conn relay.Conn, id string) error {
+			so := ro
+			so.Session = sc.sessions.add("http")
+			so.Agent = conn
+			so.Stdin, so.Stdout = nil, nil
+			so.OnSessionEnd = nil // one final report for all sessions, below
+			so.RawIO = false
+			if o.HTTP.UpstreamURL != "" {
+				uc := newUpstreamConn(o, stderr) // its own upstream session
+				if ah, ok := conn.(interface{ AgentHeader() http.Header }); ok {
+					uc.SetAgentHeader(ah.AgentHeader) // the agent's headers reach the upstream
+				}
+				so.UpstreamConn = uc
+			}
+			err := relay.Run(ctx, so)
+			if errors.Is(err, relay.ErrStartFailed) {
+				return errors.New("the upstream did not start")
+			}
+			return err
+		},
+	})
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog: log.New(prefixWriter{w: stderr, prefix: "[agent-harness] http: "}, "", 0)}
+	go func() { _ = hs.Serve(ln) }()
+	logf("listening on %s", listenURL(ln.Addr(), o.HTTP.ListenPath))
+
+	idleExit := false
+	select {
+	case <-ctx.Done():
+	case <-srv.Idle():
+		idleExit = true
+		logf("no session for %s: exiting (--exit-when-idle)", o.HTTP.ExitWhenIdle)
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), httpShutdownWait)
+	srv.Shutdown(wctx)
+	cancel()
+	_ = hs.Close()
+	if err := sc.pipeline.OnSessionEnd(); err != nil {
+		sc.setFatal(err)
+	}
+	code := sc.finish(nil)
+	sc.summary(o, nil, stderr)
+	if code != exitOK || idleExit {
+		return code
+	}
+	return proxyExitCode(nil, caught())
+}
+
+// listenURL is the endpoint's URL for the listening address.
+func listenURL(a net.Addr, path string) string {
+	return "http://" + a.String() + path
+}
+
+// prefixWriter writes each line with a prefix (net/http's error log).
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		fmt.Fprintf(p.w, "%s%s\n", p.prefix, line)
+	}
+	return len(b), nil
+}
+
+// reportTransport is the report file's transport object.
+func reportTransport(o proxyOptions) judge.Transport {
+	t := judge.Transport{Agent: "stdio", Upstream: "stdio"}
+	if o.HTTP.Listen != "" {
+		t.Agent = "http"
+	}
+	if o.HTTP.UpstreamURL != "" {
+		t.Upstream = "http"
+	}
+	return t
+}
+
+// newUpstreamConn is one upstream MCP session over Streamable HTTP
+// (--upstream-url).
+func newUpstreamConn(o proxyOptions, stderr io.Writer) *httpupstream.Conn {
+	return httpupstream.New(httpupstream.Options{
+		URL:    o.HTTP.UpstreamURL,
+		Header: o.HTTP.UpstreamHeaders,
+		Logf: func(format string, args ...any) {
+			fmt.Fprintf(stderr, "[agent-harness] %s\n", oneLine(fmt.Sprintf(format, args...)))
+		},
+	})
+}
+
+// sessionList is the report file's sessions (SPEC §12): "s1", "s2", … in
+// order of their start, never the Mcp-Session-Id (which authorises use of
+// a session).
+type sessionList struct {
+	mu   sync.Mutex
+	list []judge.SessionInfo
+}
+
+// add lists a new session and returns its id.
+func (l *sessionList) add(transport string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	id := "s" + strconv.Itoa(len(l.list)+1)
+	l.list = append(l.list, judge.SessionInfo{ID: id, Transport: transport})
+	return id
+}
+
+// reset forgets every session (the stdio session listed by relayOptions
+// when the agent side is HTTP).
+func (l *sessionList) reset() {
+	l.mu.Lock()
+	l.list = nil
+	l.mu.Unlock()
+}
+
+// json is the list as a JSON array ([] before the first session).
+func (l *sessionList) json() json.RawMessage {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, _ := json.Marshal(append([]judge.SessionInfo{}, l.list...))
+	return b
+}
