@@ -27,9 +27,6 @@ type FileMeta struct {
 	Plugins json.RawMessage
 	// Transport is the file's transport object; an empty field is "stdio".
 	Transport Transport
-	// Sessions is the raw JSON array of the agent sessions
-	// ([{"id","transport"}]); nil omits the field.
-	Sessions json.RawMessage
 }
 
 // fileCache holds the report-file encodings between AppendFile calls.
@@ -177,9 +174,9 @@ func (j *Judge) fileParts(meta FileMeta) [][]byte {
 	}
 	dst = append(dst, `,"transport":`...)
 	dst = appendJSON(dst, tr)
-	if meta.Sessions != nil {
+	if j.sessions != nil {
 		dst = append(dst, `,"sessions":`...)
-		dst = appendRaw(dst, meta.Sessions, "[]")
+		dst = appendJSON(dst, j.sessions)
 	}
 	if meta.StartupError != "" {
 		dst = append(dst, `,"startupError":`...)

@@ -30,6 +30,9 @@ const (
 	// write tools. A call forwarded earlier to a tool that was not listed
 	// then, and now is a write, was a write the judge could not judge.
 	EventTools EventKind = "tools"
+	// EventSession: an agent session opened (its Session id and Transport);
+	// the report file's sessions list is made of these.
+	EventSession EventKind = "session"
 	// EventPluginFailure: a plugin failed (trap, deadline, garbage output) or
 	// was disabled. The run can no longer PASS (SPEC §9).
 	EventPluginFailure EventKind = "plugin-failure"
@@ -83,6 +86,8 @@ type Event struct {
 	// Session names the agent session the call came from (SPEC §12:
 	// "s1", "s2", …); empty when the run has no session names.
 	Session string `json:"session,omitempty"`
+	// Transport is the session's transport ("stdio", "http"; EventSession).
+	Transport string `json:"transport,omitempty"`
 
 	// Tools are the write tools of a listing (EventTools).
 	Tools []string `json:"tools,omitempty"`

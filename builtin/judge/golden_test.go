@@ -47,10 +47,11 @@ func goldenCases() []goldenCase {
 			s.end()
 		}},
 		{name: "http-two-sessions", cfg: Config{Scenario: "F1"}, meta: FileMeta{Status: "finished", ToolClassification: toolTable,
-			Transport: Transport{Agent: "http", Upstream: "http"},
-			Sessions:  json.RawMessage(`[{"id":"s1","transport":"http"},{"id":"s2","transport":"http"}]`)}, build: func(s *sess) {
+			Transport: Transport{Agent: "http", Upstream: "http"}}, build: func(s *sess) {
 			// One backend behind two agent sessions: a write executed by
 			// both is executed twice (SPEC §12).
+			s.emit(Event{Kind: EventSession, Session: "s1", Transport: "http"})
+			s.emit(Event{Kind: EventSession, Session: "s2", Transport: "http"})
 			a := s.write("create_booking", booking)
 			s.evs[len(s.evs)-1].Session = "s1"
 			s.forwarded(a)

@@ -49,6 +49,8 @@ type Judge struct {
 	// unknownWrite is the first tool called while unlisted that a later
 	// listing showed to be a write ("" when none).
 	unknownWrite  string
+	// sessions are the agent sessions opened so far (EventSession).
+	sessions []SessionInfo
 	scenarioFired bool
 	injectedCount int
 	readsOK       int
@@ -188,6 +190,8 @@ func (j *Judge) Apply(ev Event) {
 		j.onDelivered(ev)
 	case EventTools:
 		j.onTools(ev)
+	case EventSession:
+		j.sessions = append(j.sessions, SessionInfo{ID: ev.Session, Transport: ev.Transport})
 	case EventPluginFailure:
 		j.onPluginFailure(ev)
 	case EventDroppedCall:

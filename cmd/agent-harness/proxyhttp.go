@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -32,7 +31,6 @@ const httpShutdownWait = 30 * time.Second
 // 128+N), the pipeline's fatal stop (ctx cancelled, exit 1), or
 // --exit-when-idle (exit 0).
 func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *scenario, caught func() os.Signal, stderr io.Writer) int {
-	sc.sessions.reset()
 	ro.CallIDs = new(atomic.Int64) // one pipeline judges every session's calls
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(stderr, "[agent-harness] %s\n", oneLine(fmt.Sprintf(format, args...)))
@@ -154,6 +152,8 @@ func newUpstreamConn(o proxyOptions, stderr io.Writer) *httpupstream.Conn {
 type sessionList struct {
 	mu   sync.Mutex
 	list []judge.SessionInfo
+	// open records each new session (Pipeline.OpenSession).
+	open func(id, transport string)
 }
 
 // add lists a new session and returns its id.
@@ -162,21 +162,9 @@ func (l *sessionList) add(transport string) string {
 	defer l.mu.Unlock()
 	id := "s" + strconv.Itoa(len(l.list)+1)
 	l.list = append(l.list, judge.SessionInfo{ID: id, Transport: transport})
+	if l.open != nil {
+		l.open(id, transport)
+	}
 	return id
 }
 
-// reset forgets every session (the stdio session listed by relayOptions
-// when the agent side is HTTP).
-func (l *sessionList) reset() {
-	l.mu.Lock()
-	l.list = nil
-	l.mu.Unlock()
-}
-
-// json is the list as a JSON array ([] before the first session).
-func (l *sessionList) json() json.RawMessage {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b, _ := json.Marshal(append([]judge.SessionInfo{}, l.list...))
-	return b
-}

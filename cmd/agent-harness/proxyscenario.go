@@ -40,6 +40,8 @@ type scenario struct {
 	pipeline *pipeline.Pipeline
 	trace    *trace.Writer // nil without --trace
 	sessions *sessionList
+	// httpAgent: the agent side is Streamable HTTP (--listen).
+	httpAgent bool
 	stop     context.CancelFunc
 	fatalMu  sync.Mutex
 	fatalErr error
@@ -80,7 +82,7 @@ func newScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop conte
 		Start:           start,
 		RedactArguments: o.RedactArguments,
 	})
-	s := &scenario{stop: stop, trace: tw, sessions: &sessionList{}}
+	s := &scenario{stop: stop, trace: tw, sessions: &sessionList{}, httpAgent: o.HTTP.Listen != ""}
 	var tracer pipeline.Tracer // a nil interface without --trace
 	if tw != nil {
 		tracer = tw
@@ -96,11 +98,11 @@ func newScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop conte
 		Plugins:        ex.Plugins,
 		AuditTools:     o.AuditTools,
 		Transport:      reportTransport(o),
-		Sessions:       s.sessions.json,
 		Stderr:         stderr,
 		Feedback:       feedbackWriter(o, stderr),
 		Fatal:          s.fatal,
 	})
+	s.sessions.open = s.pipeline.OpenSession
 	if err := s.pipeline.Start(); err != nil {
 		return nil, exitFailure // the pipeline printed the line
 	}
@@ -189,7 +191,9 @@ func buildFault(o proxyOptions, ex scenarioExtras) (fault.Fault, string, *judge.
 // relayOptions fills the relay's hooks for the scenario.
 func (s *scenario) relayOptions(ro *relay.Options) {
 	ro.Pipeline = s.pipeline
-	ro.Session = s.sessions.add("stdio") // replaced per session with --listen
+	if !s.httpAgent {
+		ro.Session = s.sessions.add("stdio") // with --listen, each MCP session gets its own
+	}
 	ro.Now = s.pipeline.Now
 	ro.ExtraTools = s.pipeline.AuditTools()
 	if ro.ExtraTools != nil {

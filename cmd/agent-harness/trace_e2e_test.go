@@ -268,7 +268,7 @@ func TestTraceReportInterval(t *testing.T) {
 	for _, l := range lines[1:] {
 		types = append(types, l["type"].(string))
 	}
-	want := "tools call answer delivered call forwarded answer end"
+	want := "session tools call answer delivered call forwarded answer end"
 	if got := strings.Join(types, " "); got != want {
 		t.Errorf("line types %q, want %q", got, want)
 	}
@@ -301,8 +301,8 @@ func TestTraceUsage(t *testing.T) {
 		{[]string{"judge", notjson}, 2, "not an agent-harness trace"},
 		{[]string{"judge", empty}, 3, ""},
 		{[]string{"judge", empty, "--not-tested-ok"}, 0, ""},
-		{[]string{"report", notjson}, 2, "not a run report"},
-		{[]string{"report", empty}, 2, "not a run report"},
+		{[]string{"report", notjson}, 2, "neither a run report nor a campaign file"},
+		{[]string{"report", empty}, 2, "neither a run report nor a campaign file"},
 		{[]string{"report", notjson, "--format", "xml"}, 2, `flag --format: "xml" is not a format`},
 	}
 	for _, tt := range tests {

@@ -70,9 +70,6 @@ type Options struct {
 	// Transport is the report file's transport object; empty fields are
 	// "stdio".
 	Transport judge.Transport
-	// Sessions returns the agent sessions for the report file (a JSON
-	// array of judge.SessionInfo); nil omits the field.
-	Sessions func() json.RawMessage
 	// Clock is the time source; nil is the system clock.
 	Clock Clock
 	// Grace is how long the session end waits for calls in flight; zero is
@@ -162,6 +159,13 @@ func New(opts Options) *Pipeline {
 // Now returns the pipeline clock's time: the relay stamps calls with it
 // (relay.Options.Now).
 func (p *Pipeline) Now() time.Time { return p.clock.Now() }
+
+// OpenSession records that an agent session opened (id "s1", "s2", …;
+// transport "stdio" or "http"): the report file's sessions list, also in
+// the trace, so a re-judged trace lists the same sessions.
+func (p *Pipeline) OpenSession(id, transport string) {
+	p.apply(judge.Event{Kind: judge.EventSession, Time: p.clock.Now(), Session: id, Transport: transport})
+}
 
 // errBroken answers calls after the report file could not be written
 // (only reached when Options.Fatal returns).

@@ -62,9 +62,6 @@ func (p *Pipeline) meta() judge.FileMeta {
 	if p.opts.Plugins != nil {
 		m.Plugins = p.opts.Plugins()
 	}
-	if p.opts.Sessions != nil {
-		m.Sessions = p.opts.Sessions()
-	}
 	return m
 }
 

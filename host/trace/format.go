@@ -86,10 +86,14 @@ type Tool struct {
 // Line is one event line: a judge.Event with its time as milliseconds
 // since the start, and the raw data.
 type Line struct {
-	Type    string `json:"type"`
-	T       Millis `json:"t"`
-	Session int    `json:"session"`
-	Call    int64  `json:"call,omitempty"`
+	Type string `json:"type"`
+	T    Millis `json:"t"`
+	// Session is the agent session of a call ("s1", …) or the session a
+	// session line opens.
+	Session string `json:"session,omitempty"`
+	// Transport is the transport of the session a session line opens.
+	Transport string `json:"transport,omitempty"`
+	Call      int64  `json:"call,omitempty"`
 
 	Tool       string          `json:"tool,omitempty"`
 	Class      classify.Class  `json:"class,omitempty"`

@@ -27,7 +27,7 @@ type Trace struct {
 // lineTypes are the event line types a version 1 trace may hold.
 var lineTypes = map[string]bool{
 	"call": true, "forwarded": true, "answer": true, "end": true, "delivered": true,
-	"tools": true, "plugin-failure": true, TypeStartupFailed: true,
+	"tools": true, "plugin-failure": true, "session": true, TypeStartupFailed: true,
 }
 
 // Read reads a whole trace. An empty input is an empty trace. It fails

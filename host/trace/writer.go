@@ -64,7 +64,7 @@ func (w *Writer) Record(ev judge.Event) error {
 // StartupFailed appends the line of a failed start (its cause is the
 // report's startupError).
 func (w *Writer) StartupFailed(at time.Time, cause string) error {
-	return w.write(Line{Type: TypeStartupFailed, T: Millis(at.Sub(w.start)), Session: 1, Detail: cause})
+	return w.write(Line{Type: TypeStartupFailed, T: Millis(at.Sub(w.start)), Detail: cause})
 }
 
 func (w *Writer) write(v any) error {
@@ -79,7 +79,7 @@ func (w *Writer) write(v any) error {
 // LineOf is the trace line of ev at time t since the start.
 func LineOf(ev judge.Event, t time.Duration) Line {
 	l := Line{
-		Type: string(ev.Kind), T: Millis(t), Session: 1, Call: ev.Call,
+		Type: string(ev.Kind), T: Millis(t), Session: ev.Session, Transport: ev.Transport, Call: ev.Call,
 		Tool: ev.Tool, Class: ev.Class, AcceptsKey: ev.AcceptsKey, Idempotent: ev.Idempotent,
 		Outcome: ev.Outcome, Scenario: ev.Scenario, Fault: ev.Fault, RetryAfterMs: ev.RetryAfterMs,
 		ResponseDigest: ev.ResponseDigest, Plugin: ev.Plugin, Detail: ev.Detail, Writes: ev.Tools,
