@@ -109,11 +109,5 @@ func BrIf(depth uint32) []byte { return u32([]byte{opBrIf}, depth) }
 // I32Load is i32.load with alignment 2 and the given offset.
 func I32Load(offset uint32) []byte { return u32([]byte{opI32Load, 2}, offset) }
 
-// I32Store is i32.store with alignment 2 and the given offset.
-func I32Store(offset uint32) []byte { return u32([]byte{opI32Store, 2}, offset) }
-
-// I32Store8 is i32.store8 with the given offset.
-func I32Store8(offset uint32) []byte { return u32([]byte{opI32Store8, 0}, offset) }
-
 // PackPtrLen pushes the ABI result ptr<<32|len (an i64) for constants.
 func PackPtrLen(ptr, n uint32) []byte { return I64Const(int64(uint64(ptr)<<32 | uint64(n))) }

@@ -131,9 +131,6 @@ func (p *Process) Stderr() io.Reader { return p.stderr }
 // Done is closed when the child process (the group leader) has exited.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
-// ExitErr is the child's exit error (nil for exit status 0); valid after Done.
-func (p *Process) ExitErr() error { return p.waitErr }
-
 // Stopping is closed when Stop was called.
 func (p *Process) Stopping() <-chan struct{} { return p.stopping }
 
