@@ -48,9 +48,9 @@ type Judge struct {
 	unknownTools nameSet
 	// unknownWrite is the first tool called while unlisted that a later
 	// listing showed to be a write ("" when none).
-	unknownWrite  string
+	unknownWrite string
 	// sessions are the agent sessions opened so far (EventSession).
-	sessions []SessionInfo
+	sessions      []SessionInfo
 	scenarioFired bool
 	injectedCount int
 	readsOK       int

@@ -167,4 +167,3 @@ func (l *sessionList) add(transport string) string {
 	}
 	return id
 }
-

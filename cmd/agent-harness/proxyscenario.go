@@ -42,9 +42,9 @@ type scenario struct {
 	sessions *sessionList
 	// httpAgent: the agent side is Streamable HTTP (--listen).
 	httpAgent bool
-	stop     context.CancelFunc
-	fatalMu  sync.Mutex
-	fatalErr error
+	stop      context.CancelFunc
+	fatalMu   sync.Mutex
+	fatalErr  error
 }
 
 // newScenario checks the report file target (exit 2 for a bad one), builds
