@@ -77,3 +77,18 @@ func FuzzCaseVariant(f *testing.F) {
 		}
 	})
 }
+
+func TestNameFolds(t *testing.T) {
+	names := []string{"isError", "resultType"}
+	for key, want := range map[string]string{
+		`"isError"`: "isError", `"ISERROR"`: "isError", `"is\u0045rror"`: "isError", `"i` + "\u017f" + `Error"`: "isError",
+		`"resulttype"`: "resultType", `"re\u0073ultType"`: "resultType",
+		`"` + "\u0131" + `sError"`: "", `"isErrors"`: "", `"isErro"`: "", `""`: "", `"content"`: "",
+		`"` + strings.Repeat(`\u0069`, 11) + `"`: "",
+	} {
+		got, ok := Member{Key: []byte(key)}.NameFolds(names)
+		if got != want || ok != (want != "") {
+			t.Errorf("NameFolds(%s) = %q, %v; want %q", key, got, ok, want)
+		}
+	}
+}
