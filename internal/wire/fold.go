@@ -79,9 +79,10 @@ func (m Member) NameFolds(names []string) (name string, ok bool) {
 		}
 	}
 	if plain {
-		// Only ASCII letters fold to ASCII letters: same length.
+		// Only ASCII letters fold to ASCII letters: same length, and a
+		// name with a byte from 0x80 cannot match.
 		for _, n := range names {
-			if len(inner) == len(n) && (string(inner) == n || strings.EqualFold(string(inner), n)) {
+			if len(inner) == len(n) && asciiEqualFold(inner, n) {
 				return n, true
 			}
 		}
@@ -104,4 +105,25 @@ func (m Member) NameFolds(names []string) (name string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// asciiEqualFold compares b with s of the same length byte by byte,
+// ignoring the case of ASCII letters.
+func asciiEqualFold(b []byte, s string) bool {
+	for k := range len(b) {
+		x, y := b[k], s[k]
+		if x == y {
+			continue
+		}
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }

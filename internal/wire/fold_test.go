@@ -50,9 +50,10 @@ func TestCaseVariantKelvin(t *testing.T) {
 	}
 }
 
-// FuzzCaseVariant checks CaseVariant against encoding/json: a member name
-// is reported as a variant of "name" exactly when encoding/json decodes it
-// into a struct field named "name" and the name is not "name" itself.
+// FuzzCaseVariant checks CaseVariant and NameFolds against encoding/json: a
+// member name is reported as a variant of "name" exactly when encoding/json
+// decodes it into a struct field named "name" and the name is not "name"
+// itself; NameFolds names that field.
 func FuzzCaseVariant(f *testing.F) {
 	for _, k := range []string{`"name"`, `"NAME"`, `"Name"`, `"\u004eame"`, `"nAmE"`, `"namf"`, `"\u212aey"`, `"ſ"`, `"names"`} {
 		f.Add(k)
@@ -74,6 +75,18 @@ func FuzzCaseVariant(f *testing.F) {
 		_, _, ok := Member{Key: []byte(key)}.CaseVariant([]string{"name", "key"})
 		if ok != decodedAsField {
 			t.Fatalf("CaseVariant(%s) = %v, encoding/json decodes it into a field: %v", key, ok, decodedAsField)
+		}
+		// NameFolds names the field encoding/json decodes into, exact
+		// names included.
+		want := ""
+		switch {
+		case v.Name != nil:
+			want = "name"
+		case v.Key != nil:
+			want = "key"
+		}
+		if got, ok := (Member{Key: []byte(key)}).NameFolds([]string{"name", "key"}); got != want || ok != (want != "") {
+			t.Fatalf("NameFolds(%s) = %q, %v; encoding/json decodes it into %q", key, got, ok, want)
 		}
 	})
 }

@@ -28,4 +28,3 @@ func IDKey(raw []byte) string {
 	}
 	return "x" + string(raw)
 }
-

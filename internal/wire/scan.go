@@ -60,7 +60,12 @@ func skipValueDepth(d []byte, i int) (end, depth int, err error) {
 	// stack holds '{' or '[' per open container; it lives on the heap only
 	// for deeply nested input.
 	var small [64]byte
-	stack := small[:0]
+	return skipValueStack(d, i, small[:0])
+}
+
+// skipValueStack is skipValueDepth with the caller's empty stack buffer
+// (Members reuses one for all its members).
+func skipValueStack(d []byte, i int, stack []byte) (end, depth int, err error) {
 	i = skipSpace(d, i)
 value:
 	if i >= len(d) {
