@@ -14,9 +14,11 @@ import (
 // Canonical encodes a decoded JSON value (from DecodeJSON: nil, bool,
 // json.Number, string, []any, map[string]any) deterministically: object
 // members sorted by name bytes, no whitespace, numbers in an exact
-// canonical form (CanonicalNumber). Two values that the host's built-in
-// equivalence treats as the same get the same encoding, so a key built
-// from it never separates calls the built-in key joins.
+// canonical form (CanonicalNumber). Two values get the same encoding
+// exactly when the host's canonical form (builtin/canon) makes them equal,
+// so a key built from it never separates calls the built-in key joins, nor
+// joins calls it separates; the text itself differs (12e2 for 1200, \u000a
+// for a newline). The host's FuzzSDKCanonical proves it.
 func Canonical(v any) ([]byte, error) {
 	var b bytes.Buffer
 	if err := appendCanonical(&b, v); err != nil {

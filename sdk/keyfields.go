@@ -49,17 +49,42 @@ func decodeArgs(raw json.RawMessage, keyFields []string) (map[string]any, error)
 	return args, nil
 }
 
-// DecodeJSON decodes one JSON value with numbers as json.Number (exact
-// text, never float64).
+// DecodeJSON decodes one JSON value into nil, bool, json.Number (the
+// number's exact text, never float64), string, []any or map[string]any (of
+// a name that occurs twice the last member wins). It accepts what ParseJSON
+// accepts: strings that are not valid Unicode (invalid UTF-8, unpaired
+// surrogate escapes) are an error, not replaced by U+FFFD, since the
+// replacement would make different values of the host's canonical form
+// equal (and so a key built from them join calls the host keeps apart).
 func DecodeJSON(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := ParseJSON(raw)
+	if err != nil {
 		return nil, err
 	}
-	if dec.More() {
-		return nil, errors.New("data after the JSON value")
+	return v.toAny(), nil
+}
+
+// toAny converts a Value to DecodeJSON's types.
+func (v Value) toAny() any {
+	switch v.Kind {
+	case Bool:
+		return v.Bool
+	case Number:
+		return json.Number(v.Text)
+	case String:
+		return v.Text
+	case Array:
+		a := make([]any, len(v.Items))
+		for i, it := range v.Items {
+			a[i] = it.toAny()
+		}
+		return a
+	case Object:
+		m := make(map[string]any, len(v.Members))
+		for _, mb := range v.Members {
+			m[mb.Name] = mb.Value.toAny()
+		}
+		return m
 	}
-	return v, nil
+	return nil
 }

@@ -54,7 +54,9 @@ const MaxDepth = 10000
 
 // ParseJSON parses exactly one JSON value (RFC 8259) with surrounding
 // whitespace. Strings must be valid UTF-8 without unpaired surrogate
-// escapes, as in the host's canonical form.
+// escapes: the host's canonical form keeps such strings distinct, which a
+// Go string of text cannot, so they are an error (a plugin failure for the
+// host), never silently replaced.
 func ParseJSON(b []byte) (Value, error) {
 	p := parsers.Get().(*parser)
 	defer func() {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -163,22 +164,44 @@ func FuzzIsErrorResult(f *testing.F) {
 	})
 }
 
-// BenchmarkIsErrorResult compares the one-pass scan with the encoding/json
-// reference on a typical small result and a 90 KB one.
-func BenchmarkIsErrorResult(b *testing.B) {
-	results := map[string][]byte{
-		"small": []byte(`{"content":[{"type":"text","text":"create_booking done"}]}`),
-		"90KB": []byte(`{"content":[{"type":"text","text":"` + strings.Repeat("booking ", 11000) +
-			`"}],"structuredContent":{"rows":[1,2.5,{"id":"b-1"}]},"isError":false}`),
+// realisticResult is a CallToolResult of about size bytes: a text block
+// (half the size) and structuredContent rows; a one-line result when size
+// is 0.
+func realisticResult(size int) []byte {
+	if size == 0 {
+		return []byte(`{"content":[{"type":"text","text":"create_booking done: booking b-1042 for 2 guests"}],"isError":false}`)
 	}
-	for _, name := range []string{"small", "90KB"} {
-		r := results[name]
+	var b strings.Builder
+	b.WriteString(`{"content":[{"type":"text","text":"`)
+	for i := 0; b.Len() < size/2; i++ {
+		fmt.Fprintf(&b, `row %d: booking b-%d, guest \"Ada L.\", 2 nights\n`, i, i)
+	}
+	b.WriteString(`"}],"structuredContent":{"rows":[`)
+	for i := 0; b.Len() < size-40; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":"b-%d","nights":%d,"price":%d.50,"tags":["a","b"]}`, i, i%5+1, 100+i)
+	}
+	b.WriteString(`]},"isError":false}`)
+	return []byte(b.String())
+}
+
+// BenchmarkIsErrorResult compares the one-pass scan with the encoding/json
+// reference (the standard decoder: json.Unmarshal into a struct of two
+// json.RawMessage fields) on realistic results: small, 10 KB, 90 KB, 1 MB.
+func BenchmarkIsErrorResult(b *testing.B) {
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"small", 0}, {"10KB", 10_000}, {"90KB", 90_000}, {"1MB", 1_000_000}} {
+		r := realisticResult(size.n)
 		for _, impl := range []struct {
 			name string
 			fn   func([]byte) (bool, bool)
 		}{{"scan", func(r []byte) (bool, bool) { s, ok := scanResult(r); return s.isError, ok }},
 			{"reference", func(r []byte) (bool, bool) { i, _, _, ok := scanReference(r); return i, ok }}} {
-			b.Run(name+"/"+impl.name, func(b *testing.B) {
+			b.Run(size.name+"/"+impl.name, func(b *testing.B) {
 				b.SetBytes(int64(len(r)))
 				b.ReportAllocs()
 				for b.Loop() {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
+	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
 // maxAgentDepth bounds the nesting of the agent's messages: deeper ones are

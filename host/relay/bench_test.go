@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/cuonztech/agent-harness/host/relay/internal/fdio"
-	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
+	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
 // pipeConn is an in-process upstream connection over two OS pipes.

@@ -3,7 +3,7 @@ package relay
 import (
 	"encoding/json"
 
-	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
+	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
 // SEP-2575 (MCP protocol 2026-07-28, "stateless MCP"): a client may start

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
-	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
+	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
 // statelessMeta is the SEP-2575 _meta triple a go-sdk client sends.

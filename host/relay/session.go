@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/host/relay/internal/proc"
-	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
+	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
 // pendingKind says what happens with the upstream's response to a request.

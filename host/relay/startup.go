@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
-	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
+	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
 // maxListPages bounds the proxy's own tools/list pagination.

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
-	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
+	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
 // toolSet is the learned upstream tool list, replaced as a whole.

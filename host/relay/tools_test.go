@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
+	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
 func TestAppendTools(t *testing.T) {

@@ -42,8 +42,8 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/host/relay"
-	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
 	"github.com/cuonztech/agent-harness/host/relay/sse"
+	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
 const (

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/host/relay"
-	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
+	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
 // session is one MCP session of an HTTP client: the relay.Conn of one

@@ -32,8 +32,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cuonztech/agent-harness/host/relay/internal/wire"
 	"github.com/cuonztech/agent-harness/host/relay/sse"
+	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
 const (

@@ -60,7 +60,12 @@ func skipValueDepth(d []byte, i int) (end, depth int, err error) {
 	// stack holds '{' or '[' per open container; it lives on the heap only
 	// for deeply nested input.
 	var small [64]byte
-	stack := small[:0]
+	return skipValueStack(d, i, small[:0])
+}
+
+// skipValueStack is skipValueDepth with the caller's empty stack buffer
+// (Members reuses one for all its members).
+func skipValueStack(d []byte, i int, stack []byte) (end, depth int, err error) {
 	i = skipSpace(d, i)
 value:
 	if i >= len(d) {
@@ -167,6 +172,14 @@ func skipString(d []byte, i int) (int, error) {
 	start := i
 	i++
 	for i < len(d) {
+		// Most bytes need no attention: skip them with one table look-up
+		// each.
+		for i < len(d) && plainString[d[i]] {
+			i++
+		}
+		if i >= len(d) {
+			break
+		}
 		c := d[i]
 		switch {
 		case c == '"':
@@ -199,6 +212,16 @@ func skipString(d []byte, i int) (int, error) {
 	}
 	return i, synErr(start, "unterminated string")
 }
+
+// plainString marks the bytes a string can hold that need no attention:
+// all but '"', '\\' and control characters (bytes from 0x80 included: the
+// scanner does not check UTF-8).
+var plainString = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')

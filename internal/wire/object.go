@@ -43,6 +43,7 @@ func Members(obj []byte, fn func(m Member) bool) (int, error) {
 	if i < len(obj) && obj[i] == '}' {
 		return i + 1, nil
 	}
+	var stack [64]byte // for the members' values
 	for {
 		if i >= len(obj) || obj[i] != '"' {
 			return i, synErr(i, "expected a string key")
@@ -57,7 +58,7 @@ func Members(obj []byte, fn func(m Member) bool) (int, error) {
 			return i, synErr(i, "expected ':' after an object key")
 		}
 		vs := skipSpace(obj, i+1)
-		ve, depth, err := skipValueDepth(obj, vs)
+		ve, depth, err := skipValueStack(obj, vs, stack[:0])
 		if err != nil {
 			return ve, err
 		}

@@ -60,3 +60,70 @@ func (m Member) CaseVariant(names []string) (got, want string, ok bool) {
 	}
 	return "", "", false
 }
+
+// NameFolds returns the first of names that the member's name, unescaped,
+// equals or folds to (strings.EqualFold): the field encoding/json would
+// decode the member into, for a struct whose fields are names. ok is false
+// when there is none. It does not allocate for a name without escapes.
+func (m Member) NameFolds(names []string) (name string, ok bool) {
+	k := m.Key
+	if len(k) < 2 {
+		return "", false
+	}
+	inner := k[1 : len(k)-1]
+	plain := true
+	for _, c := range inner {
+		if c >= utf8.RuneSelf || c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		// Only ASCII letters fold to ASCII letters: same length, and a
+		// name with a byte from 0x80 cannot match.
+		for _, n := range names {
+			if len(inner) == len(n) && asciiEqualFold(inner, n) {
+				return n, true
+			}
+		}
+		return "", false
+	}
+	longest := 0
+	for _, n := range names {
+		longest = max(longest, len(n))
+	}
+	if len(inner) > maxFoldBytes*longest {
+		return "", false
+	}
+	s, ok := Unquote(k)
+	if !ok {
+		return "", false
+	}
+	for _, n := range names {
+		if strings.EqualFold(s, n) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// asciiEqualFold compares b with s of the same length byte by byte,
+// ignoring the case of ASCII letters.
+func asciiEqualFold(b []byte, s string) bool {
+	for k := range len(b) {
+		x, y := b[k], s[k]
+		if x == y {
+			continue
+		}
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}

@@ -50,9 +50,10 @@ func TestCaseVariantKelvin(t *testing.T) {
 	}
 }
 
-// FuzzCaseVariant checks CaseVariant against encoding/json: a member name
-// is reported as a variant of "name" exactly when encoding/json decodes it
-// into a struct field named "name" and the name is not "name" itself.
+// FuzzCaseVariant checks CaseVariant and NameFolds against encoding/json: a
+// member name is reported as a variant of "name" exactly when encoding/json
+// decodes it into a struct field named "name" and the name is not "name"
+// itself; NameFolds names that field.
 func FuzzCaseVariant(f *testing.F) {
 	for _, k := range []string{`"name"`, `"NAME"`, `"Name"`, `"\u004eame"`, `"nAmE"`, `"namf"`, `"\u212aey"`, `"ſ"`, `"names"`} {
 		f.Add(k)
@@ -75,5 +76,32 @@ func FuzzCaseVariant(f *testing.F) {
 		if ok != decodedAsField {
 			t.Fatalf("CaseVariant(%s) = %v, encoding/json decodes it into a field: %v", key, ok, decodedAsField)
 		}
+		// NameFolds names the field encoding/json decodes into, exact
+		// names included.
+		want := ""
+		switch {
+		case v.Name != nil:
+			want = "name"
+		case v.Key != nil:
+			want = "key"
+		}
+		if got, ok := (Member{Key: []byte(key)}).NameFolds([]string{"name", "key"}); got != want || ok != (want != "") {
+			t.Fatalf("NameFolds(%s) = %q, %v; encoding/json decodes it into %q", key, got, ok, want)
+		}
 	})
+}
+
+func TestNameFolds(t *testing.T) {
+	names := []string{"isError", "resultType"}
+	for key, want := range map[string]string{
+		`"isError"`: "isError", `"ISERROR"`: "isError", `"is\u0045rror"`: "isError", `"i` + "\u017f" + `Error"`: "isError",
+		`"resulttype"`: "resultType", `"re\u0073ultType"`: "resultType",
+		`"` + "\u0131" + `sError"`: "", `"isErrors"`: "", `"isErro"`: "", `""`: "", `"content"`: "",
+		`"` + strings.Repeat(`\u0069`, 11) + `"`: "",
+	} {
+		got, ok := Member{Key: []byte(key)}.NameFolds(names)
+		if got != want || ok != (want != "") {
+			t.Errorf("NameFolds(%s) = %q, %v; want %q", key, got, ok, want)
+		}
+	}
 }
