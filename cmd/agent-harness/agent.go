@@ -33,29 +33,34 @@ Flags:
   --help             show this help
 `
 
+// agentFlags are the agent's flags; each defaults to its environment
+// variable.
+type agentFlags struct{ behaviour, config, server, seed string }
+
+var agentTable = []flagSpec[agentFlags]{
+	{name: "behaviour", arg: "B", set: func(a *agentFlags, v string) error { a.behaviour = v; return nil }},
+	{name: "mcp-config", arg: "FILE", set: func(a *agentFlags, v string) error { a.config = v; return nil }},
+	{name: "server", arg: "NAME", set: func(a *agentFlags, v string) error { a.server = v; return nil }},
+	{name: "seed", arg: "N", set: func(a *agentFlags, v string) error { a.seed = v; return nil }},
+	{name: "help"},
+}
+
 // runAgent is `agent-harness agent` (SPEC §15).
 func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("agent")
-	behaviour := fs.String("behaviour", os.Getenv("AGENT_HARNESS_BEHAVIOUR"), "")
-	config := fs.String("mcp-config", os.Getenv("AGENT_HARNESS_MCP_CONFIG"), "")
-	server := fs.String("server", os.Getenv("AGENT_HARNESS_SERVER_NAME"), "")
-	seedText := fs.String("seed", os.Getenv("AGENT_HARNESS_SEED"), "")
-	fs.Bool("help", false, "")
-	help, err := parseFlagSet(fs, args)
-	if help {
-		fmt.Fprint(stdout, agentUsage)
-		return exitOK
+	a := agentFlags{behaviour: os.Getenv("AGENT_HARNESS_BEHAVIOUR"), config: os.Getenv("AGENT_HARNESS_MCP_CONFIG"),
+		server: os.Getenv("AGENT_HARNESS_SERVER_NAME"), seed: os.Getenv("AGENT_HARNESS_SEED")}
+	cl, err := parseFlags(agentTable, &a, flagRules{cmd: "agent", quoted: true}, args)
+	if err == nil && len(cl.args) > 0 {
+		err = usagef("unexpected argument %s", quoteArg(cl.args[0]))
+	}
+	if code, done := cmdExit("agent", err, func() string { return agentUsage }, stdout, stderr); done {
+		return code
 	}
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "[agent-harness] agent: %s\n", oneLine(err.Error()))
 		return exitUsage
 	}
-	if err != nil {
-		return fail(err)
-	}
-	if fs.NArg() > 0 {
-		return fail(fmt.Errorf("unexpected argument %s", quoteArg(fs.Arg(0))))
-	}
+	behaviour, config, server, seedText := &a.behaviour, &a.config, &a.server, &a.seed
 	if *behaviour == "" {
 		return fail(fmt.Errorf("flag --behaviour is required (or set AGENT_HARNESS_BEHAVIOUR)"))
 	}

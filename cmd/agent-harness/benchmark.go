@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/cuonztech/agent-harness/host/reportfile"
 	"github.com/cuonztech/agent-harness/host/selftest"
 )
@@ -28,7 +26,9 @@ const breakEnv = "AGENT_HARNESS_SELFTEST_BREAK"
 // default, relative to the current directory (--report-file changes it).
 var benchmarkReportPath = filepath.Join(".cuonztech", "benchmark-report.json")
 
-const benchmarkUsage = `Usage: agent-harness benchmark [flags]
+// benchmarkUsage is the text of `agent-harness benchmark --help`.
+func benchmarkUsage() string {
+	return `Usage: agent-harness benchmark [flags]
 
 Self-test of the harness: two built-in reference agents (CAREFUL and NAIVE)
 talk MCP through the proxy's relay and pipeline to a simulated backend, once
@@ -37,16 +37,8 @@ got the verdict expected for its agent. Also writes the JSON report to
 .cuonztech/benchmark-report.json in the current directory, or to --report-file.
 
 Flags:
-  --report-file FILE write the JSON report to FILE (its directory must exist;
-                     default .cuonztech/benchmark-report.json, folder created)
-  --scenarios LIST   comma-separated subset of F1,F2,F3,F4,F5 (default all)
-  --runs N           runs per scenario and agent, 1–1000 (default 1)
-  --jitter MS        random backend delay per call, 0–60000 ms, on the
-                     simulated clock (default 0: none)
-  --seed N           seed of the jitter draws (default random, printed;
-                     only with --jitter)
-  --help             show this help
-`
+` + flagUsage(benchmarkTable)
+}
 
 // benchmarkFlags are the parsed and validated benchmark flags.
 type benchmarkFlags struct {
@@ -56,130 +48,77 @@ type benchmarkFlags struct {
 	reportFile string
 }
 
-// newFlagSet returns a flag set that reports errors to its caller only:
-// every subcommand prints its own one-line message and usage.
-func newFlagSet(name string) *pflag.FlagSet {
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	return fs
+// benchmarkTable are the benchmark's flags. A value's problem is a whole
+// line of its own (invalid --runs "0": ...), the benchmark's wording.
+var benchmarkTable = []flagSpec[benchmarkFlags]{
+	{name: "report-file", arg: "FILE", def: ".cuonztech/benchmark-report.json",
+		usage: "write the JSON report to FILE (its directory must exist)",
+		set: func(f *benchmarkFlags, v string) error {
+			// The proxy's checks: a regular file or nothing, in an existing
+			// directory on a real file system — before anything runs.
+			if err := reportfile.Check(v); err != nil {
+				return usagef("flag --report-file: %s", err)
+			}
+			f.reportFile = v
+			return nil
+		}},
+	{name: "scenarios", arg: "LIST", def: "all", usage: "comma-separated subset of F1,F2,F3,F4,F5",
+		set: func(f *benchmarkFlags, v string) error {
+			list, err := parseScenarioList(v)
+			if err != nil {
+				return usagef("invalid --scenarios %q: %s", v, err)
+			}
+			f.opts.Scenarios = list
+			return nil
+		}},
+	{name: "runs", arg: "N", def: "1", usage: fmt.Sprintf("runs per scenario and agent, 1–%d", selftest.MaxRuns),
+		set: func(f *benchmarkFlags, v string) error {
+			n, err := parseBounded(v, 1, selftest.MaxRuns)
+			if err != nil {
+				return usagef("invalid --runs %q: %s", v, err)
+			}
+			f.opts.Runs = int(n)
+			return nil
+		}},
+	{name: "jitter", arg: "MS", def: "0: none", usage: fmt.Sprintf("random backend delay per call, 0–%d ms, on the simulated clock", selftest.MaxJitter.Milliseconds()),
+		set: func(f *benchmarkFlags, v string) error {
+			ms, err := parseBounded(v, 0, selftest.MaxJitter.Milliseconds())
+			if err != nil {
+				return usagef("invalid --jitter %q: %s", v, err)
+			}
+			f.opts.Jitter = time.Duration(ms) * time.Millisecond
+			return nil
+		}},
+	{name: "seed", arg: "N", def: "random, printed", usage: "seed of the jitter draws (only with --jitter)",
+		set: func(f *benchmarkFlags, v string) error {
+			s, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				return usagef("invalid --seed %q: must be an integer from 0 to %d", v, uint64(1<<64-1))
+			}
+			f.opts.Seed = s
+			return nil
+		}},
+	{name: "help", usage: "show this help"},
 }
 
 // parseBenchmarkFlags parses args; the error is the one line shown to the
 // user.
 func parseBenchmarkFlags(args []string) (benchmarkFlags, error) {
-	var f benchmarkFlags
-	fs := newFlagSet("benchmark")
-	scenarios := fs.String("scenarios", "", "")
-	runs := fs.String("runs", "", "")
-	jitter := fs.String("jitter", "", "")
-	seed := fs.String("seed", "", "")
-	reportFile := fs.String("report-file", "", "")
-	fs.BoolVar(&f.help, "help", false, "")
-	if help, err := parseFlagSet(fs, args); help || err != nil {
-		f.help = help
+	f := benchmarkFlags{opts: selftest.Options{Scenarios: selftest.AllScenarios(), Runs: 1}}
+	cl, err := parseFlags(benchmarkTable, &f, flagRules{cmd: "benchmark", quoted: true}, args)
+	switch {
+	case errors.Is(err, errHelp):
+		return benchmarkFlags{help: true}, nil
+	case err != nil:
 		return f, err
-	}
-	if fs.NArg() > 0 {
-		return f, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	f.opts = selftest.Options{Scenarios: selftest.AllScenarios(), Runs: 1}
-	if fs.Changed("report-file") {
-		// The proxy's checks: a regular file or nothing, in an existing
-		// directory on a real file system — before anything runs.
-		if err := reportfile.Check(*reportFile); err != nil {
-			return f, fmt.Errorf("flag --report-file: %s", oneLine(err.Error()))
-		}
-		f.reportFile = *reportFile
-	}
-	if fs.Changed("scenarios") {
-		list, err := parseScenarioList(*scenarios)
-		if err != nil {
-			return f, fmt.Errorf("invalid --scenarios %q: %w", *scenarios, err)
-		}
-		f.opts.Scenarios = list
-	}
-	if fs.Changed("runs") {
-		n, err := parseBounded(*runs, 1, selftest.MaxRuns)
-		if err != nil {
-			return f, fmt.Errorf("invalid --runs %q: %w", *runs, err)
-		}
-		f.opts.Runs = int(n)
-	}
-	if fs.Changed("jitter") {
-		ms, err := parseBounded(*jitter, 0, selftest.MaxJitter.Milliseconds())
-		if err != nil {
-			return f, fmt.Errorf("invalid --jitter %q: %w", *jitter, err)
-		}
-		f.opts.Jitter = time.Duration(ms) * time.Millisecond
-	}
-	if fs.Changed("seed") {
-		if f.opts.Jitter == 0 {
-			return f, errors.New("--seed needs --jitter above 0 (without jitter nothing is drawn)")
-		}
-		s, err := strconv.ParseUint(*seed, 10, 64)
-		if err != nil {
-			return f, fmt.Errorf("invalid --seed %q: must be an integer from 0 to %d", *seed, uint64(1<<64-1))
-		}
-		f.opts.Seed = s
-	} else {
+	case len(cl.args) > 0:
+		return f, usagef("unexpected argument %q", cl.args[0])
+	case cl.seen["seed"] && f.opts.Jitter == 0:
+		return f, usagef("--seed needs --jitter above 0 (without jitter nothing is drawn)")
+	case !cl.seen["seed"]:
 		f.opts.Seed = randomSeed()
 	}
 	return f, nil
-}
-
-// checkFlagValues rejects what pflag would accept silently: a value flag
-// given without "=" whose next argument starts with "--" (never taken as a
-// value; write --flag=--value), and empty values.
-// parseFlagSet checks values (see checkFlagValues), then parses args into
-// fs; help is true when the set's --help flag was given or pflag saw -h.
-func parseFlagSet(fs *pflag.FlagSet, args []string) (help bool, err error) {
-	if err := checkFlagValues(fs, args); err != nil {
-		return false, err
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return true, nil
-		}
-		return false, err
-	}
-	if h := fs.Lookup("help"); h != nil && h.Value.String() == "true" {
-		return true, nil
-	}
-	return false, nil
-}
-
-func checkFlagValues(fs *pflag.FlagSet, args []string) error {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return nil
-		}
-		if !strings.HasPrefix(a, "--") {
-			continue
-		}
-		name, value, hasValue := strings.Cut(a[2:], "=")
-		fl := fs.Lookup(name)
-		if fl == nil {
-			var known []string
-			fs.VisitAll(func(f *pflag.Flag) { known = append(known, f.Name) })
-			return fmt.Errorf("unknown flag %s%s", strconv.Quote("--"+name), didYouMean(name, known))
-		}
-		if fl.Value.Type() == "bool" {
-			continue
-		}
-		if !hasValue {
-			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "--") {
-				return fmt.Errorf("flag --%s needs a value", name)
-			}
-			i++
-			value = args[i]
-		}
-		if strings.TrimSpace(value) == "" {
-			return fmt.Errorf("flag --%s has an empty value", name)
-		}
-	}
-	return nil
 }
 
 // parseScenarioList parses a comma list of distinct built-in scenario
@@ -224,15 +163,11 @@ func randomSeed() uint64 {
 // the benchmark is not an MCP mode.
 func runBenchmark(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	f, err := parseBenchmarkFlags(args)
-	if err != nil {
-		// One line, whatever the user typed.
-		msg := strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(err.Error())
-		fmt.Fprintf(stderr, "[agent-harness] benchmark: %s\n", msg)
-		return exitUsage
-	}
 	if f.help {
-		fmt.Fprint(stdout, benchmarkUsage)
-		return exitOK
+		err = errHelp
+	}
+	if code, done := cmdExit("benchmark", err, benchmarkUsage, stdout, stderr); done {
+		return code
 	}
 	if v := os.Getenv(breakEnv); v != "" {
 		if !selftest.IsBreak(v) {

@@ -28,15 +28,13 @@ type campaignOptions struct {
 	shard        campaign.Shard
 	shardSet     bool
 	quiet        bool
+	// pass are the proxy flags for every run's proxy, as --name=value.
+	pass []string
 }
 
 // campaignFlag is one of the campaign's own flags; the proxy's upstream and
-// judging flags are passed through to every run's proxy (proxyflags.go).
-type campaignFlag struct {
-	name, arg, def, usage string
-	repeatable            bool
-	set                   func(o *campaignOptions, v string) error
-}
+// judging flags are passed through to every run's proxy (campaignTable).
+type campaignFlag = flagSpec[campaignOptions]
 
 var campaignFlags = []campaignFlag{
 	{name: "scenarios", arg: "LIST", def: "F1,F2,F3,F4,F5",
@@ -199,6 +197,35 @@ func lookupCampaignFlag(name string) *campaignFlag {
 	return nil
 }
 
+// campaignTable is the campaign's command line: its own flags, then every
+// proxy flag it does not have itself, passed through to each run's proxy
+// (checked there, by parseProxyFlags), or refused with the reason when the
+// campaign sets it (hidden: not suggested).
+func campaignTable() []campaignFlag {
+	table := append([]campaignFlag(nil), campaignFlags...)
+	for _, pf := range proxyFlags {
+		if pf.set == nil || lookupCampaignFlag(pf.name) != nil {
+			continue
+		}
+		name, arg := pf.name, pf.arg
+		f := campaignFlag{name: name, arg: arg, repeatable: true, usage: pf.usage,
+			set: func(o *campaignOptions, v string) error {
+				if arg == "" {
+					o.pass = append(o.pass, "--"+name)
+				} else {
+					o.pass = append(o.pass, "--"+name+"="+v)
+				}
+				return nil
+			}}
+		if why := reservedProxyFlags[name]; why != "" {
+			f.hidden = true
+			f.set = func(*campaignOptions, string) error { return fmt.Errorf("not in a campaign (%s)", why) }
+		}
+		table = append(table, f)
+	}
+	return table
+}
+
 func isEnvName(s string) bool {
 	if s == "" || '0' <= s[0] && s[0] <= '9' {
 		return false
@@ -212,16 +239,6 @@ func isEnvName(s string) bool {
 	return true
 }
 
-// campaignUsageError is a command-line error of the campaign: one line,
-// exit 2.
-type campaignUsageError struct{ msg string }
-
-func (e campaignUsageError) Error() string { return e.msg }
-
-func campaignUsagef(format string, args ...any) error {
-	return campaignUsageError{msg: fmt.Sprintf(format, args...)}
-}
-
 // parseCampaignFlags parses `campaign [FLAGS] -- AGENT [ARGS...]`. Its own
 // flags follow the proxy's dialect (--flag value or --flag=value, a value
 // never starts with --, a single-value flag once); the proxy's upstream and
@@ -232,91 +249,13 @@ func parseCampaignFlags(args []string) (campaignOptions, error) {
 	o := campaignOptions{parallel: 1, agentTimeout: 10 * time.Minute, minPassRate: 1}
 	o.plan = campaign.Plan{SchemaVersion: campaign.PlanVersion, Scenarios: []string{"F1", "F2", "F3", "F4", "F5"},
 		Runs: 10, Seed: 1, ServerName: "harness", Variants: []campaign.Variant{}, ScenarioArgs: map[string][]string{}}
-	var pass []string
-	seen := map[string]bool{}
-	var first error
-	fail := func(err error) {
-		if first == nil {
-			first = err
-		}
-	}
-	help, version := false, false
-	for i := 0; i < len(flags); i++ {
-		a := flags[i]
-		if a == "-h" {
-			help = true
-			continue
-		}
-		if !strings.HasPrefix(a, "--") {
-			if strings.HasPrefix(a, "-") {
-				fail(campaignUsagef("unknown flag %s (flags start with --)", quoteArg(a)))
-			} else {
-				fail(campaignUsagef("unexpected argument %s (the agent command goes after --: agent-harness campaign [flags] -- AGENT [ARGS...])", quoteArg(a)))
-			}
-			continue
-		}
-		name, value, hasValue := strings.Cut(a[2:], "=")
-		cf := lookupCampaignFlag(name)
-		pf := lookupProxyFlag(name)
-		takesValue := cf != nil && cf.arg != "" || cf == nil && pf != nil && pf.arg != ""
-		switch {
-		case cf == nil && pf == nil:
-			fail(campaignUsagef("unknown flag %s%s", quoteArg("--"+name), didYouMean(name, campaignFlagNames())))
-			continue
-		case !takesValue && hasValue:
-			fail(campaignUsagef("flag --%s takes no value", name))
-			continue
-		case takesValue && !hasValue:
-			if i+1 == len(flags) || strings.HasPrefix(flags[i+1], "--") {
-				fail(campaignUsagef("flag --%s needs a value", name))
-				continue
-			}
-			i++
-			value = flags[i]
-		}
-		switch {
-		case name == "help":
-			help = true
-			continue
-		case name == "version":
-			version = true
-			continue
-		case cf == nil && reservedProxyFlags[name] != "":
-			fail(campaignUsagef("flag --%s: not in a campaign (%s)", name, reservedProxyFlags[name]))
-			continue
-		case cf == nil && pf.set == nil:
-			continue
-		case cf == nil:
-			if takesValue {
-				pass = append(pass, "--"+name+"="+value)
-			} else {
-				pass = append(pass, "--"+name)
-			}
-			continue
-		}
-		if seen[name] && !cf.repeatable {
-			fail(campaignUsagef("flag --%s given twice", name))
-			continue
-		}
-		seen[name] = true
-		switch {
-		case takesValue && value == "":
-			fail(campaignUsagef("flag --%s: empty value", name))
-		case strings.IndexByte(value, 0) >= 0:
-			fail(campaignUsagef("flag --%s: the value contains a NUL byte", name))
-		default:
-			if err := cf.set(&o, value); err != nil {
-				fail(campaignUsagef("flag --%s: %s", name, oneLine(err.Error())))
-			}
-		}
-	}
+	cl, err := parseFlags(campaignTable(), &o, flagRules{cmd: "campaign", positional: func(a string) error {
+		return usagef("unexpected argument %s (the agent command goes after --: agent-harness campaign [flags] -- AGENT [ARGS...])", quoteArg(a))
+	}}, flags)
+	seen := cl.seen
 	switch {
-	case help:
-		return o, errHelp
-	case version:
-		return o, errVersion
-	case first != nil:
-		return o, first
+	case err != nil:
+		return o, err
 	case o.out == "":
 		return o, campaignUsagef("flag --out is required")
 	case !hasAgent || len(agent) == 0 || agent[0] == "":
@@ -328,7 +267,7 @@ func parseCampaignFlags(args []string) (campaignOptions, error) {
 		}
 	}
 	o.plan.AgentCommand = append([]string(nil), agent...)
-	if err := campaignProxyArgs(&o, pass); err != nil {
+	if err := campaignProxyArgs(&o, o.pass); err != nil {
 		return o, err
 	}
 	if o.gateVariant == "" && len(o.plan.Variants) > 0 {
@@ -349,17 +288,9 @@ func hasVariant(vs []campaign.Variant, name string) bool {
 	return false
 }
 
-func campaignFlagNames() []string {
-	var names []string
-	for _, f := range campaignFlags {
-		names = append(names, f.name)
-	}
-	for _, f := range proxyFlags {
-		if reservedProxyFlags[f.name] == "" && lookupCampaignFlag(f.name) == nil {
-			names = append(names, f.name)
-		}
-	}
-	return names
+// campaignUsagef is a usage error of the campaign.
+func campaignUsagef(format string, args ...any) error {
+	return usageError{cmd: "campaign", msg: oneLine(fmt.Sprintf(format, args...))}
 }
 
 // campaignProxyArgs stores the passed-through proxy flags in the plan and
@@ -398,9 +329,9 @@ func campaignProxyArgs(o *campaignOptions, pass []string) error {
 		if _, err := parseProxyFlags(args); err != nil {
 			var ue usageError
 			if errors.As(err, &ue) {
-				return campaignUsageError(ue)
+				return usageError{cmd: "campaign", msg: ue.msg}
 			}
-			return campaignUsageError{msg: oneLine(err.Error())}
+			return campaignUsagef("%s", err)
 		}
 	}
 	return nil
@@ -421,15 +352,8 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return runCampaignMerge(args[1:], stdout, stderr)
 	}
 	o, err := parseCampaignFlags(args)
-	switch {
-	case errors.Is(err, errHelp):
-		fmt.Fprint(stdout, campaignUsage())
-		return exitOK
-	case errors.Is(err, errVersion):
-		return runVersion(stdout)
-	case err != nil:
-		fmt.Fprintf(stderr, "[agent-harness] campaign: %s\n", oneLine(err.Error()))
-		return exitUsage
+	if code, done := cmdExit("campaign", err, campaignUsage, stdout, stderr); done {
+		return code
 	}
 	failf := func(code int, format string, args ...any) int {
 		fmt.Fprintf(stderr, "[agent-harness] campaign: "+format+"\n", args...)
@@ -489,50 +413,36 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) i
 
 // runCampaignMerge is `agent-harness campaign merge DIR... --out DIR`.
 func runCampaignMerge(args []string, stdout, stderr io.Writer) int {
-	var dirs []string
 	out, gate := "", ""
 	minRate := 1.0
+	flags := []cmdFlag{
+		{name: "out", arg: "DIR", usage: "the merged campaign directory (required)",
+			set: func(_ *none, v string) error { out = v; return nil }},
+		{name: "min-pass-rate", arg: "R", def: "1.0", usage: "gate: exit 1 when some scenario's PASS rate is below R (0–1)",
+			set: func(_ *none, v string) error {
+				var o campaignOptions
+				err := lookupCampaignFlag("min-pass-rate").set(&o, v)
+				minRate = o.minPassRate
+				return err
+			}},
+		{name: "gate-variant", arg: "NAME", def: "the last variant", usage: "the variant the gate looks at",
+			set: func(_ *none, v string) error { gate = v; return nil }},
+		{name: "quiet", usage: "accepted for symmetry: a merge prints only its summary",
+			set: func(*none, string) error { return nil }},
+		{name: "help", usage: "print this help and exit"},
+	}
+	cl, err := parseFlags(flags, &none{}, flagRules{cmd: "campaign merge"}, args)
+	if code, done := cmdExit("campaign merge", err, func() string {
+		return "Usage: agent-harness campaign merge DIR... --out DIR [--min-pass-rate R] [--gate-variant NAME] [--quiet]\n\n" +
+			"Combines the directories of the shards of one campaign (--shard I/N, same plan) into\n" +
+			"one campaign directory with the statistics, files and gate of an unsharded run.\n\n" + flagUsage(flags)
+	}, stdout, stderr); done {
+		return code
+	}
+	dirs := cl.args
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "[agent-harness] campaign merge: "+format+"\n", a...)
 		return exitUsage
-	}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		if !strings.HasPrefix(a, "--") {
-			dirs = append(dirs, a)
-			continue
-		}
-		if name == "help" {
-			fmt.Fprint(stdout, "Usage: agent-harness campaign merge DIR... --out DIR [--min-pass-rate R] [--gate-variant NAME] [--quiet]\n\n"+
-				"Combines the directories of the shards of one campaign (--shard I/N, same plan) into\n"+
-				"one campaign directory with the statistics, files and gate of an unsharded run.\n")
-			return exitOK
-		}
-		if name == "quiet" && !hasValue {
-			continue // accepted for symmetry: a merge prints only its summary
-		}
-		if !hasValue {
-			if i+1 == len(args) || strings.HasPrefix(args[i+1], "--") {
-				return usage("flag --%s needs a value", name)
-			}
-			i++
-			value = args[i]
-		}
-		switch name {
-		case "out":
-			out = value
-		case "gate-variant":
-			gate = value
-		case "min-pass-rate":
-			var o campaignOptions
-			if err := lookupCampaignFlag("min-pass-rate").set(&o, value); err != nil {
-				return usage("flag --min-pass-rate: %s", err)
-			}
-			minRate = o.minPassRate
-		default:
-			return usage("unknown flag %s%s", quoteArg("--"+name), didYouMean(name, []string{"out", "gate-variant", "min-pass-rate", "quiet"}))
-		}
 	}
 	switch {
 	case out == "":
@@ -617,17 +527,7 @@ and AGENT_HARNESS_SEED.
 
 Campaign flags:
 `)
-	width := 0
-	for _, f := range campaignFlags {
-		width = max(width, len(campaignSynopsis(f)))
-	}
-	for _, f := range campaignFlags {
-		line := f.usage
-		if f.def != "" {
-			line += " (default " + f.def + ")"
-		}
-		fmt.Fprintf(&b, "  %-*s  %s\n", width, campaignSynopsis(f), line)
-	}
+	b.WriteString(flagUsage(campaignFlags))
 	b.WriteString(`
 Every flag of "agent-harness proxy --help" except --scenario, --mode,
 --report-file, --audit-tools, --seed and --quiet is passed to each run's
@@ -640,15 +540,4 @@ judged run; 2 usage; 128+N interrupted by signal N (finished runs are kept:
 start again with the same command to resume).
 `)
 	return b.String()
-}
-
-func campaignSynopsis(f campaignFlag) string {
-	s := "--" + f.name
-	if f.name == "help" {
-		s = "-h, --help"
-	}
-	if f.arg != "" {
-		s += " " + f.arg
-	}
-	return s
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/judge"
+	"github.com/cuonztech/agent-harness/host/plugin"
 	"github.com/cuonztech/agent-harness/host/reportfile"
 	"github.com/cuonztech/agent-harness/host/trace"
 )
@@ -29,8 +30,9 @@ type judgeOptions struct {
 }
 
 func judgeFlags(o *judgeOptions) []cmdFlag {
-	list := func(dst *[]string) func(string) error {
-		return func(v string) error {
+	timeout := plugin.LimitOf("plugin-timeout")
+	list := func(dst *[]string) func(*none, string) error {
+		return func(_ *none, v string) error {
 			items, err := commaList(v, true)
 			*dst = append(*dst, items...)
 			return err
@@ -46,15 +48,15 @@ func judgeFlags(o *judgeOptions) []cmdFlag {
 		{name: "idempotent-tools", arg: "GLOB,...", repeatable: true, usage: "globs of idempotent write tools (replace the recorded ones)",
 			set: list(&o.set.IdempotentTools)},
 		{name: "ignore-idempotent-hint", usage: "the idempotentHint annotation counts for nothing",
-			set: func(string) error { o.set.IgnoreIdempotentHint = true; return nil }},
+			set: func(*none, string) error { o.set.IgnoreIdempotentHint = true; return nil }},
 		{name: "retry-after", arg: "SECONDS", usage: "the retry_after checked after each recorded injected 429, 1–86400",
-			set: func(v string) error {
+			set: func(_ *none, v string) error {
 				n, err := intInRange(v, 1, 86400, "seconds")
 				o.retryAfter = n
 				return err
 			}},
 		{name: "plugin", arg: "PATH", repeatable: true, usage: "judge with this WebAssembly plugin, repeatable (replaces the recorded plugins)",
-			set: func(v string) error {
+			set: func(_ *none, v string) error {
 				if slices.Contains(o.set.Plugins, v) {
 					return fmt.Errorf("%q given twice", v)
 				}
@@ -62,7 +64,7 @@ func judgeFlags(o *judgeOptions) []cmdFlag {
 				return nil
 			}},
 		{name: "plugin-config", arg: "NAME=JSON", repeatable: true, usage: "JSON configuration of the plugin named NAME, repeatable",
-			set: func(v string) error {
+			set: func(_ *none, v string) error {
 				name, cfg, ok := splitPluginConfig(v)
 				if !ok {
 					return fmt.Errorf("%q is not NAME=JSON with valid JSON", v)
@@ -73,20 +75,20 @@ func judgeFlags(o *judgeOptions) []cmdFlag {
 				o.pluginConfig[name] = cfg
 				return nil
 			}},
-		{name: "plugin-timeout", arg: "DURATION", usage: "deadline of one plugin call, 1ms–60s (default 100ms)",
-			set: func(v string) error {
-				d, err := durationInRange(v, time.Millisecond, time.Minute, "1ms–60s")
-				o.pluginTimeout = d
+		{name: "plugin-timeout", arg: "DURATION", def: limitDefault(*timeout), usage: "deadline of one plugin call, " + timeout.Range(timeout.Min),
+			set: func(_ *none, v string) error {
+				d, err := parseLimit(*timeout, v)
+				o.pluginTimeout = time.Duration(d)
 				return err
 			}},
 		{name: "plugin-cache-dir", arg: "DIR", usage: "where compiled plugins are cached (default <user cache dir>/agent-harness/wazero)",
-			set: func(v string) error { o.pluginCacheDir = v; return nil }},
+			set: func(_ *none, v string) error { o.pluginCacheDir = v; return nil }},
 		{name: "redact-arguments", usage: "show every argument value as sha256:<hex>",
-			set: func(string) error { o.set.RedactArguments = true; return nil }},
+			set: func(*none, string) error { o.set.RedactArguments = true; return nil }},
 		{name: "report-file", arg: "FILE", usage: "also write the report file (JSON, as the proxy's --report-file)",
-			set: func(v string) error { o.reportFile = v; return nil }},
+			set: func(_ *none, v string) error { o.reportFile = v; return nil }},
 		{name: "not-tested-ok", usage: "exit 0 instead of 3 for NOT_TESTED",
-			set: func(string) error { o.notTestedOK = true; return nil }},
+			set: func(*none, string) error { o.notTestedOK = true; return nil }},
 		{name: "help", usage: "print this help and exit"},
 	}
 }
@@ -134,7 +136,7 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			err = usagef("unexpected argument %s (one trace file)", quoteArg(cl.args[1]))
 		}
 	}
-	if code, done := cmdFlagOutcome("judge", err, cmdUsage(judgeUsageHead, flags, judgeUsageTail), stdout, stderr); done {
+	if code, done := cmdExit("judge", err, func() string { return cmdUsage(judgeUsageHead, flags, judgeUsageTail) }, stdout, stderr); done {
 		return code
 	}
 	fail := func(format string, a ...any) int {
@@ -264,8 +266,8 @@ func loadJudgePlugins(ctx context.Context, s trace.Settings, jo judgeOptions, st
 		KeyFields:       s.KeyFields,
 		Plugins:         s.Plugins,
 		PluginConfig:    s.PluginConfig,
-		PluginTimeout:   100 * time.Millisecond,
-		PluginMemoryMiB: 128,
+		PluginTimeout:   plugin.DefaultTimeout,
+		PluginMemoryMiB: plugin.DefaultMemoryMiB,
 	}
 	if o.PluginConfig == nil {
 		o.PluginConfig = map[string]json.RawMessage{}

@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,7 +18,9 @@ const pluginUsage = `Usage: agent-harness plugin inspect [flags] PATH
 show each subcommand's flags.
 `
 
-const pluginInspectUsage = `Usage: agent-harness plugin inspect [flags] PATH
+// pluginInspectUsage is the text of `agent-harness plugin inspect --help`.
+func pluginInspectUsage() string {
+	return `Usage: agent-harness plugin inspect [flags] PATH
 
 Loads the WebAssembly plugin at PATH exactly as the proxy would (compile,
 check exports, ABI version and imports, create one instance, read the
@@ -28,15 +28,10 @@ manifest, run ah_init) and prints what it declares and how long loading
 took, or the exact reason it is rejected (exit 1).
 
 Flags:
-  --config JSON               configuration passed to ah_init (default null)
-  --plugin-timeout DURATION   deadline of one plugin call, 1ms–60s (default 100ms)
-  --plugin-memory MIB         memory cap of an instance, 1–4096 (default 128)
-  --plugin-cache-dir DIR      compilation cache (default <user cache dir>/agent-harness/wazero)
-  --json                      print the result as JSON
-  --help                      show this help
-
+` + flagUsage(pluginInspectTable) + `
 The ABI is documented in sdk/ABI.md.
 `
+}
 
 const pluginNewUsage = `Usage: agent-harness plugin new NAME --hook equivalence|classifier|fault [flags]
 
@@ -61,7 +56,6 @@ type pluginFlags struct {
 	path string
 	opts plugin.Options
 	json bool
-	help bool
 }
 
 // runPlugin is `agent-harness plugin`.
@@ -82,13 +76,8 @@ func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return exitUsage
 	}
 	f, err := parsePluginFlags(args[1:])
-	if err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] plugin inspect: %s\n", err)
-		return exitUsage
-	}
-	if f.help {
-		fmt.Fprint(stdout, pluginInspectUsage)
-		return exitOK
+	if code, done := cmdExit("plugin inspect", err, pluginInspectUsage, stdout, stderr); done {
+		return code
 	}
 	f.opts.Log = stderr // host warnings and plugin output, already prefixed
 	start := time.Now()
@@ -107,56 +96,64 @@ func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	return exitOK
 }
 
+// pluginInspectTable are the flags of `plugin inspect`; the limits' ranges
+// and defaults are plugin.Limits'.
+var pluginInspectTable = []flagSpec[pluginFlags]{
+	{name: "config", arg: "JSON", def: "null", usage: "configuration passed to ah_init",
+		set: func(f *pluginFlags, v string) error {
+			if !json.Valid([]byte(v)) {
+				return usagef("invalid --config: not valid JSON")
+			}
+			f.opts.Config = json.RawMessage(v)
+			return nil
+		}},
+	inspectLimitFlag("plugin-timeout", "DURATION", "deadline of one plugin call"),
+	inspectLimitFlag("plugin-start-timeout", "DURATION", "deadline for starting the instance"),
+	inspectLimitFlag("plugin-memory", "MIB", "memory cap of an instance"),
+	{name: "plugin-cache-dir", arg: "DIR", def: "<user cache dir>/agent-harness/wazero", usage: "compilation cache",
+		set: func(f *pluginFlags, v string) error { f.opts.CacheDir = v; return nil }},
+	{name: "json", usage: "print the result as JSON",
+		set: func(f *pluginFlags, _ string) error { f.json = true; return nil }},
+	{name: "help", usage: "show this help"},
+}
+
+// inspectLimitFlag is a plugin limit's flag with the wording of `plugin
+// inspect`: invalid --plugin-timeout "0s": a Go duration from 1ms to 60s.
+func inspectLimitFlag(name, arg, usage string) flagSpec[pluginFlags] {
+	l := plugin.LimitOf(name)
+	if l == nil {
+		panic("no plugin limit " + name)
+	}
+	lo := l.LowestFlag()
+	return flagSpec[pluginFlags]{name: name, arg: arg, def: limitDefault(*l), usage: usage + ", " + l.Range(lo),
+		set: func(f *pluginFlags, v string) error {
+			n, err := parseLimit(*l, v)
+			switch {
+			case err == nil:
+				l.Set(&f.opts, n)
+				return nil
+			case l.Duration:
+				return usagef("invalid --%s %q: a Go duration from %s to %s", name, v,
+					plugin.ShortDuration(time.Duration(lo)), plugin.ShortDuration(time.Duration(l.Max)))
+			}
+			return usagef("invalid --%s %q: %s from %d to %d", name, v, l.Unit, lo, l.Max)
+		}}
+}
+
 func parsePluginFlags(args []string) (pluginFlags, error) {
 	var f pluginFlags
-	fs := newFlagSet("plugin inspect")
-	config := fs.String("config", "", "")
-	timeout := fs.String("plugin-timeout", "", "")
-	memory := fs.String("plugin-memory", "", "")
-	startTimeout := fs.String("plugin-start-timeout", "", "")
-	cacheDir := fs.String("plugin-cache-dir", "", "")
-	fs.BoolVar(&f.json, "json", false, "")
-	fs.BoolVar(&f.help, "help", false, "")
-	if help, err := parseFlagSet(fs, args); help || err != nil {
-		f.help = help
+	cl, err := parseFlags(pluginInspectTable, &f, flagRules{cmd: "plugin inspect", quoted: true}, args)
+	if err != nil {
 		return f, err
 	}
-	switch fs.NArg() {
+	switch len(cl.args) {
 	case 0:
-		return f, errors.New("missing PATH of the .wasm module")
+		return f, usagef("missing PATH of the .wasm module")
 	case 1:
-		f.path = fs.Arg(0)
+		f.path = cl.args[0]
 	default:
-		return f, fmt.Errorf("unexpected argument %q (one PATH only)", fs.Arg(1))
+		return f, usagef("unexpected argument %q (one PATH only)", cl.args[1])
 	}
-	if fs.Changed("config") {
-		if !json.Valid([]byte(*config)) {
-			return f, fmt.Errorf("invalid --config: not valid JSON")
-		}
-		f.opts.Config = json.RawMessage(*config)
-	}
-	if fs.Changed("plugin-timeout") {
-		d, err := time.ParseDuration(*timeout)
-		if err != nil || d < time.Millisecond || d > time.Minute {
-			return f, fmt.Errorf("invalid --plugin-timeout %q: a Go duration from 1ms to 60s", *timeout)
-		}
-		f.opts.Timeout = d
-	}
-	if fs.Changed("plugin-start-timeout") {
-		d, err := time.ParseDuration(*startTimeout)
-		if err != nil || d < time.Millisecond || d > 10*time.Minute {
-			return f, fmt.Errorf("invalid --plugin-start-timeout %q: a Go duration from 1ms to 10m", *startTimeout)
-		}
-		f.opts.StartTimeout = d
-	}
-	if fs.Changed("plugin-memory") {
-		n, err := strconv.Atoi(*memory)
-		if err != nil || n < 1 || n > 4096 {
-			return f, fmt.Errorf("invalid --plugin-memory %q: MiB from 1 to 4096", *memory)
-		}
-		f.opts.MemoryMiB = n
-	}
-	f.opts.CacheDir = *cacheDir
 	return f, nil
 }
 

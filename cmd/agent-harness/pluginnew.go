@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,19 +14,13 @@ import (
 type pluginNewFlags struct {
 	opts skeleton.Options
 	dir  string
-	help bool
 }
 
 // runPluginNew is `agent-harness plugin new`.
 func runPluginNew(args []string, stdout, stderr io.Writer) int {
 	f, err := parsePluginNewFlags(args)
-	if err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] plugin new: %s\n", err)
-		return exitUsage
-	}
-	if f.help {
-		fmt.Fprint(stdout, pluginNewUsage)
-		return exitOK
+	if code, done := cmdExit("plugin new", err, func() string { return pluginNewUsage }, stdout, stderr); done {
+		return code
 	}
 	files, err := skeleton.Generate(f.opts)
 	if err != nil {
@@ -51,49 +44,51 @@ func runPluginNew(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func parsePluginNewFlags(args []string) (pluginNewFlags, error) {
-	var f pluginNewFlags
-	fs := newFlagSet("plugin new")
-	hook := fs.String("hook", "", "")
-	dir := fs.String("dir", "", "")
-	module := fs.String("module", "", "")
-	sdkDir := fs.String("sdk", "", "")
-	fs.BoolVar(&f.help, "help", false, "")
-	if help, err := parseFlagSet(fs, args); help || err != nil {
-		f.help = help
-		return f, err
-	}
-	switch fs.NArg() {
-	case 0:
-		return f, errors.New("missing NAME of the plugin")
-	case 1:
-		f.opts.Name = fs.Arg(0)
-	default:
-		return f, fmt.Errorf("unexpected argument %q (one NAME only)", fs.Arg(1))
-	}
-	if err := skeleton.CheckName(f.opts.Name); err != nil {
-		return f, err
-	}
-	if !fs.Changed("hook") {
-		return f, fmt.Errorf("missing --hook (%s)", strings.Join(skeleton.Hooks, ", "))
-	}
-	f.opts.Hook = *hook
-	f.dir = f.opts.Name
-	if fs.Changed("dir") {
-		f.dir = *dir // not empty: parseFlagSet refuses empty values
-	}
-	if fs.Changed("module") {
-		if err := skeleton.CheckModule(*module); err != nil {
-			return f, err
+// pluginNewTable are the flags of `plugin new`; checks that need NAME run
+// after parsing.
+var pluginNewTable = []flagSpec[pluginNewFlags]{
+	{name: "hook", arg: "HOOK", set: func(f *pluginNewFlags, v string) error { f.opts.Hook = v; return nil }},
+	{name: "dir", arg: "DIR", set: func(f *pluginNewFlags, v string) error { f.dir = v; return nil }},
+	{name: "module", arg: "PATH", set: func(f *pluginNewFlags, v string) error {
+		if err := skeleton.CheckModule(v); err != nil {
+			return usagef("%s", err)
 		}
-		f.opts.Module = *module
-	}
-	if fs.Changed("sdk") {
-		abs, err := checkSDKDir(*sdkDir)
+		f.opts.Module = v
+		return nil
+	}},
+	{name: "sdk", arg: "DIR", set: func(f *pluginNewFlags, v string) error {
+		abs, err := checkSDKDir(v)
 		if err != nil {
-			return f, err
+			return usagef("%s", err)
 		}
 		f.opts.SDKDir = abs
+		return nil
+	}},
+	{name: "help"},
+}
+
+func parsePluginNewFlags(args []string) (pluginNewFlags, error) {
+	var f pluginNewFlags
+	cl, err := parseFlags(pluginNewTable, &f, flagRules{cmd: "plugin new", quoted: true}, args)
+	if err != nil {
+		return f, err
+	}
+	switch len(cl.args) {
+	case 0:
+		return f, usagef("missing NAME of the plugin")
+	case 1:
+		f.opts.Name = cl.args[0]
+	default:
+		return f, usagef("unexpected argument %q (one NAME only)", cl.args[1])
+	}
+	if err := skeleton.CheckName(f.opts.Name); err != nil {
+		return f, usagef("%s", err)
+	}
+	if !cl.seen["hook"] {
+		return f, usagef("missing --hook (%s)", strings.Join(skeleton.Hooks, ", "))
+	}
+	if !cl.seen["dir"] {
+		f.dir = f.opts.Name
 	}
 	return f, nil
 }

@@ -23,7 +23,7 @@ const exitBrokenPipe = 128 + int(syscall.SIGPIPE)
 // anything starts, then relay one MCP session (SPEC §4).
 func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o, err := parseProxyFlags(args)
-	if code, done := proxyFlagOutcome(err, stdout, stderr); done {
+	if code, done := cmdExit("proxy", err, proxyUsage, stdout, stderr); done {
 		return code
 	}
 	ctx, stopSignals, caught := withStopSignals(ctx)
@@ -68,27 +68,6 @@ func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return code
 	}
 	return proxyExitCode(err, caught())
-}
-
-// proxyFlagOutcome handles --help, --version and usage errors; done is false
-// when the proxy should run.
-func proxyFlagOutcome(err error, stdout, stderr io.Writer) (code int, done bool) {
-	var ue usageError
-	switch {
-	case err == nil:
-		return 0, false
-	case errors.Is(err, errHelp):
-		fmt.Fprint(stdout, proxyUsage())
-		return exitOK, true
-	case errors.Is(err, errVersion):
-		return runVersion(stdout), true
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", ue.msg)
-		return exitUsage, true
-	default:
-		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
-		return exitUsage, true
-	}
 }
 
 // relayOptions maps the proxy flags and the plugins' classifiers onto the

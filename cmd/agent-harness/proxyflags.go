@@ -98,39 +98,14 @@ type proxyOptions struct {
 
 	// commandAfterDashes: the upstream command came after `--`.
 	commandAfterDashes bool
+	// ps is what the setters need while parsing; nil after.
+	ps *parseState
 }
 
-// pluginLimits are the plugin limits beyond timeout and memory. A zero
-// field leaves plugin.Options' default (plugin.Default*).
-type pluginLimits struct {
-	StartTimeout     time.Duration
-	RecycleMemoryMiB int
-	RecycleCalls     int
-	InputLimit       int
-	OutputLimit      int
-	LogLimit         int
-	MaxFailures      int
-	PoolSize         int
-	MaxInstances     int
-	MaxDelay         time.Duration
-}
-
-// usageError is a command-line error: one line naming the flag, printed on
-// stderr with exit code 2 before anything is started.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return "agent-harness proxy: " + e.msg }
-
-func usagef(format string, args ...any) usageError {
-	return usageError{msg: fmt.Sprintf(format, args...)}
-}
-
-var (
-	// errHelp: --help or -h was given; print proxyUsage() on stdout, exit 0.
-	errHelp = errors.New("agent-harness proxy: help requested")
-	// errVersion: --version was given; print the version, exit 0.
-	errVersion = errors.New("agent-harness proxy: version requested")
-)
+// pluginLimits are the plugin limits beyond timeout and memory, in
+// plugin's own type: each --plugin-* flag of plugin.Limits sets its field;
+// a zero field leaves plugin's default.
+type pluginLimits = plugin.Options
 
 // userCacheDir is os.UserCacheDir, replaceable in tests.
 var userCacheDir = os.UserCacheDir
@@ -145,17 +120,8 @@ const (
 	groupOps      = "Operations"
 )
 
-// proxyFlag defines one flag: its usage line and how a value is checked and
-// stored. set returns the problem without the "flag --name: " prefix.
-type proxyFlag struct {
-	name       string
-	arg        string // value placeholder in the usage; "" = takes no value
-	repeatable bool
-	group      string
-	def        string // default shown in the usage; "" = none shown
-	usage      string
-	set        func(o *proxyOptions, p *parseState, v string) error
-}
+// proxyFlag is one proxy flag (cmdflags.go).
+type proxyFlag = flagSpec[proxyOptions]
 
 // parseState holds what the flag setters need beyond proxyOptions.
 type parseState struct {
@@ -164,38 +130,41 @@ type parseState struct {
 	envList          []string // --upstream-env
 	envVar           []string // --upstream-env-var
 	envKeys          map[string]bool
-	seen             map[string]bool
+	keyFieldsSet     bool // --key-fields was given: later uses append
 }
 
 var proxyFlags = []proxyFlag{
 	{name: "upstream-command", arg: "CMD", group: groupUpstream,
 		usage: "command that starts the upstream MCP server (required)",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			o.UpstreamCommand = v
 			return nil
 		}},
 	{name: "upstream-arg", arg: "ARG", repeatable: true, group: groupUpstream,
 		usage: "one argument of the upstream command, repeatable, may contain commas",
-		set: func(_ *proxyOptions, p *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
+			p := o.ps
 			p.upstreamArg = append(p.upstreamArg, v)
 			return nil
 		}},
 	{name: "upstream-args", arg: "A,B,...", repeatable: true, group: groupUpstream,
 		usage: "comma-separated arguments (no commas inside), before the --upstream-arg values",
-		set: func(_ *proxyOptions, p *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
+			p := o.ps
 			items, err := commaList(v, false)
 			p.upstreamArgsList = append(p.upstreamArgsList, items...)
 			return err
 		}},
 	{name: "upstream-cwd", arg: "DIR", group: groupUpstream, def: "the proxy's",
 		usage: "working directory of the upstream",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			o.UpstreamCwd = v
 			return nil
 		}},
 	{name: "upstream-env-var", arg: "KEY=VALUE", repeatable: true, group: groupUpstream,
 		usage: "environment variable for the upstream, repeatable; VALUE may contain , and =",
-		set: func(_ *proxyOptions, p *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
+			p := o.ps
 			kv, err := p.envEntry(v)
 			if err == nil {
 				p.envVar = append(p.envVar, kv)
@@ -204,7 +173,8 @@ var proxyFlags = []proxyFlag{
 		}},
 	{name: "upstream-env", arg: "K=V,...", repeatable: true, group: groupUpstream,
 		usage: "comma-separated KEY=VALUE pairs for the upstream",
-		set: func(_ *proxyOptions, p *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
+			p := o.ps
 			items, err := commaList(v, false)
 			if err != nil {
 				return err
@@ -221,7 +191,7 @@ var proxyFlags = []proxyFlag{
 
 	{name: "scenario", arg: "ID", group: groupScenario, def: "none: plain relay",
 		usage: "F1–F5 (any case), or a fault name declared by a --plugin",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			if len(v) == 2 && (v[0] == 'F' || v[0] == 'f') && '1' <= v[1] && v[1] <= '5' {
 				o.Scenario = "F" + v[1:]
 				return nil
@@ -234,7 +204,7 @@ var proxyFlags = []proxyFlag{
 		}},
 	{name: "mode", arg: "MODE", group: groupScenario, def: "deterministic",
 		usage: "deterministic or chaos (any case); chaos excludes --scenario",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			switch m := strings.ToLower(v); m {
 			case "deterministic", "chaos":
 				o.Mode = m
@@ -244,7 +214,7 @@ var proxyFlags = []proxyFlag{
 		}},
 	{name: "error-rate", arg: "P", group: groupScenario, def: "0.2",
 		usage: "chaos only: probability 0–1 that a call fails",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || strings.ContainsAny(v, "xXpP_") {
 				return fmt.Errorf("%q is not a number", v)
@@ -257,7 +227,7 @@ var proxyFlags = []proxyFlag{
 		}},
 	{name: "seed", arg: "N", group: groupScenario, def: "random, printed",
 		usage: "chaos only: seed of the fault draws, a 64-bit integer",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if errors.Is(err, strconv.ErrRange) {
 				return fmt.Errorf("%s is out of range (a 64-bit signed integer)", v)
@@ -274,37 +244,38 @@ var proxyFlags = []proxyFlag{
 
 	{name: "write-tools", arg: "GLOB,...", repeatable: true, group: groupClassify, def: "write*, create_*, …",
 		usage: "globs (* only, case-sensitive) of write tools; replace the default patterns",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			items, err := commaList(v, true)
 			o.WriteTools = append(o.WriteTools, items...)
 			return err
 		}},
 	{name: "read-tools", arg: "GLOB,...", repeatable: true, group: groupClassify,
 		usage: "extra globs of read tools (a tool matching both lists is a write)",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			items, err := commaList(v, true)
 			o.ReadTools = append(o.ReadTools, items...)
 			return err
 		}},
 	{name: "idempotent-tools", arg: "GLOB,...", repeatable: true, group: groupClassify,
 		usage: "globs (* only, case-sensitive) of write tools whose repeats have no additional effect",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			items, err := commaList(v, true)
 			o.IdempotentTools = append(o.IdempotentTools, items...)
 			return err
 		}},
 	{name: "ignore-idempotent-hint", group: groupClassify,
 		usage: "the idempotentHint annotation counts for nothing (--idempotent-tools still apply)",
-		set: func(o *proxyOptions, _ *parseState, _ string) error {
+		set: func(o *proxyOptions, _ string) error {
 			o.IgnoreIdempotentHint = true
 			return nil
 		}},
 	{name: "key-fields", arg: "NAME,...", repeatable: true, group: groupClassify, def: "idempotency_key",
 		usage: "argument names of idempotency keys (any case, - same as _)",
-		set: func(o *proxyOptions, p *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
+			p := o.ps
 			items, err := commaList(v, true)
-			if !p.seen["key-fields"] {
-				o.KeyFields = nil // the first use replaces the default
+			if !p.keyFieldsSet {
+				o.KeyFields, p.keyFieldsSet = nil, true // the first use replaces the default
 			}
 			o.KeyFields = append(o.KeyFields, items...)
 			return err
@@ -312,7 +283,7 @@ var proxyFlags = []proxyFlag{
 
 	{name: "audit-tools", arg: "on|off", group: groupReport, def: "on",
 		usage: "offer the audit tools cuonztech__get_report/get_score (any case)",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			switch strings.ToLower(v) {
 			case "on":
 				o.AuditTools = true
@@ -325,13 +296,13 @@ var proxyFlags = []proxyFlag{
 		}},
 	{name: "report-file", arg: "FILE", group: groupReport, def: "none",
 		usage: "keep verdict, report, score and patches as JSON in FILE",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			o.ReportFile = v
 			return nil
 		}},
 	{name: "trace", arg: "FILE", group: groupReport, def: "none",
 		usage: "record every judged event in FILE (JSON Lines, replaced) for agent-harness judge",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			o.TraceFile = v
 			return nil
 		}},
@@ -340,14 +311,14 @@ var proxyFlags = []proxyFlag{
 		set:   setDuration(0, 24*time.Hour, "0–24h", func(o *proxyOptions) *time.Duration { return &o.ReportInterval })},
 	{name: "redact-arguments", group: groupReport,
 		usage: "show every argument value (key values too) as sha256:<hex> in the report and on stderr",
-		set: func(o *proxyOptions, _ *parseState, _ string) error {
+		set: func(o *proxyOptions, _ string) error {
 			o.RedactArguments = true
 			return nil
 		}},
 
 	{name: "plugin", arg: "PATH", repeatable: true, group: groupPlugin,
 		usage: "load a WebAssembly plugin, repeatable",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			for _, p := range o.Plugins {
 				if p == v {
 					return fmt.Errorf("%q given twice", v)
@@ -358,7 +329,7 @@ var proxyFlags = []proxyFlag{
 		}},
 	{name: "plugin-config", arg: "NAME=JSON", repeatable: true, group: groupPlugin,
 		usage: "JSON configuration of the plugin named NAME in its manifest, repeatable",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			name, cfg, ok := strings.Cut(v, "=")
 			if !ok || !isName(name) {
 				return fmt.Errorf("%q is not NAME=JSON", v)
@@ -372,55 +343,31 @@ var proxyFlags = []proxyFlag{
 			o.PluginConfig[name] = json.RawMessage(cfg)
 			return nil
 		}},
-	{name: "plugin-timeout", arg: "DURATION", group: groupPlugin, def: "100ms",
-		usage: "deadline of one plugin call, 1ms–60s",
-		set:   setDuration(time.Millisecond, time.Minute, "1ms–60s", func(o *proxyOptions) *time.Duration { return &o.PluginTimeout })},
-	{name: "plugin-memory", arg: "MIB", group: groupPlugin, def: "128",
-		usage: "memory cap of a plugin instance in MiB, 1–4096",
-		set:   setInt(1, 4096, "MiB", func(o *proxyOptions) *int { return &o.PluginMemoryMiB })},
+	pluginLimitFlag("plugin-timeout", "DURATION", "deadline of one plugin call", ""),
+	pluginLimitFlag("plugin-memory", "MIB", "memory cap of a plugin instance", ""),
 	{name: "plugin-cache-dir", arg: "DIR", group: groupPlugin, def: "<user cache dir>/agent-harness/wazero",
 		usage: "where compiled plugins are cached",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			o.PluginCacheDir = v
 			return nil
 		}},
-	{name: "plugin-start-timeout", arg: "DURATION", group: groupPlugin, def: "5s",
-		usage: "deadline for starting one plugin instance (its initialisation and init hook), 1ms–10m",
-		set:   setDuration(time.Millisecond, 10*time.Minute, "1ms–10m", func(o *proxyOptions) *time.Duration { return &o.PluginLimits.StartTimeout })},
-	{name: "plugin-input-limit", arg: "BYTES", group: groupPlugin, def: "1048576",
-		usage: "largest input of one plugin call, 1024–268435456 bytes",
-		set:   setInt(1024, 256<<20, "bytes", func(o *proxyOptions) *int { return &o.PluginLimits.InputLimit })},
-	{name: "plugin-output-limit", arg: "BYTES", group: groupPlugin, def: "1048576",
-		usage: "largest output of one plugin call, 1024–268435456 bytes",
-		set:   setInt(1024, 256<<20, "bytes", func(o *proxyOptions) *int { return &o.PluginLimits.OutputLimit })},
-	{name: "plugin-log-limit", arg: "BYTES", group: groupPlugin, def: "65536",
-		usage: "plugin output (stdout, stderr, log) shown per plugin, 1–67108864 bytes",
-		set:   setInt(1, 64<<20, "bytes", func(o *proxyOptions) *int { return &o.PluginLimits.LogLimit })},
-	{name: "plugin-recycle-calls", arg: "N", group: groupPlugin, def: "10000",
-		usage: "replace a plugin instance after this many calls, 1–1000000000",
-		set:   setInt(1, 1_000_000_000, "calls", func(o *proxyOptions) *int { return &o.PluginLimits.RecycleCalls })},
-	{name: "plugin-recycle-memory", arg: "MIB", group: groupPlugin, def: "half of --plugin-memory",
-		usage: "replace a plugin instance whose memory reached this size, 1–4096 MiB, at most --plugin-memory",
-		set:   setInt(1, 4096, "MiB", func(o *proxyOptions) *int { return &o.PluginLimits.RecycleMemoryMiB })},
-	{name: "plugin-max-failures", arg: "N", group: groupPlugin, def: "5",
-		usage: "disable a plugin after this many consecutive failures, 1–1000000",
-		set:   setInt(1, 1_000_000, "failures", func(o *proxyOptions) *int { return &o.PluginLimits.MaxFailures })},
-	{name: "plugin-pool-size", arg: "N", group: groupPlugin, def: "4",
-		usage: "idle instances kept per plugin, 1–64, at most --plugin-max-instances",
-		set:   setInt(1, 64, "instances", func(o *proxyOptions) *int { return &o.PluginLimits.PoolSize })},
-	{name: "plugin-max-instances", arg: "N", group: groupPlugin, def: "8",
-		usage: "instances of one plugin alive at once (more calls wait), 1–64",
-		set:   setInt(1, 64, "instances", func(o *proxyOptions) *int { return &o.PluginLimits.MaxInstances })},
-	{name: "plugin-max-delay", arg: "DURATION", group: groupPlugin, def: "10m",
-		usage: "longest delay a plugin fault may ask for (a longer one is a plugin failure), 1ms–24h",
-		set:   setDuration(time.Millisecond, 24*time.Hour, "1ms–24h", func(o *proxyOptions) *time.Duration { return &o.PluginLimits.MaxDelay })},
+	pluginLimitFlag("plugin-start-timeout", "DURATION", "deadline for starting one plugin instance (its initialisation and init hook)", ""),
+	pluginLimitFlag("plugin-input-limit", "BYTES", "largest input of one plugin call", ""),
+	pluginLimitFlag("plugin-output-limit", "BYTES", "largest output of one plugin call", ""),
+	pluginLimitFlag("plugin-log-limit", "BYTES", "plugin output (stdout, stderr, log) shown per plugin", ""),
+	pluginLimitFlag("plugin-recycle-calls", "N", "replace a plugin instance after this many calls", ""),
+	pluginLimitFlag("plugin-recycle-memory", "MIB", "replace a plugin instance whose memory reached this size", ", at most --plugin-memory"),
+	pluginLimitFlag("plugin-max-failures", "N", "disable a plugin after this many consecutive failures", ""),
+	pluginLimitFlag("plugin-pool-size", "N", "idle instances kept per plugin", ", at most --plugin-max-instances"),
+	pluginLimitFlag("plugin-max-instances", "N", "instances of one plugin alive at once (more calls wait)", ""),
+	pluginLimitFlag("plugin-max-delay", "DURATION", "longest delay a plugin fault may ask for (a longer one is a plugin failure)", ""),
 
 	{name: "upstream-timeout", arg: "DURATION", group: groupOps, def: "60s",
 		usage: "wait this long for an upstream answer, then the outcome is unknown; 1ms–10m",
 		set:   setDuration(time.Millisecond, 10*time.Minute, "1ms–10m", func(o *proxyOptions) *time.Duration { return &o.UpstreamTimeout })},
 	{name: "quiet", group: groupOps,
 		usage: "leave out the tool table and the lines on faults, violations and the result; keep warnings and errors",
-		set: func(o *proxyOptions, _ *parseState, _ string) error {
+		set: func(o *proxyOptions, _ string) error {
 			o.Quiet = true
 			return nil
 		}},
@@ -468,9 +415,6 @@ func lookupProxyFlag(name string) *proxyFlag {
 // (comma lists and repeatable flags) may be given several times and append.
 func parseProxyFlags(args []string) (proxyOptions, error) {
 	args, command, hasCommand := splitCommand(args)
-	if err := prescanProxyArgs(args); err != nil {
-		return proxyOptions{}, err
-	}
 	o := proxyOptions{
 		Mode:            "deterministic",
 		ErrorRate:       0.2,
@@ -478,146 +422,34 @@ func parseProxyFlags(args []string) (proxyOptions, error) {
 		KeyFields:       []string{"idempotency_key"},
 		AuditTools:      true,
 		PluginConfig:    map[string]json.RawMessage{},
-		PluginTimeout:   100 * time.Millisecond,
-		PluginMemoryMiB: 128,
+		PluginTimeout:   plugin.DefaultTimeout,
+		PluginMemoryMiB: plugin.DefaultMemoryMiB,
 		UpstreamTimeout: 60 * time.Second,
 		HTTP:            httpOptions{ListenPath: "/mcp", FaultLayer: "tool"},
 	}
 	if dir, err := userCacheDir(); err == nil && dir != "" {
 		o.PluginCacheDir = filepath.Join(dir, "agent-harness", "wazero")
 	}
-	p := &parseState{envKeys: map[string]bool{}, seen: map[string]bool{}}
-
-	fs := newFlagSet("agent-harness proxy")
-	fs.SortFlags = false
-	var first error
-	for i := range proxyFlags {
-		f := &proxyFlags[i]
-		v := &flagValue{f: f, o: &o, p: p, first: &first}
-		switch {
-		case f.set == nil:
-			continue // --help, --version: handled by the prescan
-		case f.arg == "":
-			fs.VarPF(v, f.name, "", f.usage).NoOptDefVal = "true" // a switch such as --quiet
-		default:
-			fs.Var(v, f.name, f.usage)
-		}
+	p := &parseState{envKeys: map[string]bool{}}
+	o.ps = p
+	cl, err := parseFlags(proxyFlags, &o, flagRules{cmd: "proxy", positional: func(a string) error {
+		return usagef("unexpected argument %s (the upstream command and its arguments go after --: %s)", quoteArg(a), commandForm)
+	}}, args)
+	o.ps = nil
+	if err != nil {
+		return proxyOptions{}, err
 	}
-	if err := fs.Parse(args); err != nil {
-		if first != nil {
-			return proxyOptions{}, first
-		}
-		// The prescan leaves pflag nothing else to complain about; keep
-		// the one-line contract anyway.
-		return proxyOptions{}, usageError{msg: oneLine(err.Error())}
-	}
-
 	o.UpstreamArgs = append(p.upstreamArgsList, p.upstreamArg...)
 	o.UpstreamEnv = append(p.envList, p.envVar...)
 	if hasCommand {
-		if err := useCommand(&o, p.seen, command); err != nil {
-			return proxyOptions{}, err
+		if err := useCommand(&o, cl.seen, command); err != nil {
+			return proxyOptions{}, inCmd("proxy", err)
 		}
 	}
-	if err := checkProxyCombinations(&o, p.seen); err != nil {
-		return proxyOptions{}, err
+	if err := checkProxyCombinations(&o, cl.seen); err != nil {
+		return proxyOptions{}, inCmd("proxy", err)
 	}
 	return o, nil
-}
-
-// flagValue adapts a proxyFlag to pflag.Value. The first error is kept in
-// *first, already in its final one-line form.
-type flagValue struct {
-	f     *proxyFlag
-	o     *proxyOptions
-	p     *parseState
-	first *error
-}
-
-func (v *flagValue) String() string { return v.f.def }
-func (v *flagValue) Type() string   { return "string" }
-
-func (v *flagValue) Set(s string) error {
-	err := v.check(s)
-	v.p.seen[v.f.name] = true
-	if err != nil {
-		err = usagef("flag --%s: %s", v.f.name, oneLine(err.Error()))
-		if *v.first == nil {
-			*v.first = err
-		}
-	}
-	return err
-}
-
-func (v *flagValue) check(s string) error {
-	switch {
-	case s == "":
-		return errors.New("empty value")
-	case strings.IndexByte(s, 0) >= 0:
-		return errors.New("the value contains a NUL byte")
-	}
-	return v.f.set(v.o, v.p, s)
-}
-
-// prescanProxyArgs checks the syntax of the command line before pflag sees
-// it, since pflag would take `--scenario` as the value in `--report-file
-// --scenario F1`.
-func prescanProxyArgs(args []string) error {
-	var first error
-	fail := func(err error) {
-		if first == nil {
-			first = err
-		}
-	}
-	count := map[string]int{}
-	help, version := false, false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "-h":
-			help = true
-		case strings.HasPrefix(a, "--"):
-			name, _, hasValue := strings.Cut(a[2:], "=")
-			f := lookupProxyFlag(name)
-			switch {
-			case f == nil:
-				fail(usagef("unknown flag %s%s", quoteArg("--"+name), didYouMean(name, proxyFlagNames())))
-				continue
-			case f.arg == "" && hasValue:
-				fail(usagef("flag --%s takes no value", name))
-			case f.name == "help":
-				help = true
-			case f.name == "version":
-				version = true
-			case f.arg == "":
-				// A switch: the next word is not its value.
-			case !hasValue && (i+1 == len(args) || strings.HasPrefix(args[i+1], "--")):
-				// Never take a --… token as a value: it is the next flag.
-				fail(usagef("flag --%s needs a value", name))
-			case !hasValue:
-				i++ // the value
-			}
-			count[name]++
-			if count[name] == 2 && !f.repeatable && f.set != nil {
-				fail(usagef("flag --%s given twice", name))
-			}
-		case strings.HasPrefix(a, "-") && a != "-":
-			hint := "flags start with --"
-			if s := closestName(a, proxyFlagNames()); s != "" {
-				hint += ": did you mean --" + s + "?"
-			}
-			fail(usagef("unknown flag %s (%s)", quoteArg(a), hint))
-		default:
-			fail(usagef("unexpected argument %s (the upstream command and its arguments go after --: agent-harness proxy [flags] -- CMD [ARGS...])", quoteArg(a)))
-		}
-	}
-	switch {
-	case help:
-		return errHelp
-	case version:
-		return errVersion
-	}
-	return first
 }
 
 // checkProxyCombinations checks what no single flag can: flags that belong
@@ -721,10 +553,61 @@ func (p *parseState) envEntry(kv string) (string, error) {
 	return kv, nil
 }
 
+// pluginLimitFlag is the flag of plugin.Limits' entry name: its range,
+// default and messages come from that one table. --plugin-timeout and
+// --plugin-memory are stored in PluginTimeout and PluginMemoryMiB, the
+// others in PluginLimits.
+func pluginLimitFlag(name, arg, usage, after string) proxyFlag {
+	l := plugin.LimitOf(name)
+	if l == nil {
+		panic("no plugin limit " + name)
+	}
+	f := proxyFlag{name: name, arg: arg, group: groupPlugin, def: limitDefault(*l),
+		usage: usage + ", " + l.Range(l.LowestFlag()) + after}
+	f.set = func(o *proxyOptions, v string) error {
+		n, err := parseLimit(*l, v)
+		if err != nil {
+			return err
+		}
+		switch name {
+		case "plugin-timeout":
+			o.PluginTimeout = time.Duration(n)
+		case "plugin-memory":
+			o.PluginMemoryMiB = int(n)
+		default:
+			l.Set(&o.PluginLimits, n)
+		}
+		return nil
+	}
+	return f
+}
+
+// limitDefault is a limit's default as the usage shows it.
+func limitDefault(l plugin.Limit) string {
+	switch {
+	case l.Flag == "plugin-recycle-memory":
+		return "half of --plugin-memory"
+	case l.Duration:
+		return plugin.ShortDuration(time.Duration(l.Default))
+	}
+	return strconv.FormatInt(l.Default, 10)
+}
+
+// parseLimit parses v as the value of l's flag, in its command-line range.
+func parseLimit(l plugin.Limit, v string) (int64, error) {
+	lo := l.LowestFlag()
+	if l.Duration {
+		d, err := durationInRange(v, time.Duration(lo), time.Duration(l.Max), l.Range(lo))
+		return int64(d), err
+	}
+	n, err := intInRange(v, int(lo), int(l.Max), l.Unit)
+	return int64(n), err
+}
+
 // setInt is the set function of a flag whose value is a whole number from
 // lo to hi (in unit), stored in the field that field points to.
-func setInt(lo, hi int, unit string, field func(*proxyOptions) *int) func(*proxyOptions, *parseState, string) error {
-	return func(o *proxyOptions, _ *parseState, v string) error {
+func setInt(lo, hi int, unit string, field func(*proxyOptions) *int) func(*proxyOptions, string) error {
+	return func(o *proxyOptions, v string) error {
 		n, err := intInRange(v, lo, hi, unit)
 		*field(o) = n
 		return err
@@ -733,8 +616,8 @@ func setInt(lo, hi int, unit string, field func(*proxyOptions) *int) func(*proxy
 
 // setDuration is the set function of a flag whose value is a Go duration
 // from lo to hi (rng names the range in messages).
-func setDuration(lo, hi time.Duration, rng string, field func(*proxyOptions) *time.Duration) func(*proxyOptions, *parseState, string) error {
-	return func(o *proxyOptions, _ *parseState, v string) error {
+func setDuration(lo, hi time.Duration, rng string, field func(*proxyOptions) *time.Duration) func(*proxyOptions, string) error {
+	return func(o *proxyOptions, v string) error {
 		d, err := durationInRange(v, lo, hi, rng)
 		*field(o) = d
 		return err
@@ -793,25 +676,7 @@ stderr; stdout carries only MCP. With --listen the agent side is MCP Streamable
 HTTP instead; with --upstream-url the upstream is.
 
 `)
-	width := 0
-	for _, f := range proxyFlags {
-		width = max(width, len(flagSynopsis(f)))
-	}
-	group := ""
-	for _, f := range proxyFlags {
-		if f.group != group {
-			group = f.group
-			fmt.Fprintf(&b, "%s:\n", group)
-		}
-		line := f.usage
-		if f.def != "" {
-			line += " (default " + f.def + ")"
-		}
-		fmt.Fprintf(&b, "  %-*s  %s\n", width, flagSynopsis(f), line)
-		if next := nextGroup(f); next != group {
-			b.WriteString("\n")
-		}
-	}
+	b.WriteString(flagUsage(proxyFlags))
 	b.WriteString(`Everything after -- is the upstream command and its arguments, taken as
 they are (not together with --upstream-command, --upstream-arg(s)).
 Both --flag value and --flag=value work. A value starting with -- is never
@@ -822,25 +687,4 @@ Exit codes: 0 when the client closed the session (the verdict is in the
 report, not in the exit code), 1 when the setup failed, 2 for a usage error.
 `)
 	return b.String()
-}
-
-func flagSynopsis(f proxyFlag) string {
-	s := "--" + f.name
-	if f.name == "help" {
-		s = "-h, --help"
-	}
-	if f.arg != "" {
-		s += " " + f.arg
-	}
-	return s
-}
-
-// nextGroup returns the group of the flag after f, "" after the last.
-func nextGroup(f proxyFlag) string {
-	for i := range proxyFlags {
-		if proxyFlags[i].name == f.name && i+1 < len(proxyFlags) {
-			return proxyFlags[i+1].group
-		}
-	}
-	return ""
 }

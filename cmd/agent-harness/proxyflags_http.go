@@ -48,7 +48,7 @@ type httpOptions struct {
 var upstreamURLFlags = []proxyFlag{
 	{name: "upstream-url", arg: "URL", group: groupUpstream,
 		usage: "the upstream's MCP Streamable HTTP endpoint, instead of --upstream-command",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			u, err := url.Parse(v)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
 				return fmt.Errorf("%q is not an http:// or https:// URL (credentials go in --upstream-header-env)", v)
@@ -58,7 +58,7 @@ var upstreamURLFlags = []proxyFlag{
 		}},
 	{name: "upstream-header", arg: "'NAME: VALUE'", repeatable: true, group: groupUpstream,
 		usage: "HTTP header for every upstream request, repeatable (visible in the process list: use --upstream-header-env for secrets)",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			name, value, ok := strings.Cut(v, ":")
 			name, value = strings.TrimSpace(name), strings.TrimSpace(value)
 			if !ok || !validHeaderName(name) || strings.ContainsAny(value, "\r\n") {
@@ -69,7 +69,7 @@ var upstreamURLFlags = []proxyFlag{
 		}},
 	{name: "upstream-header-env", arg: "NAME=ENVVAR", repeatable: true, group: groupUpstream,
 		usage: "HTTP header NAME for every upstream request, its value from the proxy's environment variable ENVVAR",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			name, env, ok := strings.Cut(v, "=")
 			if !ok || !validHeaderName(name) || env == "" {
 				return fmt.Errorf("%q is not NAME=ENVVAR", v)
@@ -115,14 +115,14 @@ func validHeaderName(name string) bool {
 var httpFlags = []proxyFlag{
 	{name: "listen", arg: "HOST:PORT", group: groupHTTP, def: "stdio",
 		usage: "serve MCP Streamable HTTP instead of stdio; PORT or :PORT bind loopback, port 0 picks a free one",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			addr, err := parseListen(v)
 			o.HTTP.Listen = addr
 			return err
 		}},
 	{name: "listen-path", arg: "PATH", group: groupHTTP, def: "/mcp",
 		usage: "path of the MCP endpoint",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, "?# \t") {
 				return fmt.Errorf("%q is not a URL path (it starts with / and has no ?, # or spaces)", v)
 			}
@@ -131,13 +131,13 @@ var httpFlags = []proxyFlag{
 		}},
 	{name: "listen-allow-remote", group: groupHTTP,
 		usage: "allow a --listen address that is not loopback (anyone who reaches it can use the upstream)",
-		set: func(o *proxyOptions, _ *parseState, _ string) error {
+		set: func(o *proxyOptions, _ string) error {
 			o.HTTP.ListenAllowRemote = true
 			return nil
 		}},
 	{name: "listen-allow-origin", arg: "ORIGIN", repeatable: true, group: groupHTTP,
 		usage: "also serve requests with this Origin (e.g. https://app.example.com), repeatable",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			scheme, rest, ok := strings.Cut(v, "://")
 			if !ok || (scheme != "http" && scheme != "https") || rest == "" || strings.ContainsAny(rest, "/?# ") {
 				return fmt.Errorf("%q is not an origin (scheme://host[:port], e.g. https://app.example.com)", v)
@@ -150,7 +150,7 @@ var httpFlags = []proxyFlag{
 		set:   setDuration(time.Millisecond, 24*time.Hour, "1ms–24h", func(o *proxyOptions) *time.Duration { return &o.HTTP.ExitWhenIdle })},
 	{name: "fault-layer", arg: "tool|http", group: groupHTTP, def: "tool",
 		usage: "tool: faults are tool results; http (with --listen): 429, 500, a cut body, a dropped connection",
-		set: func(o *proxyOptions, _ *parseState, v string) error {
+		set: func(o *proxyOptions, v string) error {
 			switch l := strings.ToLower(v); l {
 			case "tool", "http":
 				o.HTTP.FaultLayer = l

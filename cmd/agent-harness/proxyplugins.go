@@ -35,24 +35,11 @@ func loadProxyPlugins(ctx context.Context, o proxyOptions, stderr io.Writer) (*p
 	if _, code := openReport(o, stderr); code != exitOK {
 		return nil, code
 	}
-	set, err := plugin.LoadAll(ctx, o.Plugins, o.PluginConfig, plugin.Options{
-		Timeout:          o.PluginTimeout,
-		StartTimeout:     o.PluginLimits.StartTimeout,
-		MemoryMiB:        o.PluginMemoryMiB,
-		RecycleMemoryMiB: o.PluginLimits.RecycleMemoryMiB,
-		RecycleCalls:     o.PluginLimits.RecycleCalls,
-		InputLimit:       o.PluginLimits.InputLimit,
-		OutputLimit:      o.PluginLimits.OutputLimit,
-		MaxFailures:      o.PluginLimits.MaxFailures,
-		PoolSize:         o.PluginLimits.PoolSize,
-		MaxInstances:     o.PluginLimits.MaxInstances,
-		MaxDelay:         o.PluginLimits.MaxDelay,
-		LogLimit:         o.PluginLimits.LogLimit,
-		CacheDir:         o.PluginCacheDir,
-		KeyFields:        canon.ParseKeyFields(o.KeyFields).Names(),
-		Log:              stderr,
-		OnFailure:        pp.fails.Report,
-	})
+	opts := o.PluginLimits
+	opts.Timeout, opts.MemoryMiB, opts.CacheDir = o.PluginTimeout, o.PluginMemoryMiB, o.PluginCacheDir
+	opts.KeyFields = canon.ParseKeyFields(o.KeyFields).Names()
+	opts.Log, opts.OnFailure = stderr, pp.fails.Report
+	set, err := plugin.LoadAll(ctx, o.Plugins, o.PluginConfig, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
 		reportStartupFailed(o, err, stderr)

@@ -32,7 +32,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	format, notTestedOK := "markdown", false
 	flags := []cmdFlag{
 		{name: "format", arg: "FORMAT", usage: "markdown (default), junit or json (any case)",
-			set: func(v string) error {
+			set: func(_ *none, v string) error {
 				switch f := strings.ToLower(v); f {
 				case "markdown", "junit", "json":
 					format = f
@@ -41,7 +41,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 				return fmt.Errorf("%q is not a format (markdown, junit or json)", v)
 			}},
 		{name: "not-tested-ok", usage: "exit 0 instead of 3 for NOT_TESTED",
-			set: func(string) error { notTestedOK = true; return nil }},
+			set: func(*none, string) error { notTestedOK = true; return nil }},
 		{name: "help", usage: "print this help and exit"},
 	}
 	cl, err := parseCmdFlags(flags, args)
@@ -54,7 +54,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 			err = usagef("unexpected argument %s (one report file)", quoteArg(cl.args[1]))
 		}
 	}
-	if code, done := cmdFlagOutcome("report", err, cmdUsage(reportUsageHead, flags, reportUsageTail), stdout, stderr); done {
+	if code, done := cmdExit("report", err, func() string { return cmdUsage(reportUsageHead, flags, reportUsageTail) }, stdout, stderr); done {
 		return code
 	}
 	path := cl.args[0]

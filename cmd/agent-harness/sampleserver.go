@@ -31,24 +31,25 @@ Flags:
   --help             show this help
 `
 
+type sampleServerFlags struct{ stateFile, listen string }
+
+var sampleServerTable = []flagSpec[sampleServerFlags]{
+	{name: "state-file", arg: "FILE", set: func(f *sampleServerFlags, v string) error { f.stateFile = v; return nil }},
+	{name: "listen", arg: "ADDR", set: func(f *sampleServerFlags, v string) error { f.listen = v; return nil }},
+	{name: "help"},
+}
+
 // runSampleServer is `agent-harness sample-server` (SPEC §15).
 func runSampleServer(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlagSet("sample-server")
-	stateFile := fs.String("state-file", "", "")
-	listen := fs.String("listen", "", "")
-	fs.Bool("help", false, "")
-	help, err := parseFlagSet(fs, args)
-	switch {
-	case help:
-		fmt.Fprint(stdout, sampleServerUsage)
-		return exitOK
-	case err == nil && fs.NArg() > 0:
-		err = fmt.Errorf("unexpected argument %s", quoteArg(fs.Arg(0)))
+	var f sampleServerFlags
+	cl, err := parseFlags(sampleServerTable, &f, flagRules{cmd: "sample-server", quoted: true}, args)
+	if err == nil && len(cl.args) > 0 {
+		err = usagef("unexpected argument %s", quoteArg(cl.args[0]))
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] sample-server: %s\n", oneLine(err.Error()))
-		return exitUsage
+	if code, done := cmdExit("sample-server", err, func() string { return sampleServerUsage }, stdout, stderr); done {
+		return code
 	}
+	stateFile, listen := &f.stateFile, &f.listen
 	var state io.Writer
 	if *stateFile != "" {
 		f, err := os.OpenFile(*stateFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)

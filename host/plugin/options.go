@@ -11,21 +11,127 @@ import (
 
 // Defaults of Options. Each applies when its field is zero.
 const (
-	DefaultTimeout         = 100 * time.Millisecond
-	DefaultMemoryMiB       = 128
-	DefaultInputLimit      = 1 << 20
-	DefaultOutputLimit     = 1 << 20
-	DefaultRecycleCalls    = 10_000
-	DefaultMaxFailures     = 5
-	DefaultPoolSize        = 4
-	DefaultMaxInstances    = 8
-	DefaultStartTimeout    = 5 * time.Second
-	DefaultLogLimit        = 64 << 10
-	DefaultMaxDelay        = 10 * time.Minute
-	defaultCacheSubdir     = "agent-harness/wazero"
-	minTimeout, maxTimeout = time.Millisecond, 60 * time.Second
-	maxMemoryMiB           = 4096
+	DefaultTimeout      = 100 * time.Millisecond
+	DefaultMemoryMiB    = 128
+	DefaultInputLimit   = 1 << 20
+	DefaultOutputLimit  = 1 << 20
+	DefaultRecycleCalls = 10_000
+	DefaultMaxFailures  = 5
+	DefaultPoolSize     = 4
+	DefaultMaxInstances = 8
+	DefaultStartTimeout = 5 * time.Second
+	DefaultLogLimit     = 64 << 10
+	DefaultMaxDelay     = 10 * time.Minute
+	defaultCacheSubdir  = "agent-harness/wazero"
 )
+
+// Limit is one numeric field of Options: the flag that sets it, its
+// default and its range. Limits is the one table of them: resolve
+// validates Options against it and the command line builds its --plugin-*
+// flags, their usage and their range messages from it.
+type Limit struct {
+	// Flag is the command-line flag without "--": "plugin-timeout".
+	Flag string
+	// Duration: the field is a time.Duration and Default, Min and Max
+	// are nanoseconds; else a whole number of Unit.
+	Duration bool
+	Unit     string
+	// Default applies when the field is zero; 0 = computed (the recycle
+	// memory: half of MemoryMiB).
+	Default int64
+	// Min and Max bound the value in Options.
+	Min, Max int64
+	// FlagMin, when above Min, is the command line's lower bound: a byte
+	// limit under 1 KiB fails every real call, so the flags refuse it,
+	// while Options allow it (tests use tiny ones).
+	FlagMin int64
+	field   func(o *Options) any // *int or *time.Duration
+}
+
+// Get returns the limit's field of o.
+func (l Limit) Get(o *Options) int64 {
+	switch p := l.field(o).(type) {
+	case *int:
+		return int64(*p)
+	case *time.Duration:
+		return int64(*p)
+	}
+	panic("plugin: bad Limit field")
+}
+
+// Set stores v in the limit's field of o.
+func (l Limit) Set(o *Options, v int64) {
+	switch p := l.field(o).(type) {
+	case *int:
+		*p = int(v)
+	case *time.Duration:
+		*p = time.Duration(v)
+	}
+}
+
+// LowestFlag is the command line's lower bound: FlagMin when set, else Min.
+func (l Limit) LowestFlag() int64 { return max(l.Min, l.FlagMin) }
+
+// Limits are the numeric options, in the order of the proxy's usage.
+var Limits = []Limit{
+	{Flag: "plugin-timeout", Duration: true, Default: int64(DefaultTimeout), Min: int64(time.Millisecond), Max: int64(time.Minute),
+		field: func(o *Options) any { return &o.Timeout }},
+	{Flag: "plugin-memory", Unit: "MiB", Default: DefaultMemoryMiB, Min: 1, Max: 4096,
+		field: func(o *Options) any { return &o.MemoryMiB }},
+	{Flag: "plugin-start-timeout", Duration: true, Default: int64(DefaultStartTimeout), Min: int64(time.Millisecond), Max: int64(10 * time.Minute),
+		field: func(o *Options) any { return &o.StartTimeout }},
+	{Flag: "plugin-input-limit", Unit: "bytes", Default: DefaultInputLimit, Min: 1, FlagMin: 1024, Max: 256 << 20,
+		field: func(o *Options) any { return &o.InputLimit }},
+	{Flag: "plugin-output-limit", Unit: "bytes", Default: DefaultOutputLimit, Min: 1, FlagMin: 1024, Max: 256 << 20,
+		field: func(o *Options) any { return &o.OutputLimit }},
+	{Flag: "plugin-log-limit", Unit: "bytes", Default: DefaultLogLimit, Min: 1, Max: 64 << 20,
+		field: func(o *Options) any { return &o.LogLimit }},
+	{Flag: "plugin-recycle-calls", Unit: "calls", Default: DefaultRecycleCalls, Min: 1, Max: 1_000_000_000,
+		field: func(o *Options) any { return &o.RecycleCalls }},
+	{Flag: "plugin-recycle-memory", Unit: "MiB", Min: 1, Max: 4096,
+		field: func(o *Options) any { return &o.RecycleMemoryMiB }},
+	{Flag: "plugin-max-failures", Unit: "failures", Default: DefaultMaxFailures, Min: 1, Max: 1_000_000,
+		field: func(o *Options) any { return &o.MaxFailures }},
+	{Flag: "plugin-pool-size", Unit: "instances", Default: DefaultPoolSize, Min: 1, Max: 64,
+		field: func(o *Options) any { return &o.PoolSize }},
+	{Flag: "plugin-max-instances", Unit: "instances", Default: DefaultMaxInstances, Min: 1, Max: 64,
+		field: func(o *Options) any { return &o.MaxInstances }},
+	{Flag: "plugin-max-delay", Duration: true, Default: int64(DefaultMaxDelay), Min: int64(time.Millisecond), Max: int64(24 * time.Hour),
+		field: func(o *Options) any { return &o.MaxDelay }},
+}
+
+// LimitOf returns the limit set by flag, nil when there is none.
+func LimitOf(flag string) *Limit {
+	for i := range Limits {
+		if Limits[i].Flag == flag {
+			return &Limits[i]
+		}
+	}
+	return nil
+}
+
+// Range shows a range as the messages and the usage do: 1ms–60s,
+// 1024–268435456 bytes.
+func (l Limit) Range(lo int64) string {
+	if l.Duration {
+		return ShortDuration(time.Duration(lo)) + "–" + ShortDuration(time.Duration(l.Max))
+	}
+	return fmt.Sprintf("%d–%d %s", lo, l.Max, l.Unit)
+}
+
+// ShortDuration shows d in the first unit (ms, s, m, h) in which it is a
+// whole number below 100 (1ms, 60s, 10m, 24h), else as d.String().
+func ShortDuration(d time.Duration) string {
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{time.Millisecond, "ms"}, {time.Second, "s"}, {time.Minute, "m"}, {time.Hour, "h"}} {
+		if d%u.d == 0 && d/u.d < 100 {
+			return fmt.Sprintf("%d%s", d/u.d, u.name)
+		}
+	}
+	return d.String()
+}
 
 // Options configures loading and running plugins. The zero value is valid:
 // every zero field means its documented default. Options are validated
@@ -98,53 +204,22 @@ type Options struct {
 
 // resolve validates o and fills in defaults.
 func (o Options) resolve() (Options, error) {
-	if o.Timeout == 0 {
-		o.Timeout = DefaultTimeout
-	}
-	if o.Timeout < minTimeout || o.Timeout > maxTimeout {
-		return o, fmt.Errorf("plugin timeout %v is not between 1ms and 60s", o.Timeout)
-	}
-	if o.StartTimeout == 0 {
-		o.StartTimeout = DefaultStartTimeout
-	}
-	if o.StartTimeout < 0 {
-		return o, fmt.Errorf("plugin start timeout %v is negative", o.StartTimeout)
-	}
-	if o.MemoryMiB == 0 {
-		o.MemoryMiB = DefaultMemoryMiB
-	}
-	if o.MemoryMiB < 1 || o.MemoryMiB > maxMemoryMiB {
-		return o, fmt.Errorf("plugin memory %d MiB is not between 1 and %d", o.MemoryMiB, maxMemoryMiB)
-	}
-	if o.RecycleMemoryMiB == 0 {
-		o.RecycleMemoryMiB = (o.MemoryMiB + 1) / 2
-	}
-	for _, f := range []struct {
-		name string
-		v    *int
-		def  int
-	}{
-		{"recycle memory", &o.RecycleMemoryMiB, 0},
-		{"recycle calls", &o.RecycleCalls, DefaultRecycleCalls},
-		{"input limit", &o.InputLimit, DefaultInputLimit},
-		{"output limit", &o.OutputLimit, DefaultOutputLimit},
-		{"max failures", &o.MaxFailures, DefaultMaxFailures},
-		{"pool size", &o.PoolSize, DefaultPoolSize},
-		{"max instances", &o.MaxInstances, DefaultMaxInstances},
-		{"log limit", &o.LogLimit, DefaultLogLimit},
-	} {
-		if *f.v == 0 {
-			*f.v = f.def
+	for _, l := range Limits {
+		v := l.Get(&o)
+		if v == 0 {
+			v = l.Default
+			if l.Flag == "plugin-recycle-memory" {
+				v = int64(o.MemoryMiB+1) / 2 // MemoryMiB comes first in Limits
+			}
+			l.Set(&o, v)
 		}
-		if *f.v < 0 {
-			return o, fmt.Errorf("plugin %s %d is negative", f.name, *f.v)
+		if v < l.Min || v > l.Max {
+			shown := fmt.Sprint(v)
+			if l.Duration {
+				shown = time.Duration(v).String()
+			}
+			return o, fmt.Errorf("plugin option %s %s is out of range (%s)", l.Flag, shown, l.Range(l.Min))
 		}
-	}
-	if o.MaxDelay == 0 {
-		o.MaxDelay = DefaultMaxDelay
-	}
-	if o.MaxDelay < 0 {
-		return o, fmt.Errorf("plugin max delay %v is negative", o.MaxDelay)
 	}
 	if len(o.KeyFields) == 0 {
 		o.KeyFields = []string{"idempotency_key"}
