@@ -2,7 +2,6 @@ package judge
 
 import (
 	"encoding/json"
-	"slices"
 	"strconv"
 )
 
@@ -34,10 +33,9 @@ type fileCache struct {
 	// Per operation, in order of first attempt: its operations[] entry, and
 	// its violations and observations (each entry with a leading comma;
 	// empty when none or when the operation is not live).
-	ops, viol, obs arena
-	keys           arena // keySummary entries, in order of first use
+	ops, viol, obs section
+	keys           section // keySummary entries, in order of first use
 	scratch        []byte
-	file           fileParts
 
 	uncl []byte // comma-separated UNCLASSIFIED_REPEAT entries
 
@@ -46,6 +44,36 @@ type fileCache struct {
 	coverage cached[coverageKey]
 	score    cached[scoreKey]
 	patches  cached[patchKey]
+}
+
+// section keeps the encodings of a sequence of report entries, one buffer
+// per entry (reused when the entry is encoded again), each with a leading
+// comma when not empty.
+type section [][]byte
+
+// set replaces the encoding of entry i (nil or empty: the entry writes
+// nothing).
+func (s *section) set(i int, enc []byte) {
+	for len(*s) <= i {
+		*s = append(*s, nil)
+	}
+	(*s)[i] = append((*s)[i][:0], enc...)
+}
+
+// emit appends the entries in order, comma-separated. *first says whether
+// nothing was written to the enclosing JSON array yet; it is cleared when
+// an entry is written.
+func (s section) emit(dst []byte, first *bool) []byte {
+	for _, e := range s {
+		if len(e) == 0 {
+			continue
+		}
+		if *first {
+			e, *first = e[1:], false
+		}
+		dst = append(dst, e...)
+	}
+	return dst
 }
 
 // cached is one encoding with the key it was computed from.
@@ -95,41 +123,9 @@ type patchKey struct {
 //
 // The embedded `report` is byte-identical to json.Marshal(j.Report()).
 func (j *Judge) AppendFile(dst []byte, meta FileMeta) []byte {
-	j.encMu.Lock()
-	defer j.encMu.Unlock()
-	parts := j.fileParts(meta)
-	n := 0
-	for _, p := range parts {
-		n += len(p)
-	}
-	dst = slices.Grow(dst, n)
-	for _, p := range parts {
-		dst = append(dst, p...)
-	}
-	return dst
-}
-
-// WriteFile passes the report file — exactly the bytes AppendFile would
-// append — to write as a list of parts to be written in order. The large
-// parts are the judge's encoding caches themselves, so a multi-megabyte
-// report is not copied on its way to the file; write must not keep or
-// change them after it returns. Events can be applied while write runs;
-// other AppendFile and WriteFile calls wait. WriteFile returns write's
-// error.
-func (j *Judge) WriteFile(meta FileMeta, write func(parts [][]byte) error) error {
-	j.encMu.Lock()
-	defer j.encMu.Unlock()
-	return write(j.fileParts(meta))
-}
-
-// fileParts encodes what changed and returns the report file as parts,
-// valid while j.encMu stays held.
-func (j *Judge) fileParts(meta FileMeta) [][]byte {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.encodeDirty()
-	f := &j.enc.file
-	dst := f.begin()
 
 	verdict, reason := j.verdict()
 	if meta.StartupError != "" {
@@ -179,7 +175,7 @@ func (j *Judge) fileParts(meta FileMeta) [][]byte {
 		dst = appendJSON(dst, meta.StartupError)
 	}
 	dst = append(dst, `,"report":`...)
-	dst = j.appendReport(dst, verdict, reason, f)
+	dst = j.appendReport(dst, verdict, reason)
 	dst = append(dst, `,"score":`...)
 	t := j.tally()
 	dst = append(dst, j.enc.score.get(scoreKey{verdict, t}, func(b []byte) []byte {
@@ -202,12 +198,12 @@ func (j *Judge) fileParts(meta FileMeta) [][]byte {
 		dst = append(dst, `,"plugins":`...)
 		dst = appendRaw(dst, meta.Plugins, "[]")
 	}
-	return f.finish(append(dst, '}'))
+	return append(dst, '}')
 }
 
 // appendReport writes the report object from the caches, in the field order
-// of Report; the arenas' runs go through f.
-func (j *Judge) appendReport(dst []byte, verdict, reason string, f *fileParts) []byte {
+// of Report.
+func (j *Judge) appendReport(dst []byte, verdict, reason string) []byte {
 	dst = append(dst, `{"verdict":`...)
 	dst = appendJSON(dst, verdict)
 	dst = append(dst, `,"verdictReason":`...)
@@ -217,13 +213,13 @@ func (j *Judge) appendReport(dst []byte, verdict, reason string, f *fileParts) [
 
 	dst = append(dst, `,"operations":[`...)
 	first := true
-	dst = j.enc.ops.emit(dst, &first, f)
+	dst = j.enc.ops.emit(dst, &first)
 	dst = append(dst, `],"violations":[`...)
 	first = true
-	dst = j.enc.viol.emit(dst, &first, f)
+	dst = j.enc.viol.emit(dst, &first)
 	dst = append(dst, `],"observations":[`...)
 	first = true
-	dst = j.enc.obs.emit(dst, &first, f)
+	dst = j.enc.obs.emit(dst, &first)
 	dst = appendItem(dst, j.enc.uncl, &first)
 	dst = append(dst, `],"coverage":`...)
 	ck := coverageKey{
@@ -237,7 +233,7 @@ func (j *Judge) appendReport(dst []byte, verdict, reason string, f *fileParts) [
 	})...)
 	dst = append(dst, `,"keySummary":[`...)
 	first = true
-	dst = j.enc.keys.emit(dst, &first, f)
+	dst = j.enc.keys.emit(dst, &first)
 	dst = append(dst, `],"pluginFailures":[`...)
 	for i, p := range j.plugins {
 		if i > 0 {
@@ -283,11 +279,6 @@ func (j *Judge) encodeDirty() {
 	}
 	clear(j.dirtyKeys)
 	j.dirtyKeys = j.dirtyKeys[:0]
-	for _, a := range []*arena{&e.ops, &e.viol, &e.obs, &e.keys} {
-		if a.needsCompaction() {
-			a.compact()
-		}
-	}
 	dirty := false
 	for _, u := range j.unclSeq {
 		if u.dirty {

@@ -22,12 +22,8 @@ import (
 //   - Report, Markdown and AppendFile are linear in the size of the report;
 //     AppendFile re-encodes only operations that changed since its last call.
 type Judge struct {
-	// encMu guards enc, the report-file encodings; it is taken before mu
-	// and held while a WriteFile writes, so that events (mu alone) go on
-	// meanwhile.
-	encMu sync.Mutex
-	mu    sync.Mutex
-	cfg   Config
+	mu  sync.Mutex
+	cfg Config
 
 	seq uint64 // events applied
 
@@ -88,7 +84,7 @@ type Judge struct {
 
 	dirtyOps  []*operation
 	dirtyKeys []*keyState
-	enc       fileCache // guarded by encMu (and changed under mu too)
+	enc       fileCache // the report-file encodings
 
 	// Violations as they appeared (alerts.go).
 	alerts     []Alert

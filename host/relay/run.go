@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"time"
@@ -36,14 +35,9 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Command == "" && opts.Upstream == nil {
 		return errors.New("relay: no upstream command")
 	}
-	in, releaseIn := pollableInput(opts.Stdin, opts.RawIO)
+	in, releaseIn := pollableInput(opts.Stdin)
 	defer releaseIn()
 	opts.Stdin = in
-	if opts.RawIO {
-		out, releaseOut := pollableOutput(opts.Stdout)
-		defer releaseOut()
-		opts.Stdout = out
-	}
 	s, err := newSession(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("relay: %w", err)
@@ -71,17 +65,8 @@ func Run(ctx context.Context, opts Options) error {
 			return fmt.Errorf("%w: %w", ErrStartFailed, err)
 		}
 		s.proc = p
-		var upR io.Reader = p.Stdout()
-		var upW io.Writer = p.Stdin()
-		try := fdio.TryWriter(p.Stdin())
-		if opts.RawIO {
-			upR, upW = rawFile(p.Stdout()), rawFile(p.Stdin())
-			if x, ok := upW.(*fdio.File); ok {
-				try = x.TryWrite
-			}
-		}
-		s.upR = upR
-		s.upW = newUpWriter(upW, try, func(error) { s.markUpstreamGone() })
+		s.upR = p.Stdout()
+		s.upW = newUpWriter(p.Stdin(), fdio.TryWriter(p.Stdin()), func(error) { s.markUpstreamGone() })
 		go s.readUpstream()
 		go s.copyStderr()
 		go s.watchExit()
