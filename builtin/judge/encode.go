@@ -127,7 +127,8 @@ func (j *Judge) AppendFile(dst []byte, meta FileMeta) []byte {
 	defer j.mu.Unlock()
 	j.encodeDirty()
 
-	verdict, reason := j.verdict()
+	plugins := j.pluginFailures()
+	verdict, reason := j.verdictOf(plugins)
 	if meta.StartupError != "" {
 		verdict, reason = VerdictNotTested, "The proxy could not start, so nothing was tested: "+meta.StartupError
 	}
@@ -175,7 +176,7 @@ func (j *Judge) AppendFile(dst []byte, meta FileMeta) []byte {
 		dst = appendJSON(dst, meta.StartupError)
 	}
 	dst = append(dst, `,"report":`...)
-	dst = j.appendReport(dst, verdict, reason)
+	dst = j.appendReport(dst, verdict, reason, plugins)
 	dst = append(dst, `,"score":`...)
 	t := j.tally()
 	dst = append(dst, j.enc.score.get(scoreKey{verdict, t}, func(b []byte) []byte {
@@ -203,7 +204,7 @@ func (j *Judge) AppendFile(dst []byte, meta FileMeta) []byte {
 
 // appendReport writes the report object from the caches, in the field order
 // of Report.
-func (j *Judge) appendReport(dst []byte, verdict, reason string) []byte {
+func (j *Judge) appendReport(dst []byte, verdict, reason string, plugins []PluginFailure) []byte {
 	dst = append(dst, `{"verdict":`...)
 	dst = appendJSON(dst, verdict)
 	dst = append(dst, `,"verdictReason":`...)
@@ -235,7 +236,7 @@ func (j *Judge) appendReport(dst []byte, verdict, reason string) []byte {
 	first = true
 	dst = j.enc.keys.emit(dst, &first)
 	dst = append(dst, `],"pluginFailures":[`...)
-	for i, p := range j.plugins {
+	for i, p := range plugins {
 		if i > 0 {
 			dst = append(dst, ',')
 		}

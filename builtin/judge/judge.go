@@ -78,9 +78,8 @@ type Judge struct {
 	caseClashTool    string
 	caseClashNames   [2]string
 
-	plugins   []*PluginFailure
-	pluginIdx map[string]int
-	disabled  int // plugins with status "disabled"
+	// faults are the plugin failures no plugin host saw (pluginFault).
+	faults []PluginFailure
 
 	dirtyOps  []*operation
 	dirtyKeys []*keyState
@@ -142,7 +141,6 @@ func New(cfg Config) *Judge {
 		rateWaits:  map[string][]*operation{},
 		keys:       map[string]*keyState{},
 		uncl:       map[string]*unclState{},
-		pluginIdx:  map[string]int{},
 		tot:        totals{outcomes: map[string]int{}},
 	}
 }
@@ -184,8 +182,6 @@ func (j *Judge) Apply(ev Event) {
 		j.onDelivered(ev)
 	case EventTools:
 		j.onTools(ev)
-	case EventPluginFailure:
-		j.onPluginFailure(ev)
 	case EventDroppedCall:
 		j.droppedCalls++
 		if j.droppedCalls == 1 {

@@ -123,7 +123,8 @@ type Pipeline struct {
 	failed  error                 // set once the report file could not be written
 	broken  atomic.Pointer[error] // failed, readable without wmu
 
-	pluginFails pluginFailures // plugin failures not yet applied (PluginFailed)
+	rewriting atomic.Bool // a report rewrite for a plugin failure is pending (PluginFailed)
+	over      atomic.Bool // the final report file was written: PluginFailed records nothing
 
 	wroteAt  time.Time             // when the report file was last written (under wmu)
 	due      bool                  // a deferred report write is scheduled (under wmu)
@@ -310,7 +311,6 @@ func (p *Pipeline) apply(ev judge.Event) uint64 {
 	if p.ended {
 		return p.gen
 	}
-	p.applyPluginFailuresLocked()
 	p.judgeLocked(ev)
 	if p.fb != nil {
 		p.fb.noteLocked(ev, p.judge)

@@ -14,17 +14,24 @@ import (
 )
 
 // Format and Version identify the trace format of the header line. A
-// reader refuses any other version: a change of meaning bumps it.
+// reader refuses versions it does not know: a change of meaning bumps it.
+// Version 2 records the failures of every plugin hook and marks the
+// disabling of a plugin with "disabled": true; version 1 recorded only
+// classify and fault failures, and the disabling as a failure whose detail
+// begins "disabled after " (Read still reads it).
 const (
 	Format  = "agent-harness-trace"
-	Version = 1
+	Version = 2
 )
 
 // Line types besides the judge event kinds (call, forwarded, answer,
-// delivered, tools, plugin-failure, end).
+// delivered, tools, end).
 const (
 	TypeHeader        = "header"
 	TypeStartupFailed = "startup-failed"
+	// TypePluginFailure is a plugin's failed call, or its disabling
+	// (Line.Disabled), as the plugin host reported it.
+	TypePluginFailure = "plugin-failure"
 )
 
 // Schema is the JSON Schema of the trace's lines (trace.schema.json).
@@ -108,6 +115,8 @@ type Line struct {
 	ResultText     *string         `json:"resultText,omitempty"`
 	Plugin         string          `json:"plugin,omitempty"`
 	Detail         string          `json:"detail,omitempty"`
+	// Disabled marks the plugin-failure line of a plugin's disabling.
+	Disabled bool `json:"disabled,omitempty"`
 
 	// Writes are the write tools of a listing, Tools the listing.
 	Writes []string `json:"writes,omitempty"`
