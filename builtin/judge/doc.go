@@ -8,8 +8,9 @@
 // running totals, so adding an event and reading the verdict or score cost
 // O(1) amortised. The report file is assembled from per-operation encodings
 // cached between calls; only operations that changed are encoded again. The
-// same engine judges a recorded event list offline (Replay) with identical
-// results.
+// encodings of each report section live in one buffer in operation order
+// (an arena), so a file is a few large copies. The same engine judges a
+// recorded event list offline (Replay) with identical results.
 //
 // # Decisions where SPEC is silent
 //

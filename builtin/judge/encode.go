@@ -33,8 +33,8 @@ type fileCache struct {
 	// Per operation, in order of first attempt: its operations[] entry, and
 	// its violations and observations (each entry with a leading comma;
 	// empty when none or when the operation is not live).
-	ops, viol, obs section
-	keys           section // keySummary entries, in order of first use
+	ops, viol, obs arena
+	keys           arena // keySummary entries, in order of first use
 	scratch        []byte
 
 	uncl []byte // comma-separated UNCLASSIFIED_REPEAT entries
@@ -44,36 +44,6 @@ type fileCache struct {
 	coverage cached[coverageKey]
 	score    cached[scoreKey]
 	patches  cached[patchKey]
-}
-
-// section keeps the encodings of a sequence of report entries, one buffer
-// per entry (reused when the entry is encoded again), each with a leading
-// comma when not empty.
-type section [][]byte
-
-// set replaces the encoding of entry i (nil or empty: the entry writes
-// nothing).
-func (s *section) set(i int, enc []byte) {
-	for len(*s) <= i {
-		*s = append(*s, nil)
-	}
-	(*s)[i] = append((*s)[i][:0], enc...)
-}
-
-// emit appends the entries in order, comma-separated. *first says whether
-// nothing was written to the enclosing JSON array yet; it is cleared when
-// an entry is written.
-func (s section) emit(dst []byte, first *bool) []byte {
-	for _, e := range s {
-		if len(e) == 0 {
-			continue
-		}
-		if *first {
-			e, *first = e[1:], false
-		}
-		dst = append(dst, e...)
-	}
-	return dst
 }
 
 // cached is one encoding with the key it was computed from.
@@ -280,6 +250,11 @@ func (j *Judge) encodeDirty() {
 	}
 	clear(j.dirtyKeys)
 	j.dirtyKeys = j.dirtyKeys[:0]
+	for _, a := range []*arena{&e.ops, &e.viol, &e.obs, &e.keys} {
+		if a.needsCompaction() {
+			a.compact()
+		}
+	}
 	dirty := false
 	for _, u := range j.unclSeq {
 		if u.dirty {

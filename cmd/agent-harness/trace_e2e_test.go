@@ -197,6 +197,66 @@ func TestTraceDatesPluginFlip(t *testing.T) {
 	}
 }
 
+// TestTraceHostilePluginRejudged: an equivalence plugin that fails on
+// every call is disabled after two failures (--plugin-max-failures 2) and
+// not asked for the third write. The trace records both failures and the
+// disabling, so judging it again (the plugin loaded again, with the
+// default limits) gives the live report: the same pluginFailures, verdict
+// reason and operations; only status and the offline run's own plugin
+// list differ.
+func TestTraceHostilePluginRejudged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	t.Parallel()
+	tr := filepath.Join(t.TempDir(), "run.trace")
+	args := append(proxyPluginFlags(t, "./host/plugin/testdata/hostile"), hostileTimeout, "--plugin-max-failures", "2",
+		"--write-tools", "create_booking", "--audit-tools", "off", "--trace", tr)
+	p := scnStart(t, args...)
+	for _, room := range []string{"a", "b", "c"} {
+		p.call("create_booking", `{"room":"`+room+`","do":"panic"}`)
+	}
+	r := p.finishReport()
+	if r.Verdict != "NOT_TESTED" || !strings.Contains(r.Report.VerdictReason, `Plugin "hostile" failed (equiv_key create_booking: `) ||
+		!strings.Contains(r.Report.VerdictReason, "and was disabled") {
+		t.Fatalf("live verdict %s (%s), want NOT_TESTED naming the disabled plugin", r.Verdict, r.Report.VerdictReason)
+	}
+	var failures, disablings int
+	for _, l := range traceLines(t, tr) {
+		if l["type"] == "plugin-failure" && l["plugin"] == "hostile" {
+			if l["disabled"] == true {
+				disablings++
+			} else {
+				failures++
+			}
+		}
+	}
+	if failures != 2 || disablings != 1 {
+		t.Errorf("trace has %d failures and %d disablings of hostile, want 2 and 1", failures, disablings)
+	}
+	live, err := os.ReadFile(p.report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, offline := rejudge(t, tr, "--plugin-cache-dir", e2ePluginCache())
+	without := func(raw []byte) string {
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("report does not parse: %v\n%s", err, raw)
+		}
+		delete(m, "status")
+		delete(m, "plugins")
+		b, _ := json.Marshal(m)
+		return sortedJSON(t, b)
+	}
+	if a, b := without(live), without(offline); a != b {
+		t.Errorf("re-judged report differs from the live one\nlive:    %s\noffline: %s", a, b)
+	}
+	if run.code != 3 {
+		t.Errorf("judge exit %d, want 3 (NOT_TESTED); stderr: %s", run.code, run.stderr)
+	}
+}
+
 // TestTraceKilledWithWriteInFlight: kill -9 while a forwarded write runs
 // upstream. The trace is judged without error; the write is unknown.
 func TestTraceKilledWithWriteInFlight(t *testing.T) {
