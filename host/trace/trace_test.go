@@ -230,6 +230,9 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(""))
 	f.Add([]byte("\n\n"))
 	f.Add([]byte(`{"type":"header","format":"agent-harness-trace","version":99}`))
+	f.Add(append(bytes.Replace(bytes.Clone(seed), []byte(`"version":2`), []byte(`"version":1`), 1),
+		`{"type":"plugin-failure","t":1,"session":1,"plugin":"p","detail":"disabled after 5 consecutive failures"}`+"\n"...))
+	f.Add(append(bytes.Clone(seed), `{"type":"plugin-failure","t":1,"session":1,"plugin":"p","detail":"x","disabled":true}`+"\n"...))
 	f.Add(append(bytes.Clone(seed), `{"type":"tools","t":1,"session":1,"tools":[{"definition":{"name":5},"classification":{"name":"x","class":"write","reason":"","keyFields":null}}]}`+"\n"...))
 	f.Add(append(bytes.Clone(seed), `{"type":"answer","t":1e400,"session":1,"call":-3}`+"\n"...))
 	f.Fuzz(func(t *testing.T, data []byte) {
