@@ -321,7 +321,7 @@ func TestTraceReportInterval(t *testing.T) {
 	}
 	checkRejudged(t, p, tr)
 	lines := traceLines(t, tr)
-	if lines[0]["type"] != "header" || lines[0]["version"] != 1.0 {
+	if lines[0]["type"] != "header" || lines[0]["version"] != 2.0 {
 		t.Errorf("header %v", lines[0])
 	}
 	var types []string
@@ -344,7 +344,7 @@ func TestTraceUsage(t *testing.T) {
 	empty := filepath.Join(dir, "empty.trace")
 	os.WriteFile(empty, nil, 0o644)
 	bad := filepath.Join(dir, "bad.trace")
-	os.WriteFile(bad, []byte("{\"type\":\"header\",\"format\":\"agent-harness-trace\",\"version\":2}\n"), 0o644)
+	os.WriteFile(bad, []byte("{\"type\":\"header\",\"format\":\"agent-harness-trace\",\"version\":3}\n"), 0o644)
 	notjson := filepath.Join(dir, "report.json")
 	os.WriteFile(notjson, []byte(`{"campaign":true}`), 0o644)
 	tests := []struct {
@@ -357,7 +357,7 @@ func TestTraceUsage(t *testing.T) {
 		{[]string{"judge", empty, "--key-feilds", "x"}, 2, `unknown flag --key-feilds (did you mean --key-fields?)`},
 		{[]string{"judge", empty, "--retry-after"}, 2, "flag --retry-after needs a value"},
 		{[]string{"judge", filepath.Join(dir, "missing")}, 2, "cannot read trace"},
-		{[]string{"judge", bad}, 2, "trace format version 2 is not supported"},
+		{[]string{"judge", bad}, 2, "trace format version 3 is not supported"},
 		{[]string{"judge", notjson}, 2, "not an agent-harness trace"},
 		{[]string{"judge", empty}, 3, ""},
 		{[]string{"judge", empty, "--not-tested-ok"}, 0, ""},
