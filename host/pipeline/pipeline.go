@@ -299,9 +299,8 @@ func (p *Pipeline) fatal(err error) (relay.Response, error) {
 	return relay.Response{}, errBroken
 }
 
-// apply hands ev to the judge, after any queued plugin failures, and
-// returns the state generation that includes it. Events after the session
-// end are dropped.
+// apply hands ev to the judge and returns the state generation that
+// includes it. Events after the session end are dropped.
 func (p *Pipeline) apply(ev judge.Event) uint64 {
 	if p.fb != nil {
 		defer p.fb.flush() // runs after the unlock below
