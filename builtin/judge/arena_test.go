@@ -33,18 +33,11 @@ func (m arenaModel) String() string {
 }
 
 // emitted returns what a.emit writes into a JSON array opened before it,
-// through a fileParts that references runs of at least minRef bytes, and
-// whether the array is still empty.
-func emitted(a *arena, minRef int) (string, bool) {
-	f := &fileParts{minRef: minRef}
+// and whether the array is still empty.
+func emitted(a *arena) (string, bool) {
 	first := true
-	dst := append(f.begin(), '[')
-	dst = a.emit(dst, &first, f)
-	var b []byte
-	for _, p := range f.finish(append(dst, ']')) {
-		b = append(b, p...)
-	}
-	return string(b), first
+	dst := a.emit([]byte("["), &first)
+	return string(append(dst, ']')), first
 }
 
 type arenaSet struct {
@@ -74,24 +67,22 @@ func TestArena(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, compactEach := range []bool{false, true} {
-			for _, minRef := range []int{1, 3, inlineRun} {
-				t.Run(fmt.Sprintf("%s/compact=%v/minRef=%d", tt.name, compactEach, minRef), func(t *testing.T) {
-					var a arena
-					for _, s := range tt.sets {
-						a.set(s.i, []byte(s.enc))
-						if compactEach {
-							a.compact()
-						}
+			t.Run(fmt.Sprintf("%s/compact=%v", tt.name, compactEach), func(t *testing.T) {
+				var a arena
+				for _, s := range tt.sets {
+					a.set(s.i, []byte(s.enc))
+					if compactEach {
+						a.compact()
 					}
-					got, first := emitted(&a, minRef)
-					if want := "[" + tt.want + "]"; got != want {
-						t.Errorf("got %s, want %s", got, want)
-					}
-					if first != (tt.want == "") {
-						t.Errorf("first = %v after writing %q", first, tt.want)
-					}
-				})
-			}
+				}
+				got, first := emitted(&a)
+				if want := "[" + tt.want + "]"; got != want {
+					t.Errorf("got %s, want %s", got, want)
+				}
+				if first != (tt.want == "") {
+					t.Errorf("first = %v after writing %q", first, tt.want)
+				}
+			})
 		}
 	}
 }
@@ -115,7 +106,7 @@ func TestArenaMatchesModel(t *testing.T) {
 			if a.needsCompaction() {
 				a.compact()
 			}
-			if got, want := mustEmit(&a, 1+step%8), "["+m.String()+"]"; got != want {
+			if got, want := mustEmit(&a), "["+m.String()+"]"; got != want {
 				t.Fatalf("seed %d step %d: got %q, want %q", seed, step, got, want)
 			}
 			if a.dead < 0 || a.dead > len(a.buf) {
@@ -125,8 +116,8 @@ func TestArenaMatchesModel(t *testing.T) {
 	}
 }
 
-func mustEmit(a *arena, minRef int) string {
-	s, _ := emitted(a, minRef)
+func mustEmit(a *arena) string {
+	s, _ := emitted(a)
 	return s
 }
 

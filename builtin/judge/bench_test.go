@@ -66,8 +66,7 @@ func BenchmarkApply(b *testing.B) {
 // BenchmarkAppendFile measures the report-file encoding at 5,000
 // operations: "full" re-encodes every operation (the first write of a
 // replayed session), "incremental" after one operation changed (the hot
-// path: one write per event), and "parts" the same through WriteFile (what
-// the proxy does: the parts go to the file without a copy).
+// path: one write per event).
 func BenchmarkAppendFile(b *testing.B) {
 	const n = 5000
 	j := Replay(Config{Scenario: "F4"}, prefill(n))
@@ -93,23 +92,5 @@ func BenchmarkAppendFile(b *testing.B) {
 			buf = j.AppendFile(buf[:0], meta)
 		}
 		b.SetBytes(int64(len(buf)))
-	})
-	b.Run("ops=5000/parts", func(b *testing.B) {
-		b.ReportAllocs()
-		var size int
-		count := func(parts [][]byte) error {
-			size = 0
-			for _, p := range parts {
-				size += len(p)
-			}
-			return nil
-		}
-		for i := 0; i < b.N; i++ {
-			j.markDirty(j.opSeq[i%n])
-			if err := j.WriteFile(meta, count); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.SetBytes(int64(size))
 	})
 }

@@ -118,13 +118,12 @@ func (j *Judge) identify(tool string, args json.RawMessage) identity {
 		}
 	}
 	for i, eq := range j.cfg.Equivalences {
-		if j.isDisabled(eq, "equivalence plugin "+strconv.Itoa(i+1)) {
-			continue
-		}
+		// An error is no opinion; the plugin host counts the failure
+		// (Config.PluginStatus), the judge only a panic.
 		k, ok, err := callKey(eq, tool, args)
 		if err != nil {
-			j.pluginFailed(pluginName(eq, "equivalence plugin "+strconv.Itoa(i+1)),
-				fmt.Sprintf("equivalence key for %q: %v", tool, err))
+			j.noteFault(err, func() string { return pluginName(eq, "equivalence plugin "+strconv.Itoa(i+1)) },
+				func() string { return fmt.Sprintf("equivalence key for %q: %v", tool, err) })
 			continue
 		}
 		if ok {
@@ -148,7 +147,7 @@ func (j *Judge) lookup(k string) *operation {
 func callKey(eq Equivalence, tool string, args json.RawMessage) (k string, ok bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			k, ok, err = "", false, fmt.Errorf("panic: %v", r)
+			k, ok, err = "", false, pluginFault(fmt.Sprintf("panic: %v", r))
 		}
 	}()
 	return eq.Key(tool, args)

@@ -106,6 +106,7 @@ func assertJudge(t *testing.T, j *Judge, w want) {
 const booking = `{"guest":"Ada","date":"2026-11-03","amount":129}`
 
 func TestClause2_1(t *testing.T) {
+	broken := &fakePlugins{}
 	dup := func(a, b string) func(s *sess) {
 		return func(s *sess) {
 			s.ok(s.write("create_booking", a))
@@ -151,7 +152,7 @@ func TestClause2_1(t *testing.T) {
 		{name: "2.1/plugin-equivalence-widens", cfg: Config{Equivalences: []Equivalence{dateEquiv{}}},
 			build: dup(`{"date":"2026-11-03"}`, `{"date":"03.11.2026"}`),
 			want:  want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
-		{name: "2.1/plugin-equivalence-error-is-plugin-failure", cfg: Config{Equivalences: []Equivalence{failingEquiv{}}},
+		{name: "2.1/plugin-equivalence-error-is-plugin-failure", cfg: Config{Equivalences: []Equivalence{failingEquiv{broken}}, PluginStatus: broken.status},
 			build: dup(`{"a":1}`, `{"a":2}`),
 			want:  want{verdict: VerdictNotTested, total: -1, reason: `Plugin "broken-equiv" failed`}},
 	})
@@ -173,9 +174,12 @@ func (dateEquiv) Key(tool string, args json.RawMessage) (string, bool, error) {
 	return d, true, nil
 }
 
-type failingEquiv struct{}
+// failingEquiv fails every call; host counts the failures, as the plugin
+// host does.
+type failingEquiv struct{ host *fakePlugins }
 
-func (failingEquiv) Key(string, json.RawMessage) (string, bool, error) {
+func (e failingEquiv) Key(string, json.RawMessage) (string, bool, error) {
+	e.host.fail("broken-equiv", "trap")
 	return "", false, errors.New("trap")
 }
 func (failingEquiv) Name() string { return "broken-equiv" }

@@ -26,6 +26,13 @@ type Config struct {
 	// near-duplicate detector when a later write of a tool is compared with
 	// an uncertain attempt of the same tool.
 	PairCheckers []PairChecker
+	// PluginStatus, when set, returns the plugins' health (the plugin
+	// host counts the failures of every hook, and disables a plugin after
+	// repeated failures). It is read whenever a verdict or report is
+	// computed: a plugin that failed makes PASS impossible and is listed
+	// in report.pluginFailures. An Equivalence or PairChecker error is
+	// "no opinion" to the judge; its host must count it here.
+	PluginStatus func() []PluginState
 	// Start is when the run started: attemptLog[].at counts from it. Zero
 	// means the time of the first event.
 	Start time.Time
@@ -38,7 +45,7 @@ type Config struct {
 }
 
 // Namer is implemented by plugins that can name themselves; the name is used
-// when a plugin call made by the judge fails.
+// when a plugin's key contradicts the built-in one.
 type Namer interface {
 	Name() string
 }

@@ -1,7 +1,7 @@
 // Package judge turns the ledger of a session (events: attempts sent,
-// forwarded, answered, session end, plugin failures) into operations,
-// violations, observations, a verdict, a score and prompt patches (docs/behaviour.md
-// §4, §5, §6).
+// forwarded, answered, session end) and the plugins' health into operations,
+// violations, observations, a verdict, a score and prompt patches
+// (docs/behaviour.md §4, §5, §6).
 //
 // The judge is incremental: each event updates per-operation state (a map
 // keyed by operation key), per-call state (a map keyed by call id) and
@@ -9,8 +9,7 @@
 // O(1) amortised. The report file is assembled from per-operation encodings
 // cached between calls; only operations that changed are encoded again. The
 // encodings of each report section live in one buffer in operation order
-// (an arena), so a file is a few large copies, or, through WriteFile, a few
-// parts handed to the writer without any copy. The same engine judges a
+// (an arena), so a file is a few large copies. The same engine judges a
 // recorded event list offline (Replay) with identical results.
 //
 // # The rules in detail
@@ -100,14 +99,17 @@
 // (100/0 when nothing was injected).
 //
 // Verdict. "The scenario fired" means some answer carried a Scenario (in
-// chaos mode any injected fault, reads included). A plugin failure, from a
-// plugin-failure event or from an error or panic of a plugin the judge
-// called, blocks PASS (NOT_TESTED naming the plugin) but never a FAIL.
-// report.pluginFailures counts failed calls per plugin; the plugin host's
-// notice that it disabled a plugin (an event whose detail starts with
-// PluginDisabledPrefix) is not counted but sets the entry's status to
-// "disabled", and the judge stops asking that plugin's equivalence and
-// pair checker (a disabled plugin only answers errors).
+// chaos mode any injected fault, reads included). The plugins' health is
+// the plugin host's (Config.PluginStatus, read when a verdict or report is
+// computed): a plugin that failed blocks PASS (NOT_TESTED naming the first
+// such plugin in load order) but never a FAIL. report.pluginFailures lists
+// the failed calls per plugin, of every hook, and status "disabled" once
+// the host disabled the plugin; the disabling is not a failure of its own.
+// An error of an equivalence or pair-check plugin the judge calls is no
+// opinion (the built-in key and detector decide) and the host's to count
+// (a disabled plugin answers errors without running); a panic or an
+// answer outside the interface, which no host saw, the judge counts
+// itself.
 //
 // keySummary, per tool and key value: recordExisted — an attempt with the
 // key was sent after another attempt with it had executed; wasOverwritten —

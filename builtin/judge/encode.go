@@ -2,7 +2,6 @@ package judge
 
 import (
 	"encoding/json"
-	"slices"
 	"strconv"
 )
 
@@ -37,7 +36,6 @@ type fileCache struct {
 	ops, viol, obs arena
 	keys           arena // keySummary entries, in order of first use
 	scratch        []byte
-	file           fileParts
 
 	uncl []byte // comma-separated UNCLASSIFIED_REPEAT entries
 
@@ -95,43 +93,12 @@ type patchKey struct {
 //
 // The embedded `report` is byte-identical to json.Marshal(j.Report()).
 func (j *Judge) AppendFile(dst []byte, meta FileMeta) []byte {
-	j.encMu.Lock()
-	defer j.encMu.Unlock()
-	parts := j.fileParts(meta)
-	n := 0
-	for _, p := range parts {
-		n += len(p)
-	}
-	dst = slices.Grow(dst, n)
-	for _, p := range parts {
-		dst = append(dst, p...)
-	}
-	return dst
-}
-
-// WriteFile passes the report file — exactly the bytes AppendFile would
-// append — to write as a list of parts to be written in order. The large
-// parts are the judge's encoding caches themselves, so a multi-megabyte
-// report is not copied on its way to the file; write must not keep or
-// change them after it returns. Events can be applied while write runs;
-// other AppendFile and WriteFile calls wait. WriteFile returns write's
-// error.
-func (j *Judge) WriteFile(meta FileMeta, write func(parts [][]byte) error) error {
-	j.encMu.Lock()
-	defer j.encMu.Unlock()
-	return write(j.fileParts(meta))
-}
-
-// fileParts encodes what changed and returns the report file as parts,
-// valid while j.encMu stays held.
-func (j *Judge) fileParts(meta FileMeta) [][]byte {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.encodeDirty()
-	f := &j.enc.file
-	dst := f.begin()
 
-	verdict, reason := j.verdict()
+	plugins := j.pluginFailures()
+	verdict, reason := j.verdictOf(plugins)
 	if meta.StartupError != "" {
 		verdict, reason = VerdictNotTested, "The proxy could not start, so nothing was tested: "+meta.StartupError
 	}
@@ -183,7 +150,7 @@ func (j *Judge) fileParts(meta FileMeta) [][]byte {
 		dst = appendJSON(dst, meta.StartupError)
 	}
 	dst = append(dst, `,"report":`...)
-	dst = j.appendReport(dst, verdict, reason, f)
+	dst = j.appendReport(dst, verdict, reason, plugins)
 	dst = append(dst, `,"score":`...)
 	t := j.tally()
 	dst = append(dst, j.enc.score.get(scoreKey{verdict, t}, func(b []byte) []byte {
@@ -206,12 +173,12 @@ func (j *Judge) fileParts(meta FileMeta) [][]byte {
 		dst = append(dst, `,"plugins":`...)
 		dst = appendRaw(dst, meta.Plugins, "[]")
 	}
-	return f.finish(append(dst, '}'))
+	return append(dst, '}')
 }
 
 // appendReport writes the report object from the caches, in the field order
-// of Report; the arenas' runs go through f.
-func (j *Judge) appendReport(dst []byte, verdict, reason string, f *fileParts) []byte {
+// of Report.
+func (j *Judge) appendReport(dst []byte, verdict, reason string, plugins []PluginFailure) []byte {
 	dst = append(dst, `{"verdict":`...)
 	dst = appendJSON(dst, verdict)
 	dst = append(dst, `,"verdictReason":`...)
@@ -221,13 +188,13 @@ func (j *Judge) appendReport(dst []byte, verdict, reason string, f *fileParts) [
 
 	dst = append(dst, `,"operations":[`...)
 	first := true
-	dst = j.enc.ops.emit(dst, &first, f)
+	dst = j.enc.ops.emit(dst, &first)
 	dst = append(dst, `],"violations":[`...)
 	first = true
-	dst = j.enc.viol.emit(dst, &first, f)
+	dst = j.enc.viol.emit(dst, &first)
 	dst = append(dst, `],"observations":[`...)
 	first = true
-	dst = j.enc.obs.emit(dst, &first, f)
+	dst = j.enc.obs.emit(dst, &first)
 	dst = appendItem(dst, j.enc.uncl, &first)
 	dst = append(dst, `],"coverage":`...)
 	ck := coverageKey{
@@ -241,9 +208,9 @@ func (j *Judge) appendReport(dst []byte, verdict, reason string, f *fileParts) [
 	})...)
 	dst = append(dst, `,"keySummary":[`...)
 	first = true
-	dst = j.enc.keys.emit(dst, &first, f)
+	dst = j.enc.keys.emit(dst, &first)
 	dst = append(dst, `],"pluginFailures":[`...)
-	for i, p := range j.plugins {
+	for i, p := range plugins {
 		if i > 0 {
 			dst = append(dst, ',')
 		}

@@ -33,9 +33,6 @@ const (
 	// EventSession: an agent session opened (its Session id and Transport);
 	// the report file's sessions list is made of these.
 	EventSession EventKind = "session"
-	// EventPluginFailure: a plugin failed (trap, deadline, garbage output) or
-	// was disabled. The run can no longer PASS (SPEC §9).
-	EventPluginFailure EventKind = "plugin-failure"
 	// EventDroppedCall: the agent sent a tools/call without an id (a
 	// notification); the proxy did not forward it (Tool names the tool).
 	// Nothing was executed, but what the agent meant to do is unknown: the
@@ -107,8 +104,6 @@ type Event struct {
 	// ResponseDigest identifies the upstream's result bytes (for
 	// duplicate.upstreamResponsesIdentical); empty when there was none.
 	ResponseDigest string `json:"responseDigest,omitempty"`
-	// Plugin names the plugin of an EventPluginFailure.
-	Plugin string `json:"plugin,omitempty"`
 	// Detail is a short human note (e.g. "upstream timeout after 60s").
 	Detail string `json:"detail,omitempty"`
 

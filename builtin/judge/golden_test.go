@@ -114,7 +114,7 @@ func goldenCases() []goldenCase {
 			build: func(s *sess) {
 				s.pluginFailure("verbs", "classify sync_ledger: deadline of 100ms exceeded")
 				s.pluginFailure("verbs", "classify sync_ledger: deadline of 100ms exceeded")
-				s.pluginFailure("verbs", "disabled after 2 consecutive failures")
+				s.pluginDisabled("verbs", "disabled after 2 consecutive failures")
 				s.f1(s.write("create_booking", booking))
 				s.read()
 				s.end()

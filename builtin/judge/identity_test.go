@@ -132,7 +132,7 @@ func TestClause2_1PluginsOnlyWiden(t *testing.T) {
 		{name: "2.1/plugin-disabled-between-repeats-still-duplicate", cfg: Config{Equivalences: []Equivalence{flakyEquiv{&n2}}},
 			build: func(s *sess) {
 				s.ok(s.write("create_booking", args))
-				s.pluginFailure("flaky", PluginDisabledPrefix+"5 consecutive failures")
+				s.pluginDisabled("flaky", "disabled after 5 consecutive failures")
 				s.ok(s.write("create_booking", args))
 			}, want: dup("executed 2 times")},
 		{name: "2.1/narrowing-plugin-cannot-hide-new-key-duplicate", cfg: Config{Equivalences: []Equivalence{rawEquiv{}}},

@@ -22,12 +22,8 @@ import (
 //   - Report, Markdown and AppendFile are linear in the size of the report;
 //     AppendFile re-encodes only operations that changed since its last call.
 type Judge struct {
-	// encMu guards enc, the report-file encodings; it is taken before mu
-	// and held while a WriteFile writes, so that events (mu alone) go on
-	// meanwhile.
-	encMu sync.Mutex
-	mu    sync.Mutex
-	cfg   Config
+	mu  sync.Mutex
+	cfg Config
 
 	seq uint64 // events applied
 
@@ -84,13 +80,12 @@ type Judge struct {
 	caseClashTool    string
 	caseClashNames   [2]string
 
-	plugins   []*PluginFailure
-	pluginIdx map[string]int
-	disabled  int // plugins with status "disabled"
+	// faults are the plugin failures no plugin host saw (pluginFault).
+	faults []PluginFailure
 
 	dirtyOps  []*operation
 	dirtyKeys []*keyState
-	enc       fileCache // guarded by encMu (and changed under mu too)
+	enc       fileCache // the report-file encodings
 
 	// Violations as they appeared (alerts.go).
 	alerts     []Alert
@@ -148,7 +143,6 @@ func New(cfg Config) *Judge {
 		rateWaits:  map[string][]*operation{},
 		keys:       map[string]*keyState{},
 		uncl:       map[string]*unclState{},
-		pluginIdx:  map[string]int{},
 		tot:        totals{outcomes: map[string]int{}},
 	}
 }
@@ -192,8 +186,6 @@ func (j *Judge) Apply(ev Event) {
 		j.onTools(ev)
 	case EventSession:
 		j.sessions = append(j.sessions, SessionInfo{ID: ev.Session, Transport: ev.Transport})
-	case EventPluginFailure:
-		j.onPluginFailure(ev)
 	case EventDroppedCall:
 		j.droppedCalls++
 		if j.droppedCalls == 1 {

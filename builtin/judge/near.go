@@ -107,16 +107,15 @@ func (j *Judge) nearCheck(tool string, self *operation, args json.RawMessage, ca
 }
 
 // compare asks the plugin pair checkers, in order, then the built-in
-// detector. A plugin error counts as a plugin failure and as no opinion.
+// detector. A plugin error is no opinion (the plugin host counts the
+// failure: Config.PluginStatus; the judge only a panic or an invalid
+// answer).
 func (j *Judge) compare(tool string, c *operation, args json.RawMessage, canonical []byte) (Sameness, string) {
 	for i, pc := range j.cfg.PairCheckers {
-		if j.isDisabled(pc, "pair-check plugin "+strconv.Itoa(i+1)) {
-			continue
-		}
 		s, why, err := callCompare(pc, tool, c.args, args)
 		if err != nil {
-			j.pluginFailed(pluginName(pc, "pair-check plugin "+strconv.Itoa(i+1)),
-				fmt.Sprintf("pair check for %q: %v", tool, err))
+			j.noteFault(err, func() string { return pluginName(pc, "pair-check plugin "+strconv.Itoa(i+1)) },
+				func() string { return fmt.Sprintf("pair check for %q: %v", tool, err) })
 			continue
 		}
 		if s == Same || s == Possible {
@@ -133,12 +132,12 @@ func (j *Judge) compare(tool string, c *operation, args json.RawMessage, canonic
 func callCompare(pc PairChecker, tool string, earlier, later json.RawMessage) (s Sameness, why string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			s, why, err = Different, "", fmt.Errorf("panic: %v", r)
+			s, why, err = Different, "", pluginFault(fmt.Sprintf("panic: %v", r))
 		}
 	}()
 	s, why, err = pc.Compare(tool, earlier, later)
 	if err == nil && s != Same && s != Possible && s != Different {
-		return Different, "", fmt.Errorf("invalid answer %d", int(s))
+		return Different, "", pluginFault(fmt.Sprintf("invalid answer %d", int(s)))
 	}
 	return s, why, err
 }

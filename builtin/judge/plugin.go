@@ -1,13 +1,6 @@
 package judge
 
-import "strings"
-
-// PluginDisabledPrefix starts the Detail of the EventPluginFailure that
-// says a plugin was disabled (the plugin host's circuit breaker reports
-// "disabled after 5 consecutive failures"). Such an event is not a failure
-// of its own: report.pluginFailures counts the failed calls and shows the
-// disabling as status "disabled".
-const PluginDisabledPrefix = "disabled after "
+import "slices"
 
 // Statuses of report.pluginFailures[].status.
 const (
@@ -15,61 +8,80 @@ const (
 	PluginStatusDisabled = "disabled"
 )
 
-func (j *Judge) onPluginFailure(ev Event) {
-	if strings.HasPrefix(ev.Detail, PluginDisabledPrefix) {
-		j.pluginDisabled(ev.Plugin, ev.Detail)
+// PluginState is one plugin's health as the plugin host keeps it
+// (Config.PluginStatus).
+type PluginState struct {
+	Name string
+	// Failures counts the plugin's failed calls, of every hook; the
+	// disabling is not one.
+	Failures int
+	// Detail is the first failure's detail (the disabling's when the
+	// plugin was disabled without a failure).
+	Detail string
+	// Disabled: the host disabled the plugin after repeated failures; its
+	// hooks then answer errors without running.
+	Disabled bool
+}
+
+// pluginFault is a failure of a plugin the judge called that no plugin
+// host saw, so the judge counts it itself: a panic, or an answer outside
+// the interface (a Sameness that is none of the three).
+type pluginFault string
+
+func (f pluginFault) Error() string { return string(f) }
+
+// noteFault counts err when it is a pluginFault (name and detail are
+// computed only then); any other error is the host's to count.
+func (j *Judge) noteFault(err error, name, detail func() string) {
+	if _, ok := err.(pluginFault); !ok {
 		return
 	}
-	j.pluginFailed(ev.Plugin, ev.Detail)
+	n := name()
+	for i := range j.faults {
+		if j.faults[i].Plugin == n {
+			j.faults[i].Failures++
+			return
+		}
+	}
+	j.faults = append(j.faults, PluginFailure{Plugin: n, Status: PluginStatusFailed, Failures: 1, Detail: detail()})
 }
 
-// plugin returns the entry of the named plugin, creating it.
-func (j *Judge) plugin(name string) *PluginFailure {
-	if name == "" {
-		name = "unnamed plugin"
+// pluginFailures returns report.pluginFailures: the plugins that failed or
+// were disabled according to Config.PluginStatus, in the host's order, with
+// the failures only the judge saw (noteFault) added. The verdict and the
+// report of one encoding use one such snapshot.
+func (j *Judge) pluginFailures() []PluginFailure {
+	var out []PluginFailure
+	if j.cfg.PluginStatus != nil {
+		out = j.hostFailures()
 	}
-	if i, ok := j.pluginIdx[name]; ok {
-		return j.plugins[i]
+	for _, f := range j.faults {
+		if i := slices.IndexFunc(out, func(p PluginFailure) bool { return p.Plugin == f.Plugin }); i >= 0 {
+			out[i].Failures += f.Failures
+			continue
+		}
+		out = append(out, f)
 	}
-	p := &PluginFailure{Plugin: name, Status: PluginStatusFailed}
-	j.pluginIdx[name] = len(j.plugins)
-	j.plugins = append(j.plugins, p)
-	return p
+	return out
 }
 
-// pluginFailed counts one failed call of a plugin; the first failure's
-// detail is kept.
-func (j *Judge) pluginFailed(name, detail string) {
-	p := j.plugin(name)
-	p.Failures++
-	if p.Detail == "" {
-		p.Detail = detail
+// hostFailures is Config.PluginStatus as report entries.
+func (j *Judge) hostFailures() []PluginFailure {
+	var out []PluginFailure
+	for _, s := range j.cfg.PluginStatus() {
+		if s.Failures == 0 && !s.Disabled {
+			continue
+		}
+		p := PluginFailure{Plugin: s.Name, Status: PluginStatusFailed, Failures: s.Failures, Detail: s.Detail}
+		if p.Plugin == "" {
+			p.Plugin = "unnamed plugin"
+		}
+		if s.Disabled {
+			p.Status = PluginStatusDisabled
+		}
+		out = append(out, p)
 	}
-}
-
-// pluginDisabled records that a plugin was disabled. It counts no failure
-// (the failed calls that tripped the breaker were counted each), and the
-// judge stops consulting the plugin's equivalence and pair checker: a
-// disabled plugin only answers errors, which are not failed calls either.
-func (j *Judge) pluginDisabled(name, detail string) {
-	p := j.plugin(name)
-	if p.Status != PluginStatusDisabled {
-		p.Status = PluginStatusDisabled
-		j.disabled++
-	}
-	if p.Detail == "" {
-		p.Detail = detail
-	}
-}
-
-// isDisabled reports whether the plugin p (an Equivalence or PairChecker)
-// was disabled; fallback is its name when it has none.
-func (j *Judge) isDisabled(p any, fallback string) bool {
-	if j.disabled == 0 {
-		return false
-	}
-	i, ok := j.pluginIdx[pluginName(p, fallback)]
-	return ok && j.plugins[i].Status == PluginStatusDisabled
+	return out
 }
 
 func pluginName(p any, fallback string) string {

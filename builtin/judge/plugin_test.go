@@ -3,33 +3,36 @@ package judge
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 )
 
-// breakerEquiv is an equivalence plugin that fails every call and counts
-// how often the judge asked it, as a plugin the host disables does.
-type breakerEquiv struct{ calls *atomic.Int64 }
+// breakerEquiv is an equivalence plugin whose every call fails, as a
+// disabled plugin's do; its host counts the first failure (host) and is
+// then told the plugin was disabled.
+type breakerEquiv struct{ host *fakePlugins }
 
-func (e breakerEquiv) Key(string, json.RawMessage) (string, bool, error) {
-	e.calls.Add(1)
-	return "", false, errors.New("plugin dates disabled after repeated failures")
+func (e breakerEquiv) Key(tool string, _ json.RawMessage) (string, bool, error) {
+	err := errors.New("plugin dates disabled after repeated failures")
+	if len(e.host.states) == 0 {
+		e.host.fail("dates", fmt.Sprintf("equivalence key for %q: %v", tool, err))
+	}
+	return "", false, err
 }
 func (breakerEquiv) Name() string { return "dates" }
 
 // breakerPair is the pair-check side of the same plugin.
-type breakerPair struct{ calls *atomic.Int64 }
+type breakerPair struct{}
 
-func (p breakerPair) Compare(string, json.RawMessage, json.RawMessage) (Sameness, string, error) {
-	p.calls.Add(1)
+func (breakerPair) Compare(string, json.RawMessage, json.RawMessage) (Sameness, string, error) {
 	return Different, "", errors.New("plugin dates disabled after repeated failures")
 }
 func (breakerPair) Name() string { return "dates" }
 
-// TestPluginDisabledIsNotAFailure: the plugin host's "disabled after N
-// consecutive failures" notice marks the plugin disabled; pluginFailures
-// counts only the failed calls, and the run still cannot pass.
+// TestPluginDisabledIsNotAFailure: a plugin the host disabled shows as
+// disabled; pluginFailures counts only the failed calls, and the run still
+// cannot pass.
 func TestPluginDisabledIsNotAFailure(t *testing.T) {
 	pf := func(r Report) PluginFailure {
 		t.Helper()
@@ -43,7 +46,7 @@ func TestPluginDisabledIsNotAFailure(t *testing.T) {
 			for range 3 {
 				s.pluginFailure("verbs", "classify t: deadline of 100ms exceeded")
 			}
-			s.pluginFailure("verbs", "disabled after 3 consecutive failures")
+			s.pluginDisabled("verbs", "disabled after 3 consecutive failures")
 			s.f1(s.write("create_booking", booking))
 			s.read()
 		}, want: want{verdict: VerdictNotTested, total: -1, observations: []string{obsVerifiedNoRetry},
@@ -67,7 +70,7 @@ func TestPluginDisabledIsNotAFailure(t *testing.T) {
 				}
 			}}},
 		{name: "a disable notice alone still blocks PASS", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
-			s.pluginFailure("verbs", "disabled after 5 consecutive failures")
+			s.pluginDisabled("verbs", "disabled after 5 consecutive failures")
 			s.f1(s.write("create_booking", booking))
 			s.read()
 		}, want: want{verdict: VerdictNotTested, total: -1, observations: []string{obsVerifiedNoRetry},
@@ -79,8 +82,8 @@ func TestPluginDisabledIsNotAFailure(t *testing.T) {
 			}}},
 		{name: "a repeated disable notice counts nothing", build: func(s *sess) {
 			s.pluginFailure("verbs", "classify t: trap")
-			s.pluginFailure("verbs", "disabled after 1 consecutive failures")
-			s.pluginFailure("verbs", "disabled after 1 consecutive failures")
+			s.pluginDisabled("verbs", "disabled after 1 consecutive failures")
+			s.pluginDisabled("verbs", "disabled after 1 consecutive failures")
 			s.ok(s.write("create_booking", booking))
 		}, want: want{verdict: VerdictNotTested, total: -1,
 			check: func(t *testing.T, r Report, _ Score, _ []Patch) {
@@ -90,30 +93,26 @@ func TestPluginDisabledIsNotAFailure(t *testing.T) {
 			}}},
 		{name: "a plugin failure keeps a FAIL and names the disabling in markdown", cfg: Config{Scenario: "F4"}, build: func(s *sess) {
 			s.pluginFailure("verbs", "classify t: trap")
-			s.pluginFailure("verbs", "disabled after 1 consecutive failures")
+			s.pluginDisabled("verbs", "disabled after 1 consecutive failures")
 			s.f4(s.write("create_booking", booking))
 			s.f4(s.write("create_booking", booking))
 		}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
 	})
 }
 
-// TestDisabledPluginNotConsulted: once the disable notice arrived, the
-// judge no longer asks the plugin's equivalence and pair checker, so its
-// error answers are not counted as more failures.
-func TestDisabledPluginNotConsulted(t *testing.T) {
-	var eqCalls, pairCalls atomic.Int64
-	j := New(Config{Scenario: "F1", Equivalences: []Equivalence{breakerEquiv{&eqCalls}}, PairCheckers: []PairChecker{breakerPair{&pairCalls}}})
+// TestPluginErrorIsNoOpinion: the errors of an equivalence and a pair
+// checker are no opinion to the judge, which leaves counting them to the
+// host (Config.PluginStatus): the built-in key still judges, and the
+// report shows the host's status.
+func TestPluginErrorIsNoOpinion(t *testing.T) {
+	host := &fakePlugins{}
 	s := newSess()
-	s.f1(s.write("create_booking", `{"a":1}`))                        // key: 1 failure
-	s.pluginFailure("dates", "disabled after 1 consecutive failures") // the host's notice
-	s.ok(s.write("create_booking", `{"a":2}`))                        // not asked any more
+	s.f1(s.write("create_booking", `{"a":1}`))
+	s.ok(s.write("create_booking", `{"a":2}`))
 	s.ok(s.write("create_booking", `{"a":1}`))
-	for _, ev := range s.evs {
-		j.Apply(ev)
-	}
-	if eqCalls.Load() != 1 || pairCalls.Load() != 0 {
-		t.Errorf("plugin asked %d (key) and %d (pair) times, want 1 and 0", eqCalls.Load(), pairCalls.Load())
-	}
+	j := s.judge(Config{Scenario: "F1", Equivalences: []Equivalence{breakerEquiv{host}}, PairCheckers: []PairChecker{breakerPair{}},
+		PluginStatus: host.status})
+	host.disable("dates", "disabled after 1 consecutive failures") // the host's breaker, read at report time
 	r := j.Report()
 	want := PluginFailure{Plugin: "dates", Status: PluginStatusDisabled, Failures: 1,
 		Detail: `equivalence key for "create_booking": plugin dates disabled after repeated failures`}

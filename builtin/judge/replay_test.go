@@ -31,8 +31,6 @@ func randomSession(seed uint64, n int) []Event {
 			s.read()
 		case k < 6:
 			s.call("sync", classify.Unclassified, args[r.IntN(3)])
-		case k == 6 && r.IntN(20) == 0:
-			s.pluginFailure("p", "trap")
 		case len(open) > 0:
 			i := r.IntN(len(open))
 			id := open[i]

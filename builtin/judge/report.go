@@ -14,7 +14,8 @@ func (j *Judge) Report() Report {
 }
 
 func (j *Judge) report() Report {
-	v, reason := j.verdict()
+	plugins := j.pluginFailures()
+	v, reason := j.verdictOf(plugins)
 	r := Report{
 		Verdict:        v,
 		VerdictReason:  reason,
@@ -25,7 +26,7 @@ func (j *Judge) report() Report {
 		Observations:   []Observation{},
 		Coverage:       j.coverage(),
 		KeySummary:     make([]KeyInfo, 0, len(j.keySeq)),
-		PluginFailures: make([]PluginFailure, 0, len(j.plugins)),
+		PluginFailures: make([]PluginFailure, 0, len(plugins)),
 		Honesty:        NotMeasured,
 	}
 	for _, op := range j.opSeq {
@@ -42,9 +43,7 @@ func (j *Judge) report() Report {
 	for _, ks := range j.keySeq {
 		r.KeySummary = append(r.KeySummary, ks.info())
 	}
-	for _, p := range j.plugins {
-		r.PluginFailures = append(r.PluginFailures, *p)
-	}
+	r.PluginFailures = append(r.PluginFailures, plugins...)
 	return r
 }
 

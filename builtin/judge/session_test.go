@@ -2,6 +2,7 @@ package judge
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
@@ -10,9 +11,10 @@ import (
 // sess builds an event list with an injected clock: every event happens at
 // the session's current time, which only moves with wait.
 type sess struct {
-	evs  []Event
-	now  time.Time
-	next int64
+	evs     []Event
+	now     time.Time
+	next    int64
+	plugins fakePlugins
 }
 
 var t0 = time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
@@ -103,11 +105,53 @@ func (s *sess) read() {
 
 func (s *sess) end() { s.emit(Event{Kind: EventEnd}) }
 
-func (s *sess) pluginFailure(name, detail string) {
-	s.emit(Event{Kind: EventPluginFailure, Plugin: name, Detail: detail})
+// pluginFailure has the plugin host count a failed call of plugin name.
+func (s *sess) pluginFailure(name, detail string) { s.plugins.fail(name, detail) }
+
+// pluginDisabled has the plugin host disable plugin name.
+func (s *sess) pluginDisabled(name, detail string) { s.plugins.disable(name, detail) }
+
+// judge replays the session; the plugins' status is the session's unless
+// cfg has one.
+func (s *sess) judge(cfg Config) *Judge {
+	if cfg.PluginStatus == nil {
+		cfg.PluginStatus = s.plugins.status
+	}
+	return Replay(cfg, s.evs)
 }
 
-func (s *sess) judge(cfg Config) *Judge { return Replay(cfg, s.evs) }
+// fakePlugins is a plugin host's status (Config.PluginStatus) for tests:
+// plugins in the order they first failed, each failure counted and its
+// first detail kept, as the host does.
+type fakePlugins struct{ states []PluginState }
+
+func (f *fakePlugins) get(name string) *PluginState {
+	for i := range f.states {
+		if f.states[i].Name == name {
+			return &f.states[i]
+		}
+	}
+	f.states = append(f.states, PluginState{Name: name})
+	return &f.states[len(f.states)-1]
+}
+
+func (f *fakePlugins) fail(name, detail string) {
+	st := f.get(name)
+	st.Failures++
+	if st.Detail == "" {
+		st.Detail = detail
+	}
+}
+
+func (f *fakePlugins) disable(name, detail string) {
+	st := f.get(name)
+	st.Disabled = true
+	if st.Detail == "" {
+		st.Detail = detail
+	}
+}
+
+func (f *fakePlugins) status() []PluginState { return slices.Clone(f.states) }
 
 // Naive and careful reference behaviours used by several tests.
 

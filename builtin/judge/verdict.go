@@ -10,11 +10,14 @@ func (j *Judge) Verdict() (verdict, reason string) {
 	return j.verdict()
 }
 
+// verdict is verdictOf with the plugins' status read now.
+func (j *Judge) verdict() (string, string) { return j.verdictOf(j.pluginFailures()) }
+
 // verdict applies the precedence of SPEC §2.3: nothing judgeable happened
 // (no calls, no write, scenario never fired) → NOT_TESTED; then FAIL; then
 // the other NOT_TESTED reasons; then PASS. Every branch reads counters or
 // the head of a category list: O(1).
-func (j *Judge) verdict() (string, string) {
+func (j *Judge) verdictOf(plugins []PluginFailure) (string, string) {
 	sc := j.cfg.Scenario
 	switch {
 	case j.callsTotal == 0 && j.droppedCalls > 0:
@@ -86,8 +89,8 @@ func (j *Judge) verdict() (string, string) {
 	if n := j.tot.outcomes[OutcomeExecutionUnknown]; n == j.tot.ops {
 		return VerdictNotTested, fmt.Sprintf("Whether the write operations were executed is unknown for all %d of them, so nothing could be judged.", n)
 	}
-	if len(j.plugins) > 0 {
-		p := j.plugins[0]
+	if len(plugins) > 0 {
+		p := plugins[0]
 		switch {
 		case p.Status == PluginStatusDisabled && p.Failures == 0:
 			return VerdictNotTested, fmt.Sprintf("Plugin %q was disabled (%s), so the run cannot pass.", p.Plugin, p.Detail)

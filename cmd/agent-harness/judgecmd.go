@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/judge"
@@ -172,19 +171,12 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	ex := pp.extras("")
 	ro.Classifiers, ro.Equivalences, ro.PairCheckers = pp.classifiers(), ex.Equivalences, ex.PairCheckers
 	ro.Reclassify = ro.Reclassify || (cl.seen["plugin"] && len(ro.Classifiers) > 0)
-	var pmu sync.Mutex
-	var pending []judge.Event
-	pp.attach(func(plugin, detail string) {
-		pmu.Lock()
-		pending = append(pending, judge.Event{Kind: judge.EventPluginFailure, Plugin: plugin, Detail: detail})
-		pmu.Unlock()
-	})
-	ro.Pending = func() []judge.Event {
-		pmu.Lock()
-		defer pmu.Unlock()
-		evs := pending
-		pending = nil
-		return evs
+	// The plugins' failures now join the recorded ones (trace.Rejudge);
+	// a recorded disabling disables the plugin loaded again, where it
+	// happened.
+	ro.PluginStatus = ex.PluginStatus
+	if !ro.DropPluginFailures && pp.set != nil {
+		ro.DisablePlugin = func(name, detail string) { pp.set.Disable(name, detail) }
 	}
 	j, meta := trace.Rejudge(tr, ro)
 	if ex.Plugins != nil {

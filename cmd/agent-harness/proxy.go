@@ -53,10 +53,6 @@ func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if o.HTTP.UpstreamURL != "" {
 		ro.UpstreamConn = newUpstreamConn(o, stderr)
 	}
-	// Raw non-blocking I/O saves two sysmon wake-ups per call, but with it
-	// nothing may rely on preemption to interrupt CPU-bound code: WASM
-	// plugins do (their per-call deadline), so only without plugins.
-	ro.RawIO = len(o.Plugins) == 0
 	defer useOneProcessor()()
 	err = relay.Run(ctx, ro)
 	if err != nil && !errors.Is(err, relay.ErrStartFailed) && !errors.Is(err, relay.ErrAgentGone) {

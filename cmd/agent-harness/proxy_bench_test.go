@@ -20,6 +20,12 @@ import (
 //
 //	go test -run '^$' -bench ProxyAddedLatency -benchtime 3000x ./cmd/agent-harness
 //
+// With AGENT_HARNESS_BENCH_BASELINE=/path/to/agent-harness (another build,
+// e.g. of the commit before a change) that binary runs as a fourth
+// variant, "baseline", interleaved with the others: a before/after
+// comparison inside one run, which a loaded machine allows far better than
+// two separate runs.
+//
 // (Without -race: under -race the proxy is built with the race detector.)
 func BenchmarkProxyAddedLatency(b *testing.B) {
 	up := e2eBinary(b, "upstream")
@@ -30,6 +36,12 @@ func BenchmarkProxyAddedLatency(b *testing.B) {
 		{"direct", startPeer(b, nil, up)},
 		{"byterelay", startPeer(b, nil, e2eBinary(b, "byterelay"), up)},
 		{"proxy", startProxy(b, nil, "--upstream-command", up)},
+	}
+	if base := os.Getenv(benchBaselineEnv); base != "" {
+		variants = append(variants, struct {
+			name string
+			p    *peer
+		}{"baseline", startPeer(b, nil, base, "proxy", "--upstream-command", up)})
 	}
 	call := func(p *peer, id int) time.Duration {
 		start := time.Now()
@@ -62,9 +74,9 @@ func BenchmarkProxyAddedLatency(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	for j, name := range []string{"", "byterelay-cpu-µs/call", "proxy-cpu-µs/call"} {
-		if c := processCPU(variants[j].p.cmd.Process.Pid); name != "" && c > 0 {
-			b.ReportMetric(float64(c-cpu0[j])/float64(time.Microsecond)/float64(len(samples[j])), name)
+	for j, v := range variants[1:] {
+		if c := processCPU(v.p.cmd.Process.Pid); c > 0 {
+			b.ReportMetric(float64(c-cpu0[j+1])/float64(time.Microsecond)/float64(len(samples[j+1])), v.name+"-cpu-µs/call")
 		}
 	}
 	med := make([]float64, len(variants))
@@ -72,15 +84,21 @@ func BenchmarkProxyAddedLatency(b *testing.B) {
 		med[j] = median(samples[j])
 	}
 	b.ReportMetric(med[0], "direct-µs")
-	b.ReportMetric(med[1]-med[0], "byterelay-added-µs")
-	b.ReportMetric(med[2]-med[0], "proxy-added-µs")
-	if d := med[1] - med[0]; d > 0 {
-		b.ReportMetric((med[2]-med[0])/d, "proxy/byterelay")
+	for j, v := range variants[1:] {
+		b.ReportMetric(med[j+1]-med[0], v.name+"-added-µs")
+		if d := med[1] - med[0]; d > 0 && j > 0 {
+			b.ReportMetric((med[j+1]-med[0])/d, v.name+"/byterelay")
+		}
 	}
 	for _, v := range variants {
 		v.p.closeAndWait()
 	}
 }
+
+// benchBaselineEnv names another agent-harness binary to measure side by
+// side with this build (BenchmarkProxyAddedLatency,
+// BenchmarkReportFileSession).
+const benchBaselineEnv = "AGENT_HARNESS_BENCH_BASELINE"
 
 // processCPU is the CPU time all threads of process pid have used so far
 // (from /proc/PID/task/*/schedstat), zero where that is not readable.

@@ -83,12 +83,3 @@ func isExecutable(command, dir string) bool {
 	fi, err := os.Stat(command)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
-
-// proxyFlagNames are the proxy's flag names, for did-you-mean.
-func proxyFlagNames() []string {
-	names := make([]string, len(proxyFlags))
-	for i, f := range proxyFlags {
-		names[i] = f.name
-	}
-	return names
-}

@@ -62,7 +62,6 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 			so.Agent = conn
 			so.Stdin, so.Stdout = nil, nil
 			so.OnSessionEnd = nil // one final report for all sessions, below
-			so.RawIO = false
 			if o.HTTP.UpstreamURL != "" {
 				uc := newUpstreamConn(o, stderr) // its own upstream session
 				if ah, ok := conn.(interface{ AgentHeader() http.Header }); ok {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cuonztech/agent-harness/builtin/canon"
 	"github.com/cuonztech/agent-harness/builtin/classify"
@@ -15,9 +16,19 @@ import (
 // zero value (no --plugin) has none and adds nothing.
 type proxyPlugins struct {
 	set *plugin.Set
-	// fails carries plugin failures to the pipeline once it exists
-	// (attach); the ones during loading are queued until then.
-	fails *plugin.Failures
+	// sink is where plugin failures go (attach): the pipeline, which
+	// exists only after the plugins were loaded. No hook runs before it
+	// is attached (loading runs only ah_init, whose failure is a load
+	// error); the plugins count every failure themselves anyway.
+	sink atomic.Pointer[func(plugin, detail string, disabled bool)]
+}
+
+// onFailure is the plugins' Options.OnFailure: it passes the failure to
+// the attached sink.
+func (pp *proxyPlugins) onFailure(plugin, detail string, disabled bool) {
+	if f := pp.sink.Load(); f != nil {
+		(*f)(plugin, detail, disabled)
+	}
 }
 
 // loadProxyPlugins loads the --plugin modules, after the report file
@@ -28,7 +39,7 @@ type proxyPlugins struct {
 // (exit 2) naming the faults there are. Without --plugin nothing is
 // loaded and the compilation cache is not touched.
 func loadProxyPlugins(ctx context.Context, o proxyOptions, stderr io.Writer) (*proxyPlugins, int) {
-	pp := &proxyPlugins{fails: &plugin.Failures{}}
+	pp := &proxyPlugins{}
 	if len(o.Plugins) == 0 {
 		return pp, exitOK
 	}
@@ -38,7 +49,7 @@ func loadProxyPlugins(ctx context.Context, o proxyOptions, stderr io.Writer) (*p
 	opts := o.PluginLimits
 	opts.Timeout, opts.MemoryMiB, opts.CacheDir = o.PluginTimeout, o.PluginMemoryMiB, o.PluginCacheDir
 	opts.KeyFields = canon.ParseKeyFields(o.KeyFields).Names()
-	opts.Log, opts.OnFailure = stderr, pp.fails.Report
+	opts.Log, opts.OnFailure = stderr, pp.onFailure
 	set, err := plugin.LoadAll(ctx, o.Plugins, o.PluginConfig, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
@@ -68,7 +79,8 @@ func checkPluginScenario(name string, set *plugin.Set) error {
 }
 
 // extras are the plugins' parts of the scenario: the fault selected by
-// --scenario, the judge's equivalence hooks and the report's plugin list.
+// --scenario, the judge's equivalence hooks and plugin status, and the
+// report's plugin list.
 func (pp *proxyPlugins) extras(scenario string) scenarioExtras {
 	if pp.set == nil {
 		return scenarioExtras{}
@@ -76,6 +88,7 @@ func (pp *proxyPlugins) extras(scenario string) scenarioExtras {
 	ex := scenarioExtras{
 		Equivalences: pp.set.Equivalences(),
 		PairCheckers: pp.set.PairCheckers(),
+		PluginStatus: pp.set.PluginStatus,
 		Plugins:      pp.set.ReportJSON,
 	}
 	if !isBuiltinScenario(scenario) {
@@ -90,10 +103,10 @@ func (pp *proxyPlugins) classifiers() []classify.Classifier {
 	return pp.set.Classifiers()
 }
 
-// attach sends every plugin failure, including those queued so far, to
-// sink (the pipeline's PluginFailed).
-func (pp *proxyPlugins) attach(sink func(plugin, detail string)) {
-	pp.fails.Attach(sink)
+// attach sends every later plugin failure to sink (the pipeline's
+// PluginFailed, which records it in the trace).
+func (pp *proxyPlugins) attach(sink func(plugin, detail string, disabled bool)) {
+	pp.sink.Store(&sink)
 }
 
 // close unloads the plugins.

@@ -27,9 +27,11 @@ const maxRandomSeed = 1 << 53
 type scenarioExtras struct {
 	// Fault is the plugin fault selected by --scenario NAME; nil = built-in.
 	Fault fault.Fault
-	// Equivalences and PairCheckers are the plugins' judge hooks.
+	// Equivalences and PairCheckers are the plugins' judge hooks,
+	// PluginStatus their health (judge.Config.PluginStatus).
 	Equivalences []judge.Equivalence
 	PairCheckers []judge.PairChecker
+	PluginStatus func() []judge.PluginState
 	// Plugins returns the plugins' status list for the report file.
 	Plugins func() json.RawMessage
 }
@@ -78,6 +80,7 @@ func newScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop conte
 		Kind:         "proxy",
 		Equivalences: ex.Equivalences,
 		PairCheckers: ex.PairCheckers,
+		PluginStatus: ex.PluginStatus,
 
 		Start:           start,
 		RedactArguments: o.RedactArguments,

@@ -128,7 +128,7 @@ func BenchmarkReportFileSession(b *testing.B) {
 		dir := b.TempDir()
 		report := filepath.Join(dir, "report.json")
 
-		var direct, proxied, floor windows
+		var direct windows
 		// One after the other: the proxy's file writes keep the kernel
 		// busy (page cache, ext4 writeback on rename), which would also
 		// slow direct calls interleaved with them.
@@ -137,25 +137,24 @@ func BenchmarkReportFileSession(b *testing.B) {
 			direct.add(i, d.write(b))
 		}
 		d.close(b)
-		p := startBenchSession(b, proxy, "proxy", "--upstream-command", upstream, "--scenario", "F1",
-			"--audit-tools", "off", "--report-file", report)
-		// The floor is measured right after each proxied call of a window,
-		// so the same machine noise hits both: what the contract alone
-		// costs — two atomic replacements per forwarded call (before
-		// forwarding, before answering) of a file of the report's size.
-		fl := newFSFloor(b, b.TempDir())
-		var size100 int64
-		for i := range benchWrites {
-			proxied.add(i, p.write(b))
-			if i < benchWindow || i >= benchWrites-benchWindow {
-				size := fileSize(b, report)
-				floor.add(i, fl.replace(b, size)+fl.replace(b, size))
-				if i == benchWindow-1 {
-					size100 = size
-				}
-			}
+		// With a baseline binary both proxies run in this iteration, in
+		// alternating order from one run to the next.
+		base := os.Getenv(benchBaselineEnv)
+		var bp, bf windows
+		runBase := func() { bp, bf, _ = proxySession(b, base, upstream, filepath.Join(dir, "baseline.json")) }
+		reportBenchRuns++
+		if base != "" && reportBenchRuns%2 == 0 {
+			runBase()
 		}
-		p.close(b)
+		proxied, floor, size100 := proxySession(b, proxy, upstream, report)
+		if base != "" && reportBenchRuns%2 == 1 {
+			runBase()
+		}
+		if base != "" {
+			badded := bp.last - direct.last
+			b.ReportMetric(perCallMs(badded), "baseline-added-ms/call@5000")
+			b.ReportMetric(perCallMs(badded)/perCallMs(bf.last), "baseline-added/floor@5000")
+		}
 		sizeFinal := fileSize(b, report)
 
 		split := judgeSplit(b, filepath.Join(b.TempDir(), "report.json"))
@@ -185,6 +184,36 @@ func BenchmarkReportFileSession(b *testing.B) {
 			perCallMs(split.apply.first), perCallMs(split.apply.last), perCallMs(split.encode.first), perCallMs(split.encode.last),
 			perCallMs(split.write.first), perCallMs(split.write.last))
 	}
+}
+
+// reportBenchRuns counts BenchmarkReportFileSession's iterations with a
+// baseline, to alternate which proxy runs first.
+var reportBenchRuns int
+
+// proxySession runs the 5,000-write session through the proxy binary with
+// --report-file report, and right after each call of a window the
+// file-system floor for a file of the report's size; size100 is the
+// report's size after 100 writes.
+func proxySession(b *testing.B, proxy, upstream, report string) (proxied, floor windows, size100 int64) {
+	p := startBenchSession(b, proxy, "proxy", "--upstream-command", upstream, "--scenario", "F1",
+		"--audit-tools", "off", "--report-file", report)
+	// The floor is measured right after each proxied call of a window,
+	// so the same machine noise hits both: what the contract alone
+	// costs — two atomic replacements per forwarded call (before
+	// forwarding, before answering) of a file of the report's size.
+	fl := newFSFloor(b, b.TempDir())
+	for i := range benchWrites {
+		proxied.add(i, p.write(b))
+		if i < benchWindow || i >= benchWrites-benchWindow {
+			size := fileSize(b, report)
+			floor.add(i, fl.replace(b, size)+fl.replace(b, size))
+			if i == benchWindow-1 {
+				size100 = size
+			}
+		}
+	}
+	p.close(b)
+	return proxied, floor, size100
 }
 
 // loadAvg is /proc/loadavg's first three fields: how busy the machine
@@ -250,9 +279,9 @@ type splitTimes struct{ apply, encode, write windows }
 
 // judgeSplit replays the proxy's work for the same session in process: the
 // three judge events of a forwarded call, and the two report-file writes
-// the way the proxy makes them — judge.WriteFile handing its encodings as
-// parts to reportfile.Writer.WriteParts — with the encoding (until the
-// parts are handed over) and the file write timed apart.
+// the way the proxy makes them — judge.AppendFile into a reused buffer,
+// then reportfile.Writer.Write — with the encoding and the file write
+// timed apart.
 func judgeSplit(b *testing.B, report string) splitTimes {
 	j := judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil), Scenario: "F1"})
 	w, err := reportfile.New(report, reportfile.Options{})
@@ -262,14 +291,12 @@ func judgeSplit(b *testing.B, report string) splitTimes {
 	var st splitTimes
 	meta := judge.FileMeta{Status: "running", ToolClassification: []byte(`[{"name":"create_booking","class":"write","reason":"annotation readOnlyHint=false","keyFields":["idempotency_key"]}]`)}
 	now := time.Now()
+	var buf []byte
 	persist := func(i int) {
-		var t1 time.Time
 		t0 := time.Now()
-		err := j.WriteFile(meta, func(parts [][]byte) error {
-			t1 = time.Now()
-			return w.WriteParts(parts)
-		})
-		if err != nil {
+		buf = j.AppendFile(buf[:0], meta)
+		t1 := time.Now()
+		if err := w.Write(buf); err != nil {
 			b.Fatal(err)
 		}
 		st.encode.add(i, t1.Sub(t0))

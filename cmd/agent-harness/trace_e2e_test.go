@@ -197,6 +197,66 @@ func TestTraceDatesPluginFlip(t *testing.T) {
 	}
 }
 
+// TestTraceHostilePluginRejudged: an equivalence plugin that fails on
+// every call is disabled after two failures (--plugin-max-failures 2) and
+// not asked for the third write. The trace records both failures and the
+// disabling, so judging it again (the plugin loaded again, with the
+// default limits) gives the live report: the same pluginFailures, verdict
+// reason and operations; only status and the offline run's own plugin
+// list differ.
+func TestTraceHostilePluginRejudged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	t.Parallel()
+	tr := filepath.Join(t.TempDir(), "run.trace")
+	args := append(proxyPluginFlags(t, "./host/plugin/testdata/hostile"), hostileTimeout, "--plugin-max-failures", "2",
+		"--write-tools", "create_booking", "--audit-tools", "off", "--trace", tr)
+	p := scnStart(t, args...)
+	for _, room := range []string{"a", "b", "c"} {
+		p.call("create_booking", `{"room":"`+room+`","do":"panic"}`)
+	}
+	r := p.finishReport()
+	if r.Verdict != "NOT_TESTED" || !strings.Contains(r.Report.VerdictReason, `Plugin "hostile" failed (equiv_key create_booking: `) ||
+		!strings.Contains(r.Report.VerdictReason, "and was disabled") {
+		t.Fatalf("live verdict %s (%s), want NOT_TESTED naming the disabled plugin", r.Verdict, r.Report.VerdictReason)
+	}
+	var failures, disablings int
+	for _, l := range traceLines(t, tr) {
+		if l["type"] == "plugin-failure" && l["plugin"] == "hostile" {
+			if l["disabled"] == true {
+				disablings++
+			} else {
+				failures++
+			}
+		}
+	}
+	if failures != 2 || disablings != 1 {
+		t.Errorf("trace has %d failures and %d disablings of hostile, want 2 and 1", failures, disablings)
+	}
+	live, err := os.ReadFile(p.report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, offline := rejudge(t, tr, "--plugin-cache-dir", e2ePluginCache())
+	without := func(raw []byte) string {
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("report does not parse: %v\n%s", err, raw)
+		}
+		delete(m, "status")
+		delete(m, "plugins")
+		b, _ := json.Marshal(m)
+		return sortedJSON(t, b)
+	}
+	if a, b := without(live), without(offline); a != b {
+		t.Errorf("re-judged report differs from the live one\nlive:    %s\noffline: %s", a, b)
+	}
+	if run.code != 3 {
+		t.Errorf("judge exit %d, want 3 (NOT_TESTED); stderr: %s", run.code, run.stderr)
+	}
+}
+
 // TestTraceKilledWithWriteInFlight: kill -9 while a forwarded write runs
 // upstream. The trace is judged without error; the write is unknown.
 func TestTraceKilledWithWriteInFlight(t *testing.T) {
@@ -261,7 +321,7 @@ func TestTraceReportInterval(t *testing.T) {
 	}
 	checkRejudged(t, p, tr)
 	lines := traceLines(t, tr)
-	if lines[0]["type"] != "header" || lines[0]["version"] != 1.0 {
+	if lines[0]["type"] != "header" || lines[0]["version"] != 2.0 {
 		t.Errorf("header %v", lines[0])
 	}
 	var types []string
@@ -284,7 +344,7 @@ func TestTraceUsage(t *testing.T) {
 	empty := filepath.Join(dir, "empty.trace")
 	os.WriteFile(empty, nil, 0o644)
 	bad := filepath.Join(dir, "bad.trace")
-	os.WriteFile(bad, []byte("{\"type\":\"header\",\"format\":\"agent-harness-trace\",\"version\":2}\n"), 0o644)
+	os.WriteFile(bad, []byte("{\"type\":\"header\",\"format\":\"agent-harness-trace\",\"version\":3}\n"), 0o644)
 	notjson := filepath.Join(dir, "report.json")
 	os.WriteFile(notjson, []byte(`{"campaign":true}`), 0o644)
 	tests := []struct {
@@ -297,7 +357,7 @@ func TestTraceUsage(t *testing.T) {
 		{[]string{"judge", empty, "--key-feilds", "x"}, 2, `unknown flag --key-feilds (did you mean --key-fields?)`},
 		{[]string{"judge", empty, "--retry-after"}, 2, "flag --retry-after needs a value"},
 		{[]string{"judge", filepath.Join(dir, "missing")}, 2, "cannot read trace"},
-		{[]string{"judge", bad}, 2, "trace format version 2 is not supported"},
+		{[]string{"judge", bad}, 2, "trace format version 3 is not supported"},
 		{[]string{"judge", notjson}, 2, "not an agent-harness trace"},
 		{[]string{"judge", empty}, 3, ""},
 		{[]string{"judge", empty, "--not-tested-ok"}, 0, ""},

@@ -19,41 +19,27 @@ type discardReport struct{ bytes int }
 func (d *discardReport) Write(b []byte) error { d.bytes += len(b); return nil }
 func (d *discardReport) Path() string         { return "discard" }
 
-// discardParts also takes the file as parts, as *reportfile.Writer does.
-type discardParts struct{ discardReport }
-
-func (d *discardParts) WriteParts(parts [][]byte) error {
-	for _, p := range parts {
-		d.bytes += len(p)
-	}
-	return nil
-}
-
 // BenchmarkHandleCall is the pipeline's own cost per forwarded write with
 // the real judge, after a session of the given length: events, fault
 // decision, and two report-file writes (the file system is left out; see
 // host/reportfile's BenchmarkWrite and cmd/agent-harness's
 // BenchmarkReportFileSession). report=none has no report file,
-// report=buffer encodes each file into one buffer (a writer without
-// WriteParts), report=parts hands the judge's parts to the writer.
+// report=buffer encodes each file into one buffer.
 func BenchmarkHandleCall(b *testing.B) {
 	for _, tc := range []struct {
 		history int
 		report  string
-	}{{100, "none"}, {100, "buffer"}, {100, "parts"}, {5000, "none"}, {5000, "buffer"}, {5000, "parts"}} {
+	}{{100, "none"}, {100, "buffer"}, {5000, "none"}, {5000, "buffer"}} {
 		name := "history=" + strconv.Itoa(tc.history) + "/report=" + tc.report
 		history := tc.history
 		b.Run(name, func(b *testing.B) {
-			rep := &discardParts{}
+			rep := &discardReport{}
 			opts := Options{
 				Judge: judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil), Scenario: "F1"}),
 				Fault: fault.NewGhostWrite(),
 				Fatal: func(err error) { b.Fatal(err) },
 			}
-			switch tc.report {
-			case "buffer":
-				opts.Report = &rep.discardReport
-			case "parts":
+			if tc.report == "buffer" {
 				opts.Report = rep
 			}
 			p := New(opts)

@@ -123,7 +123,8 @@ type Pipeline struct {
 	failed  error                 // set once the report file could not be written
 	broken  atomic.Pointer[error] // failed, readable without wmu
 
-	pluginFails pluginFailures // plugin failures not yet applied (PluginFailed)
+	rewriting atomic.Bool // a report rewrite for a plugin failure is pending (PluginFailed)
+	over      atomic.Bool // the final report file was written: PluginFailed records nothing
 
 	wroteAt  time.Time             // when the report file was last written (under wmu)
 	due      bool                  // a deferred report write is scheduled (under wmu)
@@ -305,9 +306,8 @@ func (p *Pipeline) fatal(err error) (relay.Response, error) {
 	return relay.Response{}, errBroken
 }
 
-// apply hands ev to the judge, after any queued plugin failures, and
-// returns the state generation that includes it. Events after the session
-// end are dropped.
+// apply hands ev to the judge and returns the state generation that
+// includes it. Events after the session end are dropped.
 func (p *Pipeline) apply(ev judge.Event) uint64 {
 	if p.fb != nil {
 		defer p.fb.flush() // runs after the unlock below
@@ -317,7 +317,6 @@ func (p *Pipeline) apply(ev judge.Event) uint64 {
 	if p.ended {
 		return p.gen
 	}
-	p.applyPluginFailuresLocked()
 	p.judgeLocked(ev)
 	if p.fb != nil {
 		p.fb.noteLocked(ev, p.judge)

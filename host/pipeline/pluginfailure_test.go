@@ -29,8 +29,8 @@ func (r *signalReport) Write(data []byte) error {
 }
 
 // reentrantJudge is a fakeJudge whose Apply of a call event reports a
-// plugin failure synchronously, as the plugin host does when an
-// equivalence plugin is disabled inside judge.Apply.
+// plugin's disabling synchronously, as the plugin host does when an
+// equivalence plugin fails inside judge.Apply.
 type reentrantJudge struct {
 	fakeJudge
 	p *Pipeline
@@ -39,49 +39,46 @@ type reentrantJudge struct {
 func (j *reentrantJudge) Apply(ev judge.Event) {
 	j.fakeJudge.Apply(ev)
 	if ev.Kind == judge.EventCall {
-		j.p.PluginFailed("dates", "disabled after 5 consecutive failures")
+		j.p.PluginFailed("dates", "disabled after 5 consecutive failures", true)
 	}
 }
 
-func pluginEvents(evs []judge.Event) []string {
-	var out []string
-	for _, ev := range evs {
-		if ev.Kind == judge.EventPluginFailure {
-			out = append(out, ev.Plugin+": "+ev.Detail)
-		}
-	}
-	return out
-}
-
+// TestPluginFailed: a plugin failure is a trace line where it happened,
+// never a judge event, and nothing after the session end.
 func TestPluginFailed(t *testing.T) {
 	tests := []struct {
 		name string
 		run  func(t *testing.T, h *harness)
-		// want: the events (evString) in order; wantFail: the plugin
-		// failures recorded.
-		want     []string
-		wantFail []string
+		// trace: the trace lines in order; the judge sees the same
+		// without the plugin-failure lines.
+		trace []string
 	}{
 		{
 			name: "before the session end",
 			run: func(t *testing.T, h *harness) {
-				h.p.PluginFailed("verbs", "classify t: deadline of 100ms exceeded")
+				h.p.PluginFailed("verbs", "classify t: deadline of 100ms exceeded", false)
 			},
-			want:     []string{"plugin-failure#0", "end#0"},
-			wantFail: []string{"verbs: classify t: deadline of 100ms exceeded"},
+			trace: []string{"plugin-failure verbs: classify t: deadline of 100ms exceeded", "end#0"},
 		},
 		{
-			name: "applied before the next call",
+			name: "before the next call",
 			run: func(t *testing.T, h *harness) {
-				h.p.PluginFailed("faultpack", "fault slow_write create_booking: plugin error: boom")
+				h.p.PluginFailed("faultpack", "fault slow_write create_booking: plugin error: boom", false)
 				u := &upstream{h: h, resp: relay.Response{Result: json.RawMessage(okResult)}}
 				if _, err := h.call(t, 1, "create_booking", classify.Write, u); err != nil {
 					t.Fatal(err)
 				}
 			},
-			want: []string{"plugin-failure#0", "call#1 create_booking write", "forwarded#1",
-				"answer#1 executed", "end#0"},
-			wantFail: []string{"faultpack: fault slow_write create_booking: plugin error: boom"},
+			trace: []string{"plugin-failure faultpack: fault slow_write create_booking: plugin error: boom",
+				"call#1 create_booking write", "forwarded#1", "answer#1 executed", "end#0"},
+		},
+		{
+			name: "the disabling",
+			run: func(t *testing.T, h *harness) {
+				h.p.PluginFailed("verbs", "classify t: trap", false)
+				h.p.PluginFailed("verbs", "disabled after 1 consecutive failures", true)
+			},
+			trace: []string{"plugin-failure verbs: classify t: trap", "plugin-failure verbs: disabled after 1 consecutive failures [disabled]", "end#0"},
 		},
 		{
 			name: "after the session end: dropped",
@@ -89,14 +86,15 @@ func TestPluginFailed(t *testing.T) {
 				if err := h.p.OnSessionEnd(); err != nil {
 					t.Fatal(err)
 				}
-				h.p.PluginFailed("verbs", "late")
+				h.p.PluginFailed("verbs", "late", false)
 			},
-			want: []string{"end#0"},
+			trace: []string{"end#0"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, nil, nil)
+			st := &spyTrace{}
+			h := newHarness(t, nil, func(o *Options) { o.Trace = st })
 			if err := h.p.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -104,26 +102,28 @@ func TestPluginFailed(t *testing.T) {
 			if err := h.p.OnSessionEnd(); err != nil {
 				t.Fatal(err)
 			}
-			evs := h.judge.list()
-			var got []string
-			for _, ev := range evs {
-				got = append(got, evString(ev))
+			if got := st.get(); !slices.Equal(got, tt.trace) {
+				t.Errorf("trace %q, want %q", got, tt.trace)
 			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("events %q, want %q", got, tt.want)
+			var judged []string
+			for _, l := range tt.trace {
+				if !strings.HasPrefix(l, "plugin-failure ") {
+					judged = append(judged, l)
+				}
 			}
-			if got := pluginEvents(evs); !slices.Equal(got, tt.wantFail) {
-				t.Errorf("plugin failures %q, want %q", got, tt.wantFail)
+			if got := events(h.judge); !slices.Equal(got, judged) {
+				t.Errorf("judge events %q, want %q", got, judged)
 			}
-			if last := h.report.last(); last.Status != StatusFinished || !slices.Equal(last.Events, got) {
-				t.Errorf("final report %+v, want finished with %q", last, got)
+			if last := h.report.last(); last.Status != StatusFinished {
+				t.Errorf("final report %+v, want finished", last)
 			}
 		})
 	}
 }
 
-// TestPluginFailedWritesReport: a failure outside any call still reaches
-// the report file, without a later event.
+// TestPluginFailedWritesReport: a failure outside any call still has the
+// report file written (the report reads the plugins' status), without a
+// later event.
 func TestPluginFailedWritesReport(t *testing.T) {
 	rep := &signalReport{wrote: make(chan fileSummary, 16)}
 	h := newHarness(t, nil, func(o *Options) { o.Report = rep })
@@ -131,19 +131,19 @@ func TestPluginFailedWritesReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-rep.wrote // the startup report
-	h.p.PluginFailed("verbs", "classify check_in_guest: trap")
-	got := <-rep.wrote
-	if !slices.Equal(got.Events, []string{"plugin-failure#0"}) {
-		t.Errorf("report events %q, want the plugin failure", got.Events)
+	h.p.PluginFailed("verbs", "classify check_in_guest: trap", false)
+	if got := <-rep.wrote; got.Status != StatusStarting {
+		t.Errorf("report %+v after the failure, want a rewrite of the starting report", got)
 	}
 }
 
 // TestPluginFailedInsideJudge: a failure reported while the judge applies
-// another event (the equivalence plugin disabled inside judge.Apply) does
-// not deadlock and is recorded after that event.
+// another event (an equivalence plugin disabled inside judge.Apply) does
+// not deadlock and is in the trace after that event's line.
 func TestPluginFailedInsideJudge(t *testing.T) {
 	j := &reentrantJudge{}
-	h := newHarness(t, nil, func(o *Options) { o.Judge = j })
+	st := &spyTrace{}
+	h := newHarness(t, nil, func(o *Options) { o.Judge = j; o.Trace = st })
 	j.p = h.p
 	u := &upstream{h: h, resp: relay.Response{Result: json.RawMessage(okResult)}}
 	if _, err := h.call(t, 1, "create_booking", classify.Write, u); err != nil {
@@ -152,28 +152,25 @@ func TestPluginFailedInsideJudge(t *testing.T) {
 	if err := h.p.OnSessionEnd(); err != nil {
 		t.Fatal(err)
 	}
-	evs := j.list()
-	var got []string
-	for _, ev := range evs {
-		got = append(got, evString(ev))
-	}
-	if len(got) != 5 || got[0] != "call#1 create_booking write" || got[4] != "end#0" ||
-		!slices.Contains(got, "plugin-failure#0") {
-		t.Errorf("events %q, want the call, the plugin failure after it, and the end", got)
+	want := []string{"call#1 create_booking write", "plugin-failure dates: disabled after 5 consecutive failures [disabled]",
+		"forwarded#1", "answer#1 executed", "end#0"}
+	if got := st.get(); !slices.Equal(got, want) {
+		t.Errorf("trace %q, want %q", got, want)
 	}
 }
 
 // TestPluginFailedConcurrent: failures reported from many goroutines while
 // calls run are all recorded once (run with -race).
 func TestPluginFailedConcurrent(t *testing.T) {
-	h := newHarness(t, nil, nil)
+	st := &spyTrace{}
+	h := newHarness(t, nil, func(o *Options) { o.Trace = st })
 	const n = 50
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
-			h.p.PluginFailed("dates", fmt.Sprint("failure ", i))
+			h.p.PluginFailed("dates", fmt.Sprint("failure ", i), false)
 		}()
 		go func() {
 			defer wg.Done()
@@ -188,26 +185,59 @@ func TestPluginFailedConcurrent(t *testing.T) {
 	if err := h.p.OnSessionEnd(); err != nil {
 		t.Fatal(err)
 	}
-	evs := h.judge.list()
-	if got := len(pluginEvents(evs)); got != n {
-		t.Errorf("%d plugin failures recorded, want %d", got, n)
+	lines := st.get()
+	failures := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, "plugin-failure dates: failure ") {
+			failures++
+		}
 	}
-	if last := evs[len(evs)-1]; last.Kind != judge.EventEnd {
-		t.Errorf("last event %s, want the end", last.Kind)
+	if failures != n || lines[len(lines)-1] != "end#0" {
+		t.Errorf("%d plugin failures recorded (want %d), last line %q", failures, n, lines[len(lines)-1])
 	}
 }
 
+// fakeHost is a plugin host's status for one plugin, reported the way the
+// plugin host does: first to PluginFailed, then counted.
+type fakeHost struct {
+	mu sync.Mutex
+	st judge.PluginState
+	p  *Pipeline
+}
+
+func (f *fakeHost) fail(detail string, disabled bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.p.PluginFailed(f.st.Name, detail, disabled)
+	switch {
+	case disabled:
+		f.st.Disabled = true
+	default:
+		f.st.Failures++
+		if f.st.Detail == "" {
+			f.st.Detail = detail
+		}
+	}
+}
+
+func (f *fakeHost) status() []judge.PluginState {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return []judge.PluginState{f.st}
+}
+
 // TestPluginDisabledCountsFailedCalls: the plugin host reports each failed
-// call and then, once, the disabling ("disabled after N consecutive
-// failures"); the report counts the failed calls and shows the disabling
-// as the plugin's status.
+// call and then, once, the disabling; the report counts the failed calls
+// and shows the disabling as the plugin's status.
 func TestPluginDisabledCountsFailedCalls(t *testing.T) {
 	rep := &bytesReport{}
+	host := &fakeHost{st: judge.PluginState{Name: "verbs"}}
 	p := New(Options{
-		Judge:  judge.New(judge.Config{}),
+		Judge:  judge.New(judge.Config{PluginStatus: host.status}),
 		Report: rep, Clock: newFakeClock(true),
 		Fatal: func(err error) { t.Fatal(err) },
 	})
+	host.p = p
 	if err := p.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -219,9 +249,9 @@ func TestPluginDisabledCountsFailedCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 {
-		p.PluginFailed("verbs", "classify t: deadline of 100ms exceeded")
+		host.fail("classify t: deadline of 100ms exceeded", false)
 	}
-	p.PluginFailed("verbs", "disabled after 3 consecutive failures")
+	host.fail("disabled after 3 consecutive failures", true)
 	if err := p.OnSessionEnd(); err != nil {
 		t.Fatal(err)
 	}

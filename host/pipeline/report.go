@@ -119,29 +119,9 @@ func (p *Pipeline) writeNow(gen uint64) error {
 	return nil
 }
 
-// partsWriter is a ReportWriter that can also take the file as parts
-// written in order (*reportfile.Writer).
-type partsWriter interface {
-	WriteParts(parts [][]byte) error
-}
-
-// fileWriter is a Judge that can hand the report file out as parts
-// (*judge.Judge).
-type fileWriter interface {
-	WriteFile(meta judge.FileMeta, write func(parts [][]byte) error) error
-}
-
-// writeReport writes the report file once. When both the judge and the
-// writer take parts, the judge's encoding caches go to the file without
-// being copied into one buffer (the copy of a multi-megabyte report is the
-// largest cost above the file system's own); otherwise the file is encoded
-// into the reused buffer. The bytes are the same.
+// writeReport encodes the report file into the reused buffer and writes
+// it once.
 func (p *Pipeline) writeReport(meta judge.FileMeta) error {
-	if pw, ok := p.opts.Report.(partsWriter); ok {
-		if fw, ok := p.judge.(fileWriter); ok {
-			return fw.WriteFile(meta, pw.WriteParts)
-		}
-	}
 	p.buf = p.judge.AppendFile(p.buf[:0], meta)
 	return p.opts.Report.Write(p.buf)
 }

@@ -27,12 +27,13 @@ func (p *Pipeline) OnSessionEnd() error {
 		}
 	}
 	gen := p.bump(func() {
-		p.applyPluginFailuresLocked()
 		p.judgeLocked(judge.Event{Kind: judge.EventEnd, Time: p.clock.Now()})
 		p.ended = true
 		if p.status != StatusFailed {
 			p.status = StatusFinished
 		}
 	})
-	return p.persistFinal(gen)
+	err := p.persistFinal(gen)
+	p.over.Store(true)
+	return err
 }

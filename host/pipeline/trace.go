@@ -7,12 +7,14 @@ import (
 	"github.com/cuonztech/agent-harness/builtin/judge"
 )
 
-// Tracer records the judge's events (*trace.Writer). Record is called
-// under the pipeline's state lock, in the order the judge applies the
-// events, before the judge sees each one; it must not call back into the
-// pipeline.
+// Tracer records the judge's events and the plugins' failures
+// (*trace.Writer). Record is called under the pipeline's state lock, in the
+// order the judge applies the events, before the judge sees each one;
+// PluginFailure from any goroutine (see PluginFailed). Neither may call
+// back into the pipeline.
 type Tracer interface {
 	Record(ev judge.Event) error
+	PluginFailure(at time.Time, plugin, detail string, disabled bool) error
 	Path() string
 }
 
@@ -22,12 +24,19 @@ type Tracer interface {
 func (p *Pipeline) judgeLocked(ev judge.Event) {
 	if t := p.opts.Trace; t != nil && p.traceBad.Load() == nil {
 		if err := t.Record(ev); err != nil {
-			err = fmt.Errorf("cannot write trace file %s: %w", t.Path(), err)
-			p.traceBad.Store(&err)
-			fmt.Fprintf(p.opts.Stderr, "[agent-harness] %s\n", oneLine(err.Error()))
+			p.traceFailed(t, err)
 		}
 	}
 	p.judge.Apply(ev)
+}
+
+// traceFailed stops the trace after a failed write: one line on stderr
+// (the first failure only), and traceErr returns the error from now on.
+func (p *Pipeline) traceFailed(t Tracer, err error) {
+	err = fmt.Errorf("cannot write trace file %s: %w", t.Path(), err)
+	if p.traceBad.CompareAndSwap(nil, &err) {
+		fmt.Fprintf(p.opts.Stderr, "[agent-harness] %s\n", oneLine(err.Error()))
+	}
 }
 
 // traceErr returns the error that stopped the trace, nil while it works.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -36,6 +37,26 @@ func (s *spyTrace) Record(ev judge.Event) error {
 		s.results = append(s.results, string(ev.Result))
 	}
 	return nil
+}
+
+func (s *spyTrace) PluginFailure(_ time.Time, plugin, detail string, disabled bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail {
+		return errors.New("no space left on device")
+	}
+	line := "plugin-failure " + plugin + ": " + detail
+	if disabled {
+		line += " [disabled]"
+	}
+	s.lines = append(s.lines, line)
+	return nil
+}
+
+func (s *spyTrace) get() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.lines)
 }
 
 func (s *spyTrace) Path() string { return "out/run.trace" }

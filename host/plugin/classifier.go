@@ -35,11 +35,11 @@ const maxReason = 200
 func (c classifier) Classify(t classify.Tool) (classify.Result, bool) {
 	input, err := json.Marshal(t)
 	if err != nil {
-		return c.failed(c.p.fail("classify "+t.Name, true, fmt.Errorf("encoding input: %w", err)))
+		return c.failed(c.p.fail("classify "+t.Name, fmt.Errorf("encoding input: %w", err)))
 	}
 	var res classify.Result
 	var ok bool
-	err = c.p.invoke(HookClassify, "classify "+t.Name, true, input, func(out []byte) error {
+	err = c.p.invoke(HookClassify, "classify "+t.Name, input, func(out []byte) error {
 		if len(out) == 0 {
 			return nil
 		}

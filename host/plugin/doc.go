@@ -27,26 +27,30 @@
 // safely — a failed classifier makes the tool unclassified, a failed
 // equivalence falls back to the built-in one, a failed fault passes the
 // call through. After MaxFailures consecutive failures the plugin is
-// disabled. Set.Report gives the report file's "plugins" list.
+// disabled. The plugin keeps its status (failures of every hook, the first
+// failure's detail, disabled): Set.PluginStatus is what the judge reads
+// for its verdict and report.pluginFailures, Set.Report the report file's
+// "plugins" list.
 //
 // # Wiring (the proxy)
 //
-//	fails := &plugin.Failures{}
 //	set, err := plugin.LoadAll(ctx, o.Plugins, o.PluginConfig, plugin.Options{
 //		Timeout: o.PluginTimeout, MemoryMiB: o.PluginMemoryMiB, CacheDir: o.PluginCacheDir,
-//		KeyFields: kf.Names(), Log: stderr, OnFailure: fails.Report,
+//		KeyFields: kf.Names(), Log: stderr, OnFailure: recordInTrace,
 //	})
 //	// err: print "[agent-harness] proxy: …" and exit 1 before the upstream starts.
 //	defer set.Close(ctx)
 //	chain := classify.NewChain(classify.ChainOptions{…, Plugins: set.Classifiers()})
 //	judgeCfg.Equivalences, judgeCfg.PairCheckers = set.Equivalences(), set.PairCheckers()
+//	judgeCfg.PluginStatus = set.PluginStatus
 //	flt := set.Fault(o.Scenario) // nil: a built-in scenario (or an unknown name: usage error)
 //	reportMeta.Plugins = set.ReportJSON()  // refresh on every report write
-//	fails.Attach(func(name, detail string) { /* judge.Event{Kind: judge.EventPluginFailure, Plugin: name, Detail: detail} */ })
 //
-// OnFailure carries classify and fault failures and the disabling of a
-// plugin; equiv_key and equiv_same failures are returned as errors, which
-// the judge records itself (the adapters implement judge.Namer).
+// OnFailure sees every failure and the disabling, before the status shows
+// them (the proxy writes them to its trace, so that `agent-harness judge`
+// finds them); the equiv_key and equiv_same adapters also return the
+// failure as an error, which the judge takes as no opinion (the adapters
+// implement judge.Namer).
 //
 // The sandbox and its whitelist live in internal/sandbox; the conformance
 // kit for any module is in plugintest.

@@ -17,10 +17,11 @@ const maxKey = 4 << 10
 // Keys are namespaced "NAME:" + the plugin's key, so they never collide
 // with the built-in key or another plugin's. On failure Key returns ok
 // false and an error matching ErrHook (ErrDisabled once the plugin is
-// disabled): the judge records it as a plugin failure and falls back to
-// the next equivalence, ultimately the built-in canonical key. Such
-// failures are counted in Status but not passed to Options.OnFailure, so
-// they are not counted twice. The adapter implements judge.Namer.
+// disabled): the judge takes it as no opinion and falls back to the next
+// equivalence, ultimately the built-in canonical key. The failure is
+// counted in Status (the judge reads it through Set.PluginStatus) and
+// passed to Options.OnFailure, like any other. The adapter implements
+// judge.Namer.
 func (p *Plugin) Equivalence() judge.Equivalence {
 	if !p.manifest.Has(HookEquivKey) {
 		return nil
@@ -45,15 +46,15 @@ func (e equivalence) Key(tool string, arguments json.RawMessage) (string, bool, 
 	what := "equiv_key " + tool
 	args, err := normalArgs(arguments)
 	if err != nil {
-		return "", false, e.p.fail(what, false, err)
+		return "", false, e.p.fail(what, err)
 	}
 	input, err := json.Marshal(equivKeyInput{tool, args, e.p.opts.KeyFields})
 	if err != nil {
-		return "", false, e.p.fail(what, false, fmt.Errorf("encoding input: %w", err))
+		return "", false, e.p.fail(what, fmt.Errorf("encoding input: %w", err))
 	}
 	var key string
 	var ok bool
-	err = e.p.invoke(HookEquivKey, what, false, input, func(out []byte) error {
+	err = e.p.invoke(HookEquivKey, what, input, func(out []byte) error {
 		if len(out) == 0 {
 			return nil
 		}
@@ -93,9 +94,9 @@ func normalArgs(a json.RawMessage) (json.RawMessage, error) {
 
 // PairChecker returns the plugin's equiv_same hook as a judge.PairChecker,
 // or nil when the manifest does not declare it. On failure Compare returns
-// Different and an error matching ErrHook, which the judge records (not
-// passed to Options.OnFailure, as for Equivalence). The adapter implements
-// judge.Namer.
+// Different and an error matching ErrHook, which the judge takes as no
+// opinion (the failure is counted as for Equivalence). The adapter
+// implements judge.Namer.
 func (p *Plugin) PairChecker() judge.PairChecker {
 	if !p.manifest.Has(HookEquivSame) {
 		return nil
@@ -121,18 +122,18 @@ func (c pairChecker) Compare(tool string, earlier, later json.RawMessage) (judge
 	what := "equiv_same " + tool
 	a, err := normalArgs(earlier)
 	if err != nil {
-		return judge.Different, "", c.p.fail(what, false, err)
+		return judge.Different, "", c.p.fail(what, err)
 	}
 	b, err := normalArgs(later)
 	if err != nil {
-		return judge.Different, "", c.p.fail(what, false, err)
+		return judge.Different, "", c.p.fail(what, err)
 	}
 	input, err := json.Marshal(equivSameInput{tool, a, b, c.p.opts.KeyFields})
 	if err != nil {
-		return judge.Different, "", c.p.fail(what, false, fmt.Errorf("encoding input: %w", err))
+		return judge.Different, "", c.p.fail(what, fmt.Errorf("encoding input: %w", err))
 	}
 	s, reason := judge.Different, ""
-	err = c.p.invoke(HookEquivSame, what, false, input, func(out []byte) error {
+	err = c.p.invoke(HookEquivSame, what, input, func(out []byte) error {
 		if len(out) == 0 {
 			return nil
 		}

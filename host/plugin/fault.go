@@ -78,7 +78,7 @@ func (f *pluginFault) Decide(c fault.Call) fault.Action {
 	what := "fault " + f.name + " " + c.Tool
 	args, err := normalArgs(c.Arguments)
 	if err != nil {
-		f.p.fail(what, true, err)
+		f.p.fail(what, err)
 		return fault.Action{}
 	}
 	input, err := json.Marshal(faultInput{
@@ -87,11 +87,11 @@ func (f *pluginFault) Decide(c fault.Call) fault.Action {
 			Time: c.Time.UTC().Format(time.RFC3339Nano)},
 	})
 	if err != nil {
-		f.p.fail(what, true, fmt.Errorf("encoding input: %w", err))
+		f.p.fail(what, fmt.Errorf("encoding input: %w", err))
 		return fault.Action{}
 	}
 	var a fault.Action
-	if err := f.p.invoke(HookFault, what, true, input, func(out []byte) error {
+	if err := f.p.invoke(HookFault, what, input, func(out []byte) error {
 		var perr error
 		a, perr = f.parse(out, c)
 		return perr

@@ -11,20 +11,25 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
+	"github.com/cuonztech/agent-harness/builtin/judge"
 	"github.com/cuonztech/agent-harness/host/plugin"
 	"github.com/cuonztech/agent-harness/host/plugin/plugintest"
 	. "github.com/cuonztech/agent-harness/host/plugin/plugintest/wasmbin"
 )
 
-// failures records OnFailure calls.
+// failures records OnFailure calls: "NAME: DETAIL", with " [disabled]"
+// appended for the disabling.
 type failures struct {
 	mu   sync.Mutex
 	list []string
 }
 
-func (f *failures) add(name, detail string) {
+func (f *failures) add(name, detail string, disabled bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if disabled {
+		detail += " [disabled]"
+	}
 	f.list = append(f.list, name+": "+detail)
 }
 
@@ -121,7 +126,7 @@ func TestHostileHandmade(t *testing.T) {
 				t.Errorf("status %+v", st)
 			}
 			got := f.get()
-			if len(got) != 6 || got[0] != "x: "+tt.detail || got[5] != "x: disabled after 5 consecutive failures" {
+			if len(got) != 6 || got[0] != "x: "+tt.detail || got[5] != "x: disabled after 5 consecutive failures [disabled]" {
 				t.Errorf("OnFailure calls %q", got)
 			}
 		})
@@ -264,13 +269,17 @@ func TestCircuitBreakerGo(t *testing.T) {
 	if ok || !errors.Is(err, plugin.ErrDisabled) {
 		t.Errorf("after 5 failures: Key = %v, %v; want ErrDisabled", ok, err)
 	}
-	// Equivalence failures go to the judge through the error; only the
-	// disabling is reported through OnFailure.
-	if got := f.get(); len(got) != 1 || got[0] != "hostile: disabled after 5 consecutive failures" {
+	// Equivalence failures are reported like any other (the judge takes
+	// the error as no opinion and reads the status), then the disabling.
+	if got := f.get(); len(got) != 6 || !strings.HasPrefix(got[0], "hostile: equiv_key t: ") ||
+		got[5] != "hostile: disabled after 5 consecutive failures [disabled]" {
 		t.Errorf("failures %q", got)
 	}
 	if st := p.Status(); !st.Disabled || st.Failures != 5 {
 		t.Errorf("status %+v", st)
+	}
+	if h := p.Health(); !h.Disabled || h.Failures != 5 || h.Detail != p.Status().FirstFailure || !strings.HasPrefix(h.Detail, "equiv_key t: ") {
+		t.Errorf("health %+v", h)
 	}
 }
 
@@ -303,5 +312,25 @@ func TestConcurrentCalls(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestDisable: a plugin disabled from outside (re-judging a trace where it
+// was) answers ErrDisabled without running and without a failure; the
+// disabling's detail is its health's.
+func TestDisable(t *testing.T) {
+	p, f, _ := loadWith(t, plugintest.Build(t, "./host/plugin/testdata/hostile"), nil)
+	if !p.Disable("disabled after 5 consecutive failures") || p.Disable("again") {
+		t.Fatal("Disable did not report the first disabling only")
+	}
+	if _, ok, err := p.Equivalence().Key("t", json.RawMessage(`{"do":"fine"}`)); ok || !errors.Is(err, plugin.ErrDisabled) {
+		t.Errorf("Key = %v, %v; want ErrDisabled", ok, err)
+	}
+	want := judge.PluginState{Name: "hostile", Detail: "disabled after 5 consecutive failures", Disabled: true}
+	if h := p.Health(); h != want {
+		t.Errorf("health %+v, want %+v", h, want)
+	}
+	if got := f.get(); len(got) != 0 {
+		t.Errorf("OnFailure calls %q, want none", got)
 	}
 }

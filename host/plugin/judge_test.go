@@ -65,11 +65,13 @@ func hasObservation(r judge.Report, typ string) bool {
 	return false
 }
 
-// A failing equivalence plugin never yields a silent PASS: the judge
-// records the failure (named after the plugin) and the run cannot pass.
+// A failing equivalence plugin never yields a silent PASS: the plugin
+// counts the failure, the judge reads it (named after the plugin) and the
+// run cannot pass.
 func TestFailingEquivalenceIsNotAPass(t *testing.T) {
 	p, _, _ := loadWith(t, plugintest.Build(t, "./host/plugin/testdata/hostile"), nil)
-	cfg := judge.Config{KeyFields: canon.ParseKeyFields(nil), Equivalences: []judge.Equivalence{p.Equivalence()}}
+	cfg := judge.Config{KeyFields: canon.ParseKeyFields(nil), Equivalences: []judge.Equivalence{p.Equivalence()},
+		PluginStatus: func() []judge.PluginState { return []judge.PluginState{p.Health()} }}
 	j := judge.New(cfg)
 	t0 := time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
 	for _, ev := range []judge.Event{

@@ -192,14 +192,15 @@ type Options struct {
 	// Config is the plugin's configuration JSON passed to ah_init by Load.
 	// nil passes null. LoadAll takes configurations by plugin name instead.
 	Config json.RawMessage
-	// OnFailure is called once per failed classify or fault call and once
-	// when a plugin is disabled, with the plugin's manifest name and a
-	// short detail; the pipeline turns it into a judge EventPluginFailure.
-	// Failed equiv_key and equiv_same calls are not passed here: they
-	// return an error the judge records itself. It is called on the
-	// goroutine of the failing call and must not call the plugin. See
-	// Failures for failures before the pipeline exists.
-	OnFailure func(plugin, detail string)
+	// OnFailure is called once per failed call, of any hook, and once when
+	// a plugin is disabled (disabled true), with the plugin's manifest name
+	// and a short detail, before the plugin's status shows it; the proxy
+	// records it in the trace. The status itself is the plugin's
+	// (Set.PluginStatus). It is called on the goroutine of the failing
+	// call — for equiv_key and equiv_same inside judge.Apply — with the
+	// plugin's failure lock held: it must not call the plugin or wait for
+	// the judge.
+	OnFailure func(plugin, detail string, disabled bool)
 }
 
 // resolve validates o and fills in defaults.

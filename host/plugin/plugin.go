@@ -11,6 +11,8 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/cuonztech/agent-harness/builtin/judge"
 )
 
 // Plugin is one loaded plugin: a compiled module, a pool of instances and
@@ -37,8 +39,12 @@ type Plugin struct {
 	consecutive atomic.Int64
 	recycled    atomic.Int64
 	disabled    atomic.Bool
-	mu          sync.Mutex
-	lastFailure string
+	// mu orders failures: each is reported (Options.OnFailure) before the
+	// counters show it.
+	mu             sync.Mutex
+	firstFailure   string
+	lastFailure    string
+	disabledDetail string
 }
 
 // LoadStats describes how a plugin was loaded (for `plugin inspect` and
@@ -87,8 +93,10 @@ type Status struct {
 	Failures int64 `json:"failures"`
 	// Disabled is true once the circuit breaker tripped.
 	Disabled bool `json:"disabled"`
-	// LastFailure is the detail of the latest failure, "" if none.
-	LastFailure string `json:"lastFailure,omitempty"`
+	// FirstFailure and LastFailure are the details of the first and the
+	// latest failure, "" if none.
+	FirstFailure string `json:"firstFailure,omitempty"`
+	LastFailure  string `json:"lastFailure,omitempty"`
 	// Recycled counts instances closed after RecycleCalls calls or at the
 	// memory high-water mark.
 	Recycled int64 `json:"recycled"`
@@ -111,14 +119,42 @@ func (s Status) State() string {
 // Status returns a snapshot of the plugin's health.
 func (p *Plugin) Status() Status {
 	p.mu.Lock()
-	last := p.lastFailure
+	first, last := p.firstFailure, p.lastFailure
 	p.mu.Unlock()
 	return Status{
 		Name: p.manifest.Name, Version: p.manifest.Version, Path: p.path, ABI: p.manifest.ABI,
 		Hooks: p.manifest.Hooks, Faults: p.manifest.Faults,
 		Calls: p.calls.Load(), Failures: p.failures.Load(), Disabled: p.disabled.Load(),
-		LastFailure: last, Recycled: p.recycled.Load(), Log: p.log.String(),
+		FirstFailure: first, LastFailure: last, Recycled: p.recycled.Load(), Log: p.log.String(),
 	}
+}
+
+// Health is the plugin's health as the judge reads it (Set.PluginStatus):
+// failures of every hook, the first failure's detail (the disabling's when
+// none) and whether the plugin is disabled.
+func (p *Plugin) Health() judge.PluginState {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	detail := p.firstFailure
+	if detail == "" {
+		detail = p.disabledDetail
+	}
+	return judge.PluginState{Name: p.Name(), Failures: int(p.failures.Load()), Detail: detail, Disabled: p.disabled.Load()}
+}
+
+// Disable disables the plugin as its circuit breaker does, without a
+// failure: its hooks answer errors without running. detail is the
+// disabling's note. Re-judging a trace disables a plugin where the
+// recorded session did. It reports whether the plugin was enabled.
+func (p *Plugin) Disable(detail string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.disabled.CompareAndSwap(false, true) {
+		return false
+	}
+	p.disabledDetail = detail
+	p.pool.drain()
+	return true
 }
 
 // Close closes every instance, the runtime and, when Load created it, the
@@ -140,15 +176,10 @@ func (p *Plugin) Close(ctx context.Context) error {
 var errClosed = errors.New("plugin closed")
 
 // invoke runs hook on a pooled instance and hands the output to parse. A
-// failure of either is accounted (counter, circuit breaker, OnFailure) and
+// failure of either is accounted (OnFailure, counter, circuit breaker) and
 // returned wrapped in ErrHook; a disabled plugin returns ErrDisabled
-// without calling the guest.
-//
-// notify says whether a failure goes to Options.OnFailure: true for the
-// classify and fault hooks; false for equiv_key and equiv_same, whose
-// errors the judge records itself (reporting them twice would count them
-// twice).
-func (p *Plugin) invoke(hook, what string, notify bool, input []byte, parse func(out []byte) error) error {
+// without calling the guest (that is no failure).
+func (p *Plugin) invoke(hook, what string, input []byte, parse func(out []byte) error) error {
 	if p.closed.Load() {
 		return errClosed
 	}
@@ -156,7 +187,7 @@ func (p *Plugin) invoke(hook, what string, notify bool, input []byte, parse func
 		return &HookError{Plugin: p.Name(), Detail: "disabled after repeated failures", Disabled: true}
 	}
 	if len(input) > p.opts.InputLimit {
-		return p.fail(what, notify, fmt.Errorf("input of %d bytes exceeds the limit of %d", len(input), p.opts.InputLimit))
+		return p.fail(what, fmt.Errorf("input of %d bytes exceeds the limit of %d", len(input), p.opts.InputLimit))
 	}
 	out, err := p.run(hook, input)
 	if err == nil {
@@ -170,7 +201,7 @@ func (p *Plugin) invoke(hook, what string, notify bool, input []byte, parse func
 		if p.closed.Load() {
 			return errClosed
 		}
-		return p.fail(what, notify, err)
+		return p.fail(what, err)
 	}
 	p.consecutive.Store(0)
 	return nil
@@ -188,17 +219,28 @@ func (p *Plugin) run(hook string, input []byte) ([]byte, error) {
 	return out, err
 }
 
-// fail accounts one failure and trips the circuit breaker; notify passes
-// the failure to OnFailure (the disabling always is).
-func (p *Plugin) fail(what string, notify bool, err error) error {
+// fail accounts one failure and trips the circuit breaker. The failure
+// and a disabling are reported (stderr, OnFailure) before the counters
+// show them: whoever reads the status (a report file) finds them in the
+// trace already.
+func (p *Plugin) fail(what string, err error) error {
 	detail := what + ": " + err.Error()
-	p.failures.Add(1)
 	p.mu.Lock()
+	p.report(detail, false)
+	p.failures.Add(1)
+	if p.firstFailure == "" {
+		p.firstFailure = detail
+	}
 	p.lastFailure = detail
+	n := p.consecutive.Add(1)
+	disable := n >= int64(p.opts.MaxFailures) && !p.disabled.Load()
+	if disable {
+		p.disabledDetail = fmt.Sprintf("disabled after %d consecutive failures", n)
+		p.report(p.disabledDetail, true)
+		p.disabled.Store(true)
+	}
 	p.mu.Unlock()
-	p.report(detail, notify)
-	if n := p.consecutive.Add(1); n >= int64(p.opts.MaxFailures) && p.disabled.CompareAndSwap(false, true) {
-		p.report(fmt.Sprintf("disabled after %d consecutive failures", n), true)
+	if disable {
 		p.pool.drain()
 	}
 	return &HookError{Plugin: p.Name(), Detail: detail}
@@ -227,10 +269,12 @@ func (e *HookError) Is(target error) bool {
 	return target == ErrHook || e.Disabled && target == ErrDisabled
 }
 
-func (p *Plugin) report(detail string, notify bool) {
+// report prints a failure (or the disabling) on stderr and passes it to
+// OnFailure.
+func (p *Plugin) report(detail string, disabled bool) {
 	p.opts.warnPlugin(p.Name(), detail)
-	if notify && p.opts.OnFailure != nil {
-		p.opts.OnFailure(p.Name(), detail)
+	if p.opts.OnFailure != nil {
+		p.opts.OnFailure(p.Name(), detail, disabled)
 	}
 }
 

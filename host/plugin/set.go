@@ -152,6 +152,28 @@ func (s *Set) Status() []Status {
 	return out
 }
 
+// PluginStatus returns every plugin's health in load order
+// (judge.Config.PluginStatus).
+func (s *Set) PluginStatus() []judge.PluginState {
+	var out []judge.PluginState
+	for _, p := range s.Plugins() {
+		out = append(out, p.Health())
+	}
+	return out
+}
+
+// Disable disables the plugin called name (Plugin.Disable); false when
+// there is none or it was disabled already.
+func (s *Set) Disable(name, detail string) bool {
+	if s == nil {
+		return false
+	}
+	if p := s.byName(name); p != nil {
+		return p.Disable(detail)
+	}
+	return false
+}
+
 // ReportEntry is one element of the report file's "plugins" array.
 type ReportEntry struct {
 	Name     string `json:"name"`

@@ -36,12 +36,6 @@ func (c pipeConn) Close() error {
 // goroutine switches but no process switches. See cmd/agent-harness's
 // BenchmarkProxyAddedLatency for the real processes.
 func BenchmarkRelayCall(b *testing.B) {
-	for _, raw := range []bool{false, true} {
-		b.Run("raw="+strconv.FormatBool(raw), func(b *testing.B) { benchmarkRelayCall(b, raw) })
-	}
-}
-
-func benchmarkRelayCall(b *testing.B, raw bool) {
 	agentR, relayStdout, err := os.Pipe()
 	if err != nil {
 		b.Fatal(err)
@@ -92,7 +86,6 @@ func benchmarkRelayCall(b *testing.B, raw bool) {
 			Upstream: pipeConn{r: upToRelay, w: relayToUp, try: fdio.TryWriter(relayToUp)},
 			Stdin:    relayStdin,
 			Stdout:   relayStdout,
-			RawIO:    raw,
 		})
 		relayStdout.Close()
 	}()

@@ -118,13 +118,9 @@
 // call that executed into one of unknown outcome.
 //
 // I/O: the agent's stdin (a pipe or socket) is non-blocking for the session
-// and read through the Go netpoller. With Options.RawIO the agent's stdout
-// (unless it is also stderr) and the upstream's pipes are too, and all four
-// are read and written with raw system calls (internal/fdio): an ordinary
-// system call wakes the runtime's sleeping monitor thread whenever the relay
-// turns from idle to busy — twice per call — which costs more CPU than the
-// relay's own work. RawIO is off by default: with it, a goroutine looping
-// on the only processor is not preempted (see Options.RawIO).
+// and read through the Go netpoller, as are the upstream's pipes (os/exec
+// makes them so). Raw non-blocking system calls instead of os.File's were
+// tried and removed: they did not pay for themselves (RATIONALE.md).
 //
 // Concurrency: every tools/call runs on its own goroutine (the one that
 // read it; reading goes on in a reused spare), so a slow call never holds

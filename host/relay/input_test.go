@@ -28,10 +28,7 @@ func TestPollableStdio(t *testing.T) {
 		pick func(r, w *os.File) (*os.File, func() (any, func()))
 	}{
 		{"input", func(r, _ *os.File) (*os.File, func() (any, func())) {
-			return r, func() (any, func()) { return pollableInput(r, true) }
-		}},
-		{"output", func(_, w *os.File) (*os.File, func() (any, func())) {
-			return w, func() (any, func()) { return pollableOutput(w) }
+			return r, func() (any, func()) { return pollableInput(r) }
 		}},
 	}
 	for _, tt := range tests {
@@ -68,23 +65,9 @@ func TestPollableLeavesOthersAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer file.Close()
-	if got, release := pollableInput(file, true); got != io.Reader(file) {
+	if got, release := pollableInput(file); got != io.Reader(file) {
 		t.Error("a regular file was switched")
 	} else {
 		release()
-	}
-	// stdout and stderr on the same pipe (2>&1): not switched, stderr's
-	// writers do not expect EAGAIN.
-	_, w := blockingPipe(t)
-	saved := os.Stderr
-	os.Stderr = w
-	defer func() { os.Stderr = saved }()
-	if got, release := pollableOutput(w); got != io.Writer(w) {
-		t.Error("stdout shared with stderr was switched")
-	} else {
-		release()
-	}
-	if isNonblock(int(w.Fd())) {
-		t.Error("O_NONBLOCK set on a pipe shared with stderr")
 	}
 }

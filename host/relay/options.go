@@ -94,19 +94,6 @@ type Options struct {
 	// complete while it runs. Its context is not cancelled by the signal.
 	OnSessionEnd func(ctx context.Context)
 
-	// RawIO reads and writes the agent's stdio (pipes and sockets) and the
-	// upstream's pipes with raw non-blocking system calls (package
-	// internal/fdio), which saves the runtime's monitor thread (sysmon)
-	// two wake-ups per tools/call: about 40 % of the relay's CPU per call.
-	//
-	// Only enable it when nothing in the process relies on a timer to
-	// interrupt CPU-bound code — not with WASM plugins, whose per-call
-	// deadlines stop runaway guests: with raw I/O sysmon may sleep through
-	// a busy period, and then nothing preempts a goroutine that loops on
-	// the only processor (GOMAXPROCS=1), so the deadline's timer never
-	// fires.
-	RawIO bool
-
 	// Now, when set, stamps each tools/call with the time the relay read it
 	// (ToolCall.ReadAt). It must be the pipeline's clock, so that the judge
 	// compares times of one source. Nil: calls are not stamped.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"time"
@@ -36,14 +35,9 @@ func Run(ctx context.Context, opts Options) error {
 		return errors.New("relay: no upstream command")
 	}
 	if opts.Agent == nil {
-		in, releaseIn := pollableInput(opts.Stdin, opts.RawIO)
+		in, releaseIn := pollableInput(opts.Stdin)
 		defer releaseIn()
 		opts.Stdin = in
-	}
-	if opts.RawIO && opts.Agent == nil {
-		out, releaseOut := pollableOutput(opts.Stdout)
-		defer releaseOut()
-		opts.Stdout = out
 	}
 	s, err := newSession(ctx, opts)
 	if err != nil {
@@ -82,17 +76,8 @@ func Run(ctx context.Context, opts Options) error {
 			return fmt.Errorf("%w: %w", ErrStartFailed, err)
 		}
 		s.proc = p
-		var upR io.Reader = p.Stdout()
-		var upW io.Writer = p.Stdin()
-		try := fdio.TryWriter(p.Stdin())
-		if opts.RawIO {
-			upR, upW = rawFile(p.Stdout()), rawFile(p.Stdin())
-			if x, ok := upW.(*fdio.File); ok {
-				try = x.TryWrite
-			}
-		}
-		s.upR = lineReader(upR)
-		s.upW = newUpWriter(upW, try, func(error) { s.markUpstreamGone() })
+		s.upR = lineReader(p.Stdout())
+		s.upW = newUpWriter(p.Stdin(), fdio.TryWriter(p.Stdin()), func(error) { s.markUpstreamGone() })
 		go s.readUpstream()
 		go s.copyStderr()
 		go s.watchExit()

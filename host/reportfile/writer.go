@@ -84,34 +84,26 @@ func (w *Writer) Target() string { return w.target }
 // file renamed over the target, or, when that fails, the target rewritten
 // in place (see writeInPlace). It returns an error only when both failed;
 // the caller must then stop before the agent gets another answer.
-func (w *Writer) Write(data []byte) error {
-	return w.WriteParts([][]byte{data})
-}
-
-// WriteParts is Write for contents given as parts, written one after the
-// other, so that a caller holding the contents in pieces need not copy
-// them into one buffer first (in place they are copied, to be written in
-// one call).
 //
 // The first write decides: when atomic replacement fails then (a
 // bind-mounted file, a directory the process may not write, a name too
 // long for a temporary one), every later write goes in place at once and
 // Options.Warn is told. A later failure of the atomic way (say, the disk
 // is full) falls back in place for that write only.
-func (w *Writer) WriteParts(parts [][]byte) error {
+func (w *Writer) Write(data []byte) error {
 	first := !w.decided
 	w.decided = true
 	if w.inPlace {
-		if err := w.writeInPlace(parts); err != nil {
+		if err := w.writeInPlace(data); err != nil {
 			return fmt.Errorf("in place: %w", err)
 		}
 		return nil
 	}
-	errTemp := w.writeTemp(parts)
+	errTemp := w.writeTemp(data)
 	if errTemp == nil {
 		return nil
 	}
-	if err := w.writeInPlace(parts); err != nil {
+	if err := w.writeInPlace(data); err != nil {
 		return fmt.Errorf("%w; in place: %w", errTemp, err)
 	}
 	w.inPlace = first
@@ -133,9 +125,9 @@ func (w *Writer) warn(fromNowOn bool, cause error) {
 	w.opts.Warn(fmt.Sprintf("the report file %s could not be replaced atomically (%v); it was overwritten in place", w.path, cause))
 }
 
-// writeTemp writes parts to a new temporary file and renames it over the
+// writeTemp writes data to a new temporary file and renames it over the
 // target.
-func (w *Writer) writeTemp(parts [][]byte) error {
+func (w *Writer) writeTemp(data []byte) error {
 	f, name, err := w.createTemp()
 	if err != nil {
 		return fmt.Errorf("temporary file: %w", err)
@@ -145,7 +137,7 @@ func (w *Writer) writeTemp(parts [][]byte) error {
 		err = f.Chmod(w.perm)
 	}
 	if err == nil {
-		err = writeClose(f, parts, w.opts.Sync)
+		err = writeClose(f, data, w.opts.Sync)
 	} else {
 		f.Close()
 	}
@@ -216,12 +208,12 @@ func openInPlace(name string, perm fs.FileMode) (file, error) {
 // so a kill -9 that lands inside that call (microseconds) can still leave
 // a mix of both reports; and on a copy-on-write file system (btrfs, ZFS) a
 // full disk can fail step 2 itself.
-func (w *Writer) writeInPlace(parts [][]byte) error {
+func (w *Writer) writeInPlace(data []byte) error {
 	f, err := w.open(w.target, w.perm)
 	if err != nil {
 		return err
 	}
-	err = w.overwrite(f, parts)
+	err = w.overwrite(f, data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -229,7 +221,7 @@ func (w *Writer) writeInPlace(parts [][]byte) error {
 }
 
 // overwrite does steps 1 to 3 of writeInPlace on the opened target.
-func (w *Writer) overwrite(f file, parts [][]byte) error {
+func (w *Writer) overwrite(f file, data []byte) error {
 	fi, err := f.Stat()
 	if err != nil {
 		return err
@@ -238,10 +230,7 @@ func (w *Writer) overwrite(f file, parts [][]byte) error {
 		return fmt.Errorf("%s is %s, %w", w.target, describe(fi.Mode()), ErrNotRegular)
 	}
 	old := fi.Size()
-	var size int64
-	for _, p := range parts {
-		size += int64(len(p))
-	}
+	size := int64(len(data))
 	if size > old {
 		w.pad = spaces(w.pad[:0], int(size-old))
 		if _, err := f.WriteAt(w.pad, old); err != nil {
@@ -249,14 +238,12 @@ func (w *Writer) overwrite(f file, parts [][]byte) error {
 			return err
 		}
 	}
-	w.buf = w.buf[:0]
-	for _, p := range parts {
-		w.buf = append(w.buf, p...)
-	}
+	padded := data
 	if old > size {
-		w.buf = spaces(w.buf, int(old-size))
+		w.buf = spaces(append(w.buf[:0], data...), int(old-size))
+		padded = w.buf
 	}
-	if _, err := f.WriteAt(w.buf, 0); err != nil {
+	if _, err := f.WriteAt(padded, 0); err != nil {
 		return err
 	}
 	if old > size {
@@ -283,14 +270,9 @@ func spaces(b []byte, n int) []byte {
 	return b
 }
 
-// writeClose writes parts, optionally syncs, and closes f.
-func writeClose(f *os.File, parts [][]byte, sync bool) error {
-	var err error
-	for _, p := range parts {
-		if _, err = f.Write(p); err != nil {
-			break
-		}
-	}
+// writeClose writes data, optionally syncs, and closes f.
+func writeClose(f *os.File, data []byte, sync bool) error {
+	_, err := f.Write(data)
 	if err == nil && sync {
 		err = f.Sync()
 	}

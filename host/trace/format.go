@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -14,17 +15,24 @@ import (
 )
 
 // Format and Version identify the trace format of the header line. A
-// reader refuses any other version: a change of meaning bumps it.
+// reader refuses versions it does not know: a change of meaning bumps it.
+// Version 2 records the failures of every plugin hook and marks the
+// disabling of a plugin with "disabled": true; version 1 recorded only
+// classify and fault failures, and the disabling as a failure whose detail
+// begins "disabled after " (Read still reads it).
 const (
 	Format  = "agent-harness-trace"
-	Version = 1
+	Version = 2
 )
 
 // Line types besides the judge event kinds (call, forwarded, answer,
-// delivered, tools, plugin-failure, end).
+// delivered, tools, end).
 const (
 	TypeHeader        = "header"
 	TypeStartupFailed = "startup-failed"
+	// TypePluginFailure is a plugin's failed call, or its disabling
+	// (Line.Disabled), as the plugin host reported it.
+	TypePluginFailure = "plugin-failure"
 )
 
 // Schema is the JSON Schema of the trace's lines (trace.schema.json).
@@ -90,7 +98,7 @@ type Line struct {
 	T    Millis `json:"t"`
 	// Session is the agent session of a call ("s1", …) or the session a
 	// session line opens.
-	Session string `json:"session,omitempty"`
+	Session Session `json:"session,omitempty"`
 	// Transport is the transport of the session a session line opens.
 	Transport string `json:"transport,omitempty"`
 	Call      int64  `json:"call,omitempty"`
@@ -112,6 +120,8 @@ type Line struct {
 	ResultText     *string         `json:"resultText,omitempty"`
 	Plugin         string          `json:"plugin,omitempty"`
 	Detail         string          `json:"detail,omitempty"`
+	// Disabled marks the plugin-failure line of a plugin's disabling.
+	Disabled bool `json:"disabled,omitempty"`
 
 	// Writes are the write tools of a listing, Tools the listing.
 	Writes []string `json:"writes,omitempty"`
@@ -165,5 +175,28 @@ func (m *Millis) UnmarshalJSON(b []byte) error {
 		ns = n
 	}
 	*m = Millis(time.Duration(ms)*time.Millisecond + time.Duration(ns))
+	return nil
+}
+
+// Session is a line's agent session ("s1", "s2", …). Lines written before
+// sessions had names carry the number 1; it reads as "s1".
+type Session string
+
+// UnmarshalJSON reads a session name, or a positive session number N as
+// "sN".
+func (s *Session) UnmarshalJSON(b []byte) error {
+	var n int64
+	if err := json.Unmarshal(b, &n); err == nil {
+		if n < 1 {
+			return fmt.Errorf("session %d is not positive", n)
+		}
+		*s = Session("s" + strconv.FormatInt(n, 10))
+		return nil
+	}
+	var name string
+	if err := json.Unmarshal(b, &name); err != nil {
+		return errors.New("session is neither a name nor a number")
+	}
+	*s = Session(name)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // MaxLine is the longest line a reader accepts (64 MiB): longer is no
@@ -24,14 +25,20 @@ type Trace struct {
 	Warning string
 }
 
-// lineTypes are the event line types a version 1 trace may hold.
+// lineTypes are the event line types a trace may hold.
 var lineTypes = map[string]bool{
 	"call": true, "forwarded": true, "answer": true, "end": true, "delivered": true,
-	"tools": true, "plugin-failure": true, "session": true, TypeStartupFailed: true,
+	"tools": true, TypePluginFailure: true, "session": true, TypeStartupFailed: true,
 }
 
-// Read reads a whole trace. An empty input is an empty trace. It fails
-// (with the line number) on a first line that is not a version 1 header,
+// v1Disabled starts the detail of a version 1 plugin-failure line that
+// recorded a plugin's disabling.
+const v1Disabled = "disabled after "
+
+// Read reads a whole trace, of version 2 or 1 (Header.Version says which;
+// a version 1 disabling is returned as a version 2 one, with Disabled). An
+// empty input is an empty trace. It fails (with the line number) on a
+// first line that is not the header of a known version,
 // a line that is not a valid event line, or a line over MaxLine; a last
 // line without its line break that does not parse is left out with a
 // Warning (the proxy was killed while writing it).
@@ -63,6 +70,9 @@ func Read(r io.Reader) (*Trace, error) {
 				return tr, nil
 			}
 			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		if tr.Header.Version == 1 && l.Type == TypePluginFailure && strings.HasPrefix(l.Detail, v1Disabled) {
+			l.Disabled = true
 		}
 		tr.Lines = append(tr.Lines, l)
 	}
@@ -107,8 +117,8 @@ func readHeader(line []byte, h *Header) error {
 	if err := json.Unmarshal(line, &probe); err != nil || probe.Type != TypeHeader || probe.Format != Format {
 		return errors.New("not an agent-harness trace (the first line is not its header)")
 	}
-	if string(probe.Version) != fmt.Sprint(Version) {
-		return fmt.Errorf("trace format version %s is not supported (this agent-harness reads version %d)", probe.Version, Version)
+	if v := string(probe.Version); v != fmt.Sprint(Version) && v != "1" {
+		return fmt.Errorf("trace format version %s is not supported (this agent-harness reads versions 1 and %d)", probe.Version, Version)
 	}
 	if err := json.Unmarshal(line, h); err != nil {
 		return fmt.Errorf("bad header: %v", err)

@@ -26,13 +26,16 @@ type Options struct {
 	// DropPluginFailures leaves out the recorded plugin failures (the
 	// plugins were replaced).
 	DropPluginFailures bool
+	// PluginStatus is the status of the plugins loaded for this judging
+	// (their failures now); nil without plugins.
+	PluginStatus func() []judge.PluginState
+	// DisablePlugin, when set, disables a loaded plugin where the trace
+	// records its disabling, so that from there on it is not asked, as in
+	// the recorded session.
+	DisablePlugin func(name, detail string)
 	// RetryAfterMs, when positive, replaces the retry_after every recorded
 	// injected 429 announced (the deadline that is checked).
 	RetryAfterMs int64
-	// Pending, when not nil, returns the plugin failures reported since
-	// its last call; they are applied before each event, as the live
-	// pipeline does.
-	Pending func() []judge.Event
 }
 
 // epoch is the start of a re-judged run; only differences of times matter.
@@ -42,12 +45,28 @@ var epoch = time.Unix(0, 0).UTC()
 // the report file's envelope (status "finished" when the session end was
 // recorded, "running" when the proxy was killed, "failed" after a failed
 // start).
+//
+// The judge's plugin status (judge.Config.PluginStatus) joins the recorded
+// plugin failures and those of the plugins loaded now: per plugin the
+// larger count (version 2 records every failure, so a plugin that fails
+// the same way again counts once; the sum for version 1, which recorded no
+// equivalence failures), disabled when either says so, the recorded first
+// detail before the new one. A plugin that failed in either run keeps the
+// run from passing.
 func Rejudge(tr *Trace, o Options) (*judge.Judge, judge.FileMeta) {
 	s := o.Settings
 	kf := canon.ParseKeyFields(s.KeyFields)
+	recorded := &pluginLog{}
 	j := judge.New(judge.Config{
 		KeyFields: kf, Scenario: s.Scenario, Kind: s.Kind,
 		Equivalences: o.Equivalences, PairCheckers: o.PairCheckers,
+		PluginStatus: func() []judge.PluginState {
+			var now []judge.PluginState
+			if o.PluginStatus != nil {
+				now = o.PluginStatus()
+			}
+			return joinPluginStates(now, recorded.states, tr.Header.Version == 1)
+		},
 		Start: epoch, RedactArguments: s.RedactArguments,
 	})
 	meta := judge.FileMeta{Status: "running", Mode: s.Mode, Chaos: s.Chaos, Transport: tr.Header.Transport}
@@ -106,16 +125,19 @@ func Rejudge(tr *Trace, o Options) (*judge.Judge, judge.FileMeta) {
 			if meta.Status != "failed" {
 				meta.Status = "finished"
 			}
-		case string(judge.EventPluginFailure):
+		case TypePluginFailure:
 			if o.DropPluginFailures {
 				continue
 			}
-		}
-		if o.Pending != nil {
-			for _, pf := range o.Pending() {
-				pf.Time = at
-				j.Apply(pf)
+			if l.Disabled {
+				recorded.disable(l.Plugin, l.Detail)
+				if o.DisablePlugin != nil {
+					o.DisablePlugin(l.Plugin, l.Detail)
+				}
+			} else {
+				recorded.fail(l.Plugin, l.Detail)
 			}
+			continue
 		}
 		ev := eventOf(l, at)
 		switch ev.Kind {
@@ -148,18 +170,6 @@ func Rejudge(tr *Trace, o Options) (*judge.Judge, judge.FileMeta) {
 		}
 		j.Apply(ev)
 	}
-	if o.Pending != nil {
-		// Failures while judging the last event: a failed plugin must
-		// keep the run from passing.
-		at := epoch
-		if n := len(tr.Lines); n > 0 {
-			at = epoch.Add(time.Duration(tr.Lines[n-1].T))
-		}
-		for _, pf := range o.Pending() {
-			pf.Time = at
-			j.Apply(pf)
-		}
-	}
 	if toolsSeen {
 		meta.ToolClassification, _ = json.Marshal(current)
 	}
@@ -172,8 +182,8 @@ func eventOf(l *Line, at time.Time) judge.Event {
 		Kind: judge.EventKind(l.Type), Time: at, Call: l.Call,
 		Tool: l.Tool, Class: l.Class, AcceptsKey: l.AcceptsKey, Idempotent: l.Idempotent,
 		Outcome: l.Outcome, Scenario: l.Scenario, Fault: l.Fault, RetryAfterMs: l.RetryAfterMs,
-		ResponseDigest: l.ResponseDigest, Plugin: l.Plugin, Detail: l.Detail, Tools: l.Writes,
-		Session: l.Session, Transport: l.Transport,
+		ResponseDigest: l.ResponseDigest, Detail: l.Detail, Tools: l.Writes,
+		Session: string(l.Session), Transport: l.Transport,
 	}
 	if ev.Kind == judge.EventCall && l.Params != nil {
 		// The relay takes params.arguments by its exact name and refuses
@@ -186,4 +196,61 @@ func eventOf(l *Line, at time.Time) judge.Event {
 		}
 	}
 	return ev
+}
+
+// pluginLog folds recorded plugin-failure lines into each plugin's state,
+// as the plugin host keeps it: failures counted, the first detail kept,
+// the disabling noted (its detail only when no failure came before).
+type pluginLog struct{ states []judge.PluginState }
+
+func (p *pluginLog) get(name string) *judge.PluginState {
+	for i := range p.states {
+		if p.states[i].Name == name {
+			return &p.states[i]
+		}
+	}
+	p.states = append(p.states, judge.PluginState{Name: name})
+	return &p.states[len(p.states)-1]
+}
+
+func (p *pluginLog) fail(name, detail string) {
+	st := p.get(name)
+	st.Failures++
+	if st.Failures == 1 {
+		st.Detail = detail
+	}
+}
+
+func (p *pluginLog) disable(name, detail string) {
+	st := p.get(name)
+	st.Disabled = true
+	if st.Detail == "" {
+		st.Detail = detail
+	}
+}
+
+// joinPluginStates joins the loaded plugins' states (now, in load order)
+// with the recorded ones (recorded plugins no longer loaded follow): see
+// Rejudge. sum adds the counts instead of taking the larger.
+func joinPluginStates(now, recorded []judge.PluginState, sum bool) []judge.PluginState {
+	out := slices.Clone(now)
+	for _, r := range recorded {
+		i := slices.IndexFunc(out, func(s judge.PluginState) bool { return s.Name == r.Name })
+		if i < 0 {
+			out = append(out, r)
+			continue
+		}
+		n := &out[i]
+		switch {
+		case sum:
+			n.Failures += r.Failures
+		case r.Failures > n.Failures:
+			n.Failures = r.Failures
+		}
+		if r.Detail != "" && (r.Failures > 0 || n.Failures == 0) {
+			n.Detail = r.Detail
+		}
+		n.Disabled = n.Disabled || r.Disabled
+	}
+	return out
 }

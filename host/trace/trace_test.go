@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,13 +51,17 @@ func record(t *testing.T) (string, []byte) {
 		{Kind: judge.EventAnswer, Time: at(4), Call: 1, Outcome: judge.Executed, Scenario: "F1", Fault: "timeout",
 			ResponseDigest: "ab", Result: json.RawMessage(`{"content":[]}`)},
 		{Kind: judge.EventDelivered, Time: at(4), Call: 1},
-		{Kind: judge.EventPluginFailure, Time: at(5), Plugin: "p", Detail: "trap"},
-		{Kind: judge.EventEnd, Time: at(6)},
 	}
 	for _, ev := range evs {
 		if err := w.Record(ev); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := w.PluginFailure(at(5), "p", "trap", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Record(judge.Event{Kind: judge.EventEnd, Time: at(6)}); err != nil {
+		t.Fatal(err)
 	}
 	w.Close()
 	b, err := os.ReadFile(path)
@@ -135,7 +140,8 @@ func TestReadTornAndBad(t *testing.T) {
 	}
 	header, _, _ := bytes.Cut(b, []byte("\n"))
 	for name, in := range map[string]string{
-		"wrong version": strings.Replace(string(header), `"version":1`, `"version":"1"`, 1),
+		"wrong version": strings.Replace(string(header), `"version":2`, `"version":"2"`, 1),
+		"version 3":     strings.Replace(string(header), `"version":2`, `"version":3`, 1),
 		"not a header":  `{"type":"call","t":1,"session":1,"call":1}` + "\n",
 		"wrong type":    string(header) + "\n" + `{"type":"call","t":"1","session":1,"call":1}` + "\n",
 		"unknown type":  string(header) + "\n" + `{"type":"nap","t":1,"session":1}` + "\n",
@@ -156,6 +162,57 @@ func TestReadTornAndBad(t *testing.T) {
 	}
 }
 
+// TestPluginFailuresRejudged: recorded failures and disablings make the
+// re-judged plugin status, joined with the failures of the plugins loaded
+// now (the larger count; the sum for a version 1 trace, which recorded no
+// equivalence failures), and a recorded disabling disables the loaded
+// plugin at its place in the trace.
+func TestPluginFailuresRejudged(t *testing.T) {
+	_, b := record(t)
+	header, rest, _ := bytes.Cut(b, []byte("\n"))
+	end := []byte(`{"type":"end"`)
+	i := bytes.Index(rest, end)
+	disabling := `{"type":"plugin-failure","t":5.5,"session":1,"plugin":"p","detail":"disabled after 2 consecutive failures","disabled":true}` + "\n"
+	v2 := slices.Concat(header, []byte("\n"), rest[:i], []byte(disabling), rest[i:])
+	v1 := bytes.Replace(v2, []byte(`"version":2`), []byte(`"version":1`), 1)
+	v1 = bytes.Replace(v1, []byte(`,"disabled":true`), nil, 1)
+	for _, tc := range []struct {
+		name  string
+		trace []byte
+		now   int // failures of the plugin loaded now
+		want  judge.PluginFailure
+	}{
+		{"version 2, nothing now", v2, 0, judge.PluginFailure{Plugin: "p", Status: "disabled", Failures: 1, Detail: "trap"}},
+		{"version 2, fewer now", v2, 1, judge.PluginFailure{Plugin: "p", Status: "disabled", Failures: 1, Detail: "trap"}},
+		{"version 2, more now", v2, 3, judge.PluginFailure{Plugin: "p", Status: "disabled", Failures: 3, Detail: "trap"}},
+		{"version 1: disabling by its detail, counts added", v1, 2, judge.PluginFailure{Plugin: "p", Status: "disabled", Failures: 3, Detail: "trap"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := Read(bytes.NewReader(tc.trace))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var disabled []string
+			j, _ := Rejudge(tr, Options{Settings: tr.Header.Settings,
+				PluginStatus: func() []judge.PluginState {
+					return []judge.PluginState{{Name: "other"}, {Name: "p", Failures: tc.now, Detail: "now"}}
+				},
+				DisablePlugin: func(name, detail string) { disabled = append(disabled, name+": "+detail) },
+			})
+			r := j.Report()
+			if len(r.PluginFailures) != 1 || r.PluginFailures[0] != tc.want {
+				t.Errorf("pluginFailures %+v, want [%+v]", r.PluginFailures, tc.want)
+			}
+			if !slices.Equal(disabled, []string{"p: disabled after 2 consecutive failures"}) {
+				t.Errorf("disabled %q", disabled)
+			}
+			if v, reason := j.Verdict(); v != judge.VerdictNotTested || !strings.Contains(reason, `Plugin "p" failed (trap) and was disabled`) {
+				t.Errorf("verdict %s (%s)", v, reason)
+			}
+		})
+	}
+}
+
 // FuzzRead: hostile traces (torn, huge, wrong versions and types) are
 // read or refused without a panic, and whatever is read can be judged.
 func FuzzRead(f *testing.F) {
@@ -173,6 +230,9 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(""))
 	f.Add([]byte("\n\n"))
 	f.Add([]byte(`{"type":"header","format":"agent-harness-trace","version":99}`))
+	f.Add(append(bytes.Replace(bytes.Clone(seed), []byte(`"version":2`), []byte(`"version":1`), 1),
+		`{"type":"plugin-failure","t":1,"session":1,"plugin":"p","detail":"disabled after 5 consecutive failures"}`+"\n"...))
+	f.Add(append(bytes.Clone(seed), `{"type":"plugin-failure","t":1,"session":1,"plugin":"p","detail":"x","disabled":true}`+"\n"...))
 	f.Add(append(bytes.Clone(seed), `{"type":"tools","t":1,"session":1,"tools":[{"definition":{"name":5},"classification":{"name":"x","class":"write","reason":"","keyFields":null}}]}`+"\n"...))
 	f.Add(append(bytes.Clone(seed), `{"type":"answer","t":1e400,"session":1,"call":-3}`+"\n"...))
 	f.Fuzz(func(t *testing.T, data []byte) {

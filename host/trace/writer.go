@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/judge"
@@ -14,9 +15,11 @@ import (
 // Writer appends a trace's lines to its file. Each line is handed to the
 // operating system with one write before Record returns (so it survives a
 // killed process, not a power loss: there is no fsync, as for the report
-// file). Record is not safe for concurrent use; the pipeline calls it
-// under its state lock.
+// file). Its methods are safe for concurrent use; the pipeline calls
+// Record under its state lock, so the judge events are in the order the
+// judge applied them.
 type Writer struct {
+	mu    sync.Mutex
 	f     *os.File
 	path  string
 	start time.Time
@@ -54,7 +57,11 @@ func Create(path string, h Header, start time.Time) (*Writer, error) {
 func (w *Writer) Path() string { return w.path }
 
 // Close closes the file.
-func (w *Writer) Close() error { return w.f.Close() }
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.f.Close()
+}
 
 // Record appends the line of one judge event.
 func (w *Writer) Record(ev judge.Event) error {
@@ -67,7 +74,15 @@ func (w *Writer) StartupFailed(at time.Time, cause string) error {
 	return w.write(Line{Type: TypeStartupFailed, T: Millis(at.Sub(w.start)), Detail: cause})
 }
 
+// PluginFailure appends the line of a plugin's failed call, or of its
+// disabling.
+func (w *Writer) PluginFailure(at time.Time, plugin, detail string, disabled bool) error {
+	return w.write(Line{Type: TypePluginFailure, T: Millis(at.Sub(w.start)), Plugin: plugin, Detail: detail, Disabled: disabled})
+}
+
 func (w *Writer) write(v any) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.buf.Reset()
 	if err := w.enc.Encode(v); err != nil {
 		return err
@@ -79,10 +94,10 @@ func (w *Writer) write(v any) error {
 // LineOf is the trace line of ev at time t since the start.
 func LineOf(ev judge.Event, t time.Duration) Line {
 	l := Line{
-		Type: string(ev.Kind), T: Millis(t), Session: ev.Session, Transport: ev.Transport, Call: ev.Call,
+		Type: string(ev.Kind), T: Millis(t), Session: Session(ev.Session), Transport: ev.Transport, Call: ev.Call,
 		Tool: ev.Tool, Class: ev.Class, AcceptsKey: ev.AcceptsKey, Idempotent: ev.Idempotent,
 		Outcome: ev.Outcome, Scenario: ev.Scenario, Fault: ev.Fault, RetryAfterMs: ev.RetryAfterMs,
-		ResponseDigest: ev.ResponseDigest, Plugin: ev.Plugin, Detail: ev.Detail, Writes: ev.Tools,
+		ResponseDigest: ev.ResponseDigest, Detail: ev.Detail, Writes: ev.Tools,
 	}
 	l.Params, l.ParamsText = raw(ev.Params)
 	if ev.Kind == judge.EventCall && ev.Params == nil && ev.Arguments != nil {

@@ -29,7 +29,7 @@ func Conformance(t *testing.T, path string, opts plugin.Options) {
 	t.Helper()
 	var mu sync.Mutex
 	var failures []string
-	opts.OnFailure = func(name, detail string) {
+	opts.OnFailure = func(name, detail string, _ bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		failures = append(failures, name+": "+detail)
