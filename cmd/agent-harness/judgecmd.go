@@ -275,7 +275,7 @@ func loadJudgePlugins(ctx context.Context, s trace.Settings, jo judgeOptions, st
 	}
 	// The loader's lines name the proxy; here they are the judge's.
 	var lines strings.Builder
-	pp, _ := loadProxyPlugins(ctx, o, &lines)
+	pp, _ := loadProxyPlugins(ctx, o, nil, &lines)
 	fmt.Fprint(stderr, strings.ReplaceAll(lines.String(), "[agent-harness] proxy: ", "[agent-harness] judge: "))
 	if pp == nil {
 		return nil, exitUsage

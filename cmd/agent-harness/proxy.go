@@ -30,16 +30,20 @@ func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	defer stopSignals()
 	ctx, stopRelay := context.WithCancel(ctx)
 	defer stopRelay()
-	// Plugins (proxyplugins.go), then scenario, judge, report file and
-	// audit tools (proxyscenario.go), all before the upstream starts: a bad
-	// report file target or --scenario exits 2, a plugin that does not
-	// load exits 1.
-	plugins, code := loadProxyPlugins(ctx, o, stderr)
+	// The report file's writer, plugins (proxyplugins.go), then scenario,
+	// judge and audit tools (proxyscenario.go), all before the upstream
+	// starts: a bad report file target or --scenario exits 2, a plugin that
+	// does not load exits 1.
+	report, code := openReport(o, stderr) // the one writer of --report-file
+	if code != exitOK {
+		return code
+	}
+	plugins, code := loadProxyPlugins(ctx, o, report, stderr)
 	if plugins == nil {
 		return code
 	}
 	defer plugins.close()
-	sc, code := newScenario(o, plugins.extras(o.Scenario), stderr, stopRelay)
+	sc, code := newScenario(o, report, plugins.extras(o.Scenario), stderr, stopRelay)
 	if sc == nil {
 		return code
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/builtin/canon"
 	"github.com/cuonztech/agent-harness/builtin/classify"
+	"github.com/cuonztech/agent-harness/host/pipeline"
 	"github.com/cuonztech/agent-harness/host/plugin"
 )
 
@@ -38,13 +39,10 @@ func (pp *proxyPlugins) onFailure(plugin, detail string, disabled bool) {
 // that is neither F1–F5 nor a fault of a loaded plugin is a usage error
 // (exit 2) naming the faults there are. Without --plugin nothing is
 // loaded and the compilation cache is not touched.
-func loadProxyPlugins(ctx context.Context, o proxyOptions, stderr io.Writer) (*proxyPlugins, int) {
+func loadProxyPlugins(ctx context.Context, o proxyOptions, report pipeline.ReportWriter, stderr io.Writer) (*proxyPlugins, int) {
 	pp := &proxyPlugins{}
 	if len(o.Plugins) == 0 {
 		return pp, exitOK
-	}
-	if _, code := openReport(o, stderr); code != exitOK {
-		return nil, code
 	}
 	opts := o.PluginLimits
 	opts.Timeout, opts.MemoryMiB, opts.CacheDir = o.PluginTimeout, o.PluginMemoryMiB, o.PluginCacheDir
@@ -53,7 +51,7 @@ func loadProxyPlugins(ctx context.Context, o proxyOptions, stderr io.Writer) (*p
 	set, err := plugin.LoadAll(ctx, o.Plugins, o.PluginConfig, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
-		reportStartupFailed(o, err, stderr)
+		reportStartupFailed(o, report, err, stderr)
 		return nil, exitFailure
 	}
 	pp.set = set

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,7 +53,7 @@ func TestLoadProxyPlugins(t *testing.T) {
 				args = append(args, "--plugin-cache-dir", cache)
 			}
 			var stderr bytes.Buffer
-			pp, code := loadProxyPlugins(context.Background(), scenarioOptions(t, args...), &stderr)
+			pp, code := openAndLoadPlugins(context.Background(), scenarioOptions(t, args...), &stderr)
 			if code != tt.code || (pp != nil) != (code == exitOK) {
 				t.Fatalf("code %d plugins %v, want %d; stderr %q", code, pp != nil, tt.code, stderr.String())
 			}
@@ -100,7 +101,7 @@ func TestLoadProxyPlugins(t *testing.T) {
 func TestLoadProxyPluginsNoCacheWithoutPlugins(t *testing.T) {
 	o := scenarioOptions(t)
 	o.PluginCacheDir = filepath.Join(t.TempDir(), "cache")
-	pp, code := loadProxyPlugins(context.Background(), o, &bytes.Buffer{})
+	pp, code := openAndLoadPlugins(context.Background(), o, &bytes.Buffer{})
 	if pp == nil || code != exitOK {
 		t.Fatalf("code %d", code)
 	}
@@ -108,4 +109,14 @@ func TestLoadProxyPluginsNoCacheWithoutPlugins(t *testing.T) {
 	if _, err := os.Stat(o.PluginCacheDir); !os.IsNotExist(err) {
 		t.Errorf("cache directory: %v, want it never created", err)
 	}
+}
+
+// openAndLoadPlugins opens the report file and loads the plugins, in
+// runProxy's order.
+func openAndLoadPlugins(ctx context.Context, o proxyOptions, stderr io.Writer) (*proxyPlugins, int) {
+	report, code := openReport(o, stderr)
+	if code != exitOK {
+		return nil, code
+	}
+	return loadProxyPlugins(ctx, o, report, stderr)
 }

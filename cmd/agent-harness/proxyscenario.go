@@ -54,11 +54,7 @@ type scenario struct {
 // the startup report (exit 1 when it cannot be written) — all before the
 // upstream is started. stop cancels the relay; it is called when the report
 // file fails during the session.
-func newScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop context.CancelFunc) (*scenario, int) {
-	report, code := openReport(o, stderr)
-	if code != exitOK {
-		return nil, code
-	}
+func newScenario(o proxyOptions, report pipeline.ReportWriter, ex scenarioExtras, stderr io.Writer, stop context.CancelFunc) (*scenario, int) {
 	f, name, chaos, err := buildFault(o, ex)
 	if err != nil {
 		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
@@ -148,9 +144,8 @@ func openReport(o proxyOptions, stderr io.Writer) (pipeline.ReportWriter, int) {
 // its scenario was built (a --plugin did not load): status "failed" with
 // startupError, verdict NOT_TESTED. Without --report-file it does nothing;
 // a write that fails prints its line (the proxy exits 1 either way).
-func reportStartupFailed(o proxyOptions, cause error, stderr io.Writer) {
-	report, code := openReport(o, io.Discard) // checked before: exit 2 then
-	if report == nil || code != exitOK {
+func reportStartupFailed(o proxyOptions, report pipeline.ReportWriter, cause error, stderr io.Writer) {
+	if report == nil {
 		return
 	}
 	name, mode := o.Scenario, pipeline.ModeDeterministic

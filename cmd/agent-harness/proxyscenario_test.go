@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,7 +39,7 @@ func TestNewScenarioReportTarget(t *testing.T) {
 			var stderr bytes.Buffer
 			_, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			s, code := newScenario(scenarioOptions(t, "--report-file", tt.target), scenarioExtras{}, &stderr, cancel)
+			s, code := openAndNewScenario(scenarioOptions(t, "--report-file", tt.target), scenarioExtras{}, &stderr, cancel)
 			if code != tt.wantCode || (s == nil) != (tt.wantCode != exitOK) {
 				t.Fatalf("code %d, scenario %v; want %d", code, s != nil, tt.wantCode)
 			}
@@ -95,4 +96,14 @@ func TestBuildFault(t *testing.T) {
 	if err != nil || f != fault.Fault(plugin) || name != "F4" {
 		t.Errorf("plugin fault: %v %q %v", f, name, err)
 	}
+}
+
+// openAndNewScenario opens the report file and builds the scenario, in
+// runProxy's order.
+func openAndNewScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop context.CancelFunc) (*scenario, int) {
+	report, code := openReport(o, stderr)
+	if code != exitOK {
+		return nil, code
+	}
+	return newScenario(o, report, ex, stderr, stop)
 }
