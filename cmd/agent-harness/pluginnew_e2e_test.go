@@ -50,11 +50,7 @@ func buildAuthorWasm(t *testing.T, dir, out string) {
 // returns the manifest.
 func inspectJSON(t *testing.T, path string) (name string, hooks, faults []string) {
 	t.Helper()
-	inspector := "agent-harness"
-	if raceEnabled {
-		inspector = "agent-harness-norace" // the race detector slows wazero's compiler ~10x
-	}
-	out := authorRun(t, filepath.Dir(path), nil, e2eBinary(t, inspector), "plugin", "inspect", "--json", "--plugin-cache-dir", e2ePluginCache(), path)
+	out := authorRun(t, filepath.Dir(path), nil, e2eInspector(t), "plugin", "inspect", "--json", "--plugin-cache-dir", e2ePluginCache(), path)
 	var r struct {
 		Manifest struct {
 			Name   string   `json:"name"`

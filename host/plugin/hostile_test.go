@@ -12,7 +12,6 @@ import (
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
 	"github.com/cuonztech/agent-harness/host/plugin"
-	"github.com/cuonztech/agent-harness/host/plugin/plugintest"
 	. "github.com/cuonztech/agent-harness/host/plugin/plugintest/wasmbin"
 )
 
@@ -186,7 +185,7 @@ func TestRecycleAfterCalls(t *testing.T) {
 }
 
 func TestHostileGo(t *testing.T) {
-	path := plugintest.Build(t, "./host/plugin/testdata/hostile")
+	path := goPlugin(t, "./host/plugin/testdata/hostile")
 	tests := []struct {
 		tool   string
 		opt    func(*plugin.Options)
@@ -239,7 +238,7 @@ func TestHostileGo(t *testing.T) {
 // Two fresh loads draw the same "random" numbers: the sandbox's
 // random_get is a fixed-seed stream.
 func TestDeterministicRandom(t *testing.T) {
-	path := plugintest.Build(t, "./host/plugin/testdata/hostile")
+	path := goPlugin(t, "./host/plugin/testdata/hostile")
 	var got []string
 	for i := 0; i < 2; i++ {
 		p, _, _ := loadWith(t, path, nil)
@@ -252,7 +251,7 @@ func TestDeterministicRandom(t *testing.T) {
 }
 
 func TestCircuitBreakerGo(t *testing.T) {
-	p, f, _ := loadWith(t, plugintest.Build(t, "./host/plugin/testdata/hostile"), nil)
+	p, f, _ := loadWith(t, goPlugin(t, "./host/plugin/testdata/hostile"), nil)
 	e := p.Equivalence()
 	for i := 0; i < 5; i++ {
 		_, ok, err := e.Key("t", json.RawMessage(`{"do":"panic"}`))
@@ -277,7 +276,7 @@ func TestCircuitBreakerGo(t *testing.T) {
 // Concurrent calls never share an instance (run with -race) and a
 // failing call on one goroutine does not disturb the others.
 func TestConcurrentCalls(t *testing.T) {
-	p, _, _ := loadWith(t, plugintest.Build(t, "./host/plugin/testdata/hostile"), func(o *plugin.Options) {
+	p, _, _ := loadWith(t, goPlugin(t, "./host/plugin/testdata/hostile"), func(o *plugin.Options) {
 		o.MaxInstances = 3
 		o.MaxFailures = 1000
 	})
