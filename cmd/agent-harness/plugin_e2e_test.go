@@ -219,6 +219,7 @@ const hostileTimeout = "--plugin-timeout=1s"
 // OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT); with the dates plugin they are one
 // operation executed twice (FAIL DUPLICATE_EXECUTION).
 func TestPluginDatesEndToEnd(t *testing.T) {
+	t.Parallel() // separate processes and files
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -277,6 +278,7 @@ func TestPluginDatesEndToEnd(t *testing.T) {
 // misfires in the startup table and the report, and so decides which call
 // F1 fires on.
 func TestPluginVerbsEndToEnd(t *testing.T) {
+	t.Parallel() // separate processes and files
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -539,6 +541,7 @@ func TestPluginHostileClassifier(t *testing.T) {
 // proxy before the upstream starts: a usage error (exit 2) or a plugin
 // that does not load (exit 1), each one stderr line.
 func TestPluginStartErrors(t *testing.T) {
+	t.Parallel() // separate processes and files
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}

@@ -86,6 +86,7 @@ func skipWithoutGo(t *testing.T) {
 // the standard toolchain, and which `plugin inspect` accepts with that
 // hook; its module graph holds the SDK alone.
 func TestPluginNewSkeletonsBuild(t *testing.T) {
+	t.Parallel() // separate processes and files
 	skipWithoutGo(t)
 	sdkDir := filepath.Join(repoRoot(t), "sdk")
 	bin := e2eBinary(t, "agent-harness")
@@ -100,6 +101,7 @@ func TestPluginNewSkeletonsBuild(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.hook, func(t *testing.T) {
+			t.Parallel()
 			work := t.TempDir()
 			authorRun(t, work, nil, bin, "plugin", "new", tt.name, "--hook", tt.hook, "--sdk", sdkDir)
 			dir := filepath.Join(work, tt.name)
@@ -175,6 +177,7 @@ func codeBlocks(text, lang string) []string {
 // proxy run in which the plugin classifies a tool and so decides where F1
 // fires.
 func TestPluginOutOfTreeREADME(t *testing.T) {
+	t.Parallel() // separate processes and files
 	skipWithoutGo(t)
 	section := readmeSection(t, "### Writing a plugin in its own module")
 	sh, src := codeBlocks(section, "sh"), codeBlocks(section, "go")
