@@ -126,58 +126,62 @@ func mustEmit(a *arena) string {
 // write the report of json.Marshal(Report()) after every event.
 func TestAppendFileAfterOutOfOrderChanges(t *testing.T) {
 	for seed := range uint64(6) {
-		r := rand.New(rand.NewPCG(seed, 11))
-		s := newSess()
-		var open []int64
-		for range 400 {
-			s.wait(int64(r.IntN(2000)))
-			switch k := r.IntN(10); {
-			case k < 5:
-				args := fmt.Sprintf(`{"guest":"g%d","idempotency_key":"k%d"}`, r.IntN(40), r.IntN(8))
-				open = append(open, s.call("create_booking", classify.Write, args))
-			case k < 6:
-				s.read()
-			case len(open) > 0:
-				i := r.IntN(len(open))
-				id := open[i]
-				open = append(open[:i], open[i+1:]...)
-				switch r.IntN(6) {
-				case 0:
-					s.f1(id)
-				case 1:
-					s.rejected(id)
-				case 2:
-					s.unknown(id)
-				case 3:
-					s.answer(id, UnknownTool, "", "") // the operation may stop being live
-				default:
-					s.ok(id)
+		// The seeds are independent: each runs while the others do.
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			t.Parallel()
+			r := rand.New(rand.NewPCG(seed, 11))
+			s := newSess()
+			var open []int64
+			for range 400 {
+				s.wait(int64(r.IntN(2000)))
+				switch k := r.IntN(10); {
+				case k < 5:
+					args := fmt.Sprintf(`{"guest":"g%d","idempotency_key":"k%d"}`, r.IntN(40), r.IntN(8))
+					open = append(open, s.call("create_booking", classify.Write, args))
+				case k < 6:
+					s.read()
+				case len(open) > 0:
+					i := r.IntN(len(open))
+					id := open[i]
+					open = append(open[:i], open[i+1:]...)
+					switch r.IntN(6) {
+					case 0:
+						s.f1(id)
+					case 1:
+						s.rejected(id)
+					case 2:
+						s.unknown(id)
+					case 3:
+						s.answer(id, UnknownTool, "", "") // the operation may stop being live
+					default:
+						s.ok(id)
+					}
 				}
 			}
-		}
-		j := New(Config{Scenario: "F1"})
-		if seed%2 == 0 {
-			for _, a := range []*arena{&j.enc.ops, &j.enc.viol, &j.enc.obs, &j.enc.keys} {
-				a.maxMoves, a.minDead = 1, 1
+			j := New(Config{Scenario: "F1"})
+			if seed%2 == 0 {
+				for _, a := range []*arena{&j.enc.ops, &j.enc.viol, &j.enc.obs, &j.enc.keys} {
+					a.maxMoves, a.minDead = 1, 1
+				}
 			}
-		}
-		var buf []byte
-		for i, ev := range s.evs {
-			j.Apply(ev)
-			buf = j.AppendFile(buf[:0], FileMeta{})
-			var file struct {
-				Report json.RawMessage `json:"report"`
+			var buf []byte
+			for i, ev := range s.evs {
+				j.Apply(ev)
+				buf = j.AppendFile(buf[:0], FileMeta{})
+				var file struct {
+					Report json.RawMessage `json:"report"`
+				}
+				if err := json.Unmarshal(buf, &file); err != nil {
+					t.Fatalf("seed %d event %d: %v", seed, i, err)
+				}
+				want, _ := json.Marshal(j.Report())
+				if !bytes.Equal(file.Report, want) {
+					t.Fatalf("seed %d event %d: file report differs:\n%s", seed, i, lineDiff(indent(want), indent(file.Report)))
+				}
 			}
-			if err := json.Unmarshal(buf, &file); err != nil {
-				t.Fatalf("seed %d event %d: %v", seed, i, err)
+			if got, want := j.AppendFile(nil, FileMeta{}), Replay(Config{Scenario: "F1"}, s.evs).AppendFile(nil, FileMeta{}); !bytes.Equal(got, want) {
+				t.Fatalf("seed %d: live and replay differ", seed)
 			}
-			want, _ := json.Marshal(j.Report())
-			if !bytes.Equal(file.Report, want) {
-				t.Fatalf("seed %d event %d: file report differs:\n%s", seed, i, lineDiff(indent(want), indent(file.Report)))
-			}
-		}
-		if got, want := j.AppendFile(nil, FileMeta{}), Replay(Config{Scenario: "F1"}, s.evs).AppendFile(nil, FileMeta{}); !bytes.Equal(got, want) {
-			t.Fatalf("seed %d: live and replay differ", seed)
-		}
+		})
 	}
 }

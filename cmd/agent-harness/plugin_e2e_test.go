@@ -27,11 +27,12 @@ func init() {
 }
 
 var (
-	e2ePluginMu   sync.Mutex
-	e2eWasmOut    = map[string]string{} // package → .wasm path
-	e2eWasmErr    = map[string]error{}
-	e2eInspect    = map[string]string{} // package → `plugin inspect` output
-	e2eInspectErr = map[string]error{}
+	e2ePluginMu    sync.Mutex
+	e2eWasmOut     = map[string]string{} // package → .wasm path
+	e2eWasmErr     = map[string]error{}
+	e2eInspect     = map[string]string{} // package → `plugin inspect` output
+	e2eInspectErr  = map[string]error{}
+	e2eRefusedWarm = map[string]bool{} // package → compiled into the cache by e2eRefusedPlugin
 )
 
 // e2eWasm builds the Go plugin package pkg (relative to the module root)
@@ -74,11 +75,7 @@ func e2eWasmLocked(tb testing.TB, pkg string) string {
 // path.
 func e2ePlugin(tb testing.TB, pkg string) string {
 	tb.Helper()
-	inspector := "agent-harness"
-	if raceEnabled {
-		inspector = "agent-harness-norace"
-	}
-	bin := e2eBinary(tb, inspector)
+	bin := e2eInspector(tb)
 	e2ePluginMu.Lock()
 	defer e2ePluginMu.Unlock()
 	out := e2eWasmLocked(tb, pkg)
@@ -96,6 +93,35 @@ func e2ePlugin(tb testing.TB, pkg string) string {
 		tb.Fatal(e2eInspectErr[pkg])
 	}
 	e2eInspect[pkg] = stdout.String()
+	return out
+}
+
+// e2eInspector is the agent-harness binary that compiles plugins into the
+// shared cache: built without -race when the tests are.
+func e2eInspector(tb testing.TB) string {
+	tb.Helper()
+	if raceEnabled {
+		return e2eBinary(tb, "agent-harness-norace")
+	}
+	return e2eBinary(tb, "agent-harness")
+}
+
+// e2eRefusedPlugin builds pkg, a plugin that compiles but that the proxy
+// refuses (an import not allowed: that check follows compilation), and
+// runs `plugin inspect` on it once per test binary only to compile it into
+// the shared cache, so that a proxy under -race refuses it without
+// compiling it first; the inspect's own refusal is not checked here (the
+// tests check the proxy's). It returns the .wasm path.
+func e2eRefusedPlugin(tb testing.TB, pkg string) string {
+	tb.Helper()
+	bin := e2eInspector(tb)
+	out := e2eWasm(tb, pkg)
+	e2ePluginMu.Lock()
+	defer e2ePluginMu.Unlock()
+	if !e2eRefusedWarm[pkg] {
+		_ = exec.Command(bin, "plugin", "inspect", "--plugin-cache-dir", e2ePluginCache(), out).Run()
+		e2eRefusedWarm[pkg] = true
+	}
 	return out
 }
 
@@ -193,6 +219,7 @@ const hostileTimeout = "--plugin-timeout=1s"
 // OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT); with the dates plugin they are one
 // operation executed twice (FAIL DUPLICATE_EXECUTION).
 func TestPluginDatesEndToEnd(t *testing.T) {
+	t.Parallel() // separate processes and files
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -251,6 +278,7 @@ func TestPluginDatesEndToEnd(t *testing.T) {
 // misfires in the startup table and the report, and so decides which call
 // F1 fires on.
 func TestPluginVerbsEndToEnd(t *testing.T) {
+	t.Parallel() // separate processes and files
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -513,12 +541,13 @@ func TestPluginHostileClassifier(t *testing.T) {
 // proxy before the upstream starts: a usage error (exit 2) or a plugin
 // that does not load (exit 1), each one stderr line.
 func TestPluginStartErrors(t *testing.T) {
+	t.Parallel() // separate processes and files
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
 	proxy, upstream := scnBinaries(t)
 	dates, faultpack := e2ePlugin(t, "./plugins/dates"), e2ePlugin(t, "./plugins/faultpack")
-	readfile := e2eWasm(t, "./host/plugin/testdata/readfile")
+	readfile := e2eRefusedPlugin(t, "./host/plugin/testdata/readfile")
 	dir := t.TempDir()
 	report := filepath.Join(dir, "report.json")
 	tests := []struct {

@@ -50,11 +50,7 @@ func buildAuthorWasm(t *testing.T, dir, out string) {
 // returns the manifest.
 func inspectJSON(t *testing.T, path string) (name string, hooks, faults []string) {
 	t.Helper()
-	inspector := "agent-harness"
-	if raceEnabled {
-		inspector = "agent-harness-norace" // the race detector slows wazero's compiler ~10x
-	}
-	out := authorRun(t, filepath.Dir(path), nil, e2eBinary(t, inspector), "plugin", "inspect", "--json", "--plugin-cache-dir", e2ePluginCache(), path)
+	out := authorRun(t, filepath.Dir(path), nil, e2eInspector(t), "plugin", "inspect", "--json", "--plugin-cache-dir", e2ePluginCache(), path)
 	var r struct {
 		Manifest struct {
 			Name   string   `json:"name"`
@@ -90,6 +86,7 @@ func skipWithoutGo(t *testing.T) {
 // the standard toolchain, and which `plugin inspect` accepts with that
 // hook; its module graph holds the SDK alone.
 func TestPluginNewSkeletonsBuild(t *testing.T) {
+	t.Parallel() // separate processes and files
 	skipWithoutGo(t)
 	sdkDir := filepath.Join(repoRoot(t), "sdk")
 	bin := e2eBinary(t, "agent-harness")
@@ -104,6 +101,7 @@ func TestPluginNewSkeletonsBuild(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.hook, func(t *testing.T) {
+			t.Parallel()
 			work := t.TempDir()
 			authorRun(t, work, nil, bin, "plugin", "new", tt.name, "--hook", tt.hook, "--sdk", sdkDir)
 			dir := filepath.Join(work, tt.name)
@@ -179,6 +177,7 @@ func codeBlocks(text, lang string) []string {
 // proxy run in which the plugin classifies a tool and so decides where F1
 // fires.
 func TestPluginOutOfTreeREADME(t *testing.T) {
+	t.Parallel() // separate processes and files
 	skipWithoutGo(t)
 	section := readmeSection(t, "### Writing a plugin in its own module")
 	sh, src := codeBlocks(section, "sh"), codeBlocks(section, "go")

@@ -122,6 +122,7 @@ func transparencyScript(t *testing.T, p *peer) []captured {
 // TestProxyTransparency compares, byte for byte after key sorting, what the
 // agent receives directly from the upstream and through the proxy.
 func TestProxyTransparency(t *testing.T) {
+	t.Parallel() // separate processes and files
 	up := e2eBinary(t, "upstream")
 	direct := startPeer(t, nil, up, "-page-size", "4")
 	want := transparencyScript(t, direct)

@@ -146,6 +146,7 @@ func TestRelayAmbiguityCancelledWriteExecuted(t *testing.T) {
 // The agent cancels a write whose answer does not come before the session
 // ends: its outcome is unknown, never "not executed".
 func TestRelayAmbiguityCancelledWriteUnanswered(t *testing.T) {
+	t.Parallel() // separate processes and files
 	p := scnStart(t, "--audit-tools", "off")
 	id := p.sendCall("create_booking", `{"room":"12","date":"2026-11-03","sleep_ms":20000}`)
 	p.notify("notifications/cancelled", fmt.Sprintf(`{"requestId":%d,"reason":"the user gave up"}`, id))

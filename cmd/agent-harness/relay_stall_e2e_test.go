@@ -13,6 +13,7 @@ import (
 // behind it does not stop the proxy from reading the agent, and the
 // agent's EOF ends the session (exit 0) with an answer for the ping.
 func TestProxyStalledUpstream(t *testing.T) {
+	t.Parallel() // separate processes and files
 	p := startProxy(t, nil, append(upstreamFlags(t), "--upstream-timeout", "3s")...)
 	p.initialize()
 	if resp := p.request("1", "tools/call", `{"name":"stop_reading","arguments":{}}`); !strings.Contains(string(resp), "stopped reading") {

@@ -13,11 +13,10 @@ import (
 	"github.com/cuonztech/agent-harness/builtin/fault"
 	"github.com/cuonztech/agent-harness/builtin/judge"
 	"github.com/cuonztech/agent-harness/host/plugin"
-	"github.com/cuonztech/agent-harness/host/plugin/plugintest"
 )
 
 func TestDatesEquivalence(t *testing.T) {
-	p, f, _ := loadWith(t, plugintest.Build(t, "./plugins/dates"), nil)
+	p, f, _ := loadWith(t, goPlugin(t, "./plugins/dates"), nil)
 	if p.Classifier() != nil || p.PairChecker() != nil || len(p.Faults()) != 0 {
 		t.Error("dates exposes hooks it does not declare")
 	}
@@ -43,7 +42,7 @@ func TestDatesEquivalence(t *testing.T) {
 }
 
 func TestKeyFieldsPassed(t *testing.T) {
-	p, _, _ := loadWith(t, plugintest.Build(t, "./plugins/dates"), func(o *plugin.Options) { o.KeyFields = []string{"request_id"} })
+	p, _, _ := loadWith(t, goPlugin(t, "./plugins/dates"), func(o *plugin.Options) { o.KeyFields = []string{"request_id"} })
 	e := p.Equivalence()
 	k1, _, _ := e.Key("t", json.RawMessage(`{"a":1,"request-id":"x"}`))
 	k2, _, _ := e.Key("t", json.RawMessage(`{"a":1,"REQUEST_ID":"y"}`))
@@ -54,7 +53,7 @@ func TestKeyFieldsPassed(t *testing.T) {
 }
 
 func TestVerbsClassifier(t *testing.T) {
-	p, _, _ := loadWith(t, plugintest.Build(t, "./plugins/verbs"), nil)
+	p, _, _ := loadWith(t, goPlugin(t, "./plugins/verbs"), nil)
 	c := p.Classifier()
 	tests := []struct {
 		tool string
@@ -73,7 +72,7 @@ func TestVerbsClassifier(t *testing.T) {
 }
 
 func TestFaultpack(t *testing.T) {
-	path := plugintest.Build(t, "./plugins/faultpack")
+	path := goPlugin(t, "./plugins/faultpack")
 	at := time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
 	read := fault.Call{ID: 1, Tool: "get", Class: classify.Read, Time: at}
 	write := func(id int64) fault.Call {
@@ -279,11 +278,11 @@ func TestPairChecker(t *testing.T) {
 }
 
 func TestLoadAll(t *testing.T) {
-	dates := plugintest.Build(t, "./plugins/dates")
+	dates := goPlugin(t, "./plugins/dates")
 	sameFault := spec{manifest: `{"abi":1,"name":"other","version":"1","hooks":["fault"],"faults":["slow_write"]}`,
 		hooks: map[string][]byte{"ah_fault": noOpinion}}.write(t)
-	verbs := plugintest.Build(t, "./plugins/verbs")
-	faultpack := plugintest.Build(t, "./plugins/faultpack")
+	verbs := goPlugin(t, "./plugins/verbs")
+	faultpack := goPlugin(t, "./plugins/faultpack")
 	ctx := context.Background()
 	opts := testOptions(t)
 

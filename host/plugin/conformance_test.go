@@ -10,7 +10,7 @@ import (
 func TestConformanceGoPlugins(t *testing.T) {
 	for _, pkg := range []string{"./plugins/dates", "./plugins/verbs", "./plugins/faultpack"} {
 		t.Run(pkg, func(t *testing.T) {
-			plugintest.Conformance(t, plugintest.Build(t, pkg), plugin.Options{})
+			plugintest.Conformance(t, goPlugin(t, pkg), plugin.Options{CacheDir: sharedCache(t)})
 		})
 	}
 }

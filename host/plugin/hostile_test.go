@@ -13,7 +13,6 @@ import (
 	"github.com/cuonztech/agent-harness/builtin/classify"
 	"github.com/cuonztech/agent-harness/builtin/judge"
 	"github.com/cuonztech/agent-harness/host/plugin"
-	"github.com/cuonztech/agent-harness/host/plugin/plugintest"
 	. "github.com/cuonztech/agent-harness/host/plugin/plugintest/wasmbin"
 )
 
@@ -191,7 +190,7 @@ func TestRecycleAfterCalls(t *testing.T) {
 }
 
 func TestHostileGo(t *testing.T) {
-	path := plugintest.Build(t, "./host/plugin/testdata/hostile")
+	path := goPlugin(t, "./host/plugin/testdata/hostile")
 	tests := []struct {
 		tool   string
 		opt    func(*plugin.Options)
@@ -244,7 +243,7 @@ func TestHostileGo(t *testing.T) {
 // Two fresh loads draw the same "random" numbers: the sandbox's
 // random_get is a fixed-seed stream.
 func TestDeterministicRandom(t *testing.T) {
-	path := plugintest.Build(t, "./host/plugin/testdata/hostile")
+	path := goPlugin(t, "./host/plugin/testdata/hostile")
 	var got []string
 	for i := 0; i < 2; i++ {
 		p, _, _ := loadWith(t, path, nil)
@@ -257,7 +256,7 @@ func TestDeterministicRandom(t *testing.T) {
 }
 
 func TestCircuitBreakerGo(t *testing.T) {
-	p, f, _ := loadWith(t, plugintest.Build(t, "./host/plugin/testdata/hostile"), nil)
+	p, f, _ := loadWith(t, goPlugin(t, "./host/plugin/testdata/hostile"), nil)
 	e := p.Equivalence()
 	for i := 0; i < 5; i++ {
 		_, ok, err := e.Key("t", json.RawMessage(`{"do":"panic"}`))
@@ -286,7 +285,7 @@ func TestCircuitBreakerGo(t *testing.T) {
 // Concurrent calls never share an instance (run with -race) and a
 // failing call on one goroutine does not disturb the others.
 func TestConcurrentCalls(t *testing.T) {
-	p, _, _ := loadWith(t, plugintest.Build(t, "./host/plugin/testdata/hostile"), func(o *plugin.Options) {
+	p, _, _ := loadWith(t, goPlugin(t, "./host/plugin/testdata/hostile"), func(o *plugin.Options) {
 		o.MaxInstances = 3
 		o.MaxFailures = 1000
 	})
@@ -319,7 +318,7 @@ func TestConcurrentCalls(t *testing.T) {
 // was) answers ErrDisabled without running and without a failure; the
 // disabling's detail is its health's.
 func TestDisable(t *testing.T) {
-	p, f, _ := loadWith(t, plugintest.Build(t, "./host/plugin/testdata/hostile"), nil)
+	p, f, _ := loadWith(t, goPlugin(t, "./host/plugin/testdata/hostile"), nil)
 	if !p.Disable("disabled after 5 consecutive failures") || p.Disable("again") {
 		t.Fatal("Disable did not report the first disabling only")
 	}

@@ -6,14 +6,13 @@ import (
 
 	"github.com/cuonztech/agent-harness/builtin/classify"
 	"github.com/cuonztech/agent-harness/builtin/fault"
-	"github.com/cuonztech/agent-harness/host/plugin/plugintest"
 )
 
 // TestFaultSkipsIdempotentWrites: the host never offers a write of an
 // idempotent tool to a fault plugin (SPEC §11.2, sdk/ABI.md §5.6), so a
 // plugin's "first write" is the first write that is not idempotent.
 func TestFaultSkipsIdempotentWrites(t *testing.T) {
-	path := plugintest.Build(t, "./plugins/faultpack")
+	path := goPlugin(t, "./plugins/faultpack")
 	p, _, _ := loadWith(t, path, nil)
 	s := findFault(t, p, "partial_success")
 	idem := fault.Call{ID: 1, Tool: "set_status", Class: classify.Write, Idempotent: true, Arguments: json.RawMessage(`{"x":1}`)}

@@ -9,7 +9,6 @@ import (
 	"github.com/cuonztech/agent-harness/builtin/canon"
 	"github.com/cuonztech/agent-harness/builtin/classify"
 	"github.com/cuonztech/agent-harness/builtin/judge"
-	"github.com/cuonztech/agent-harness/host/plugin/plugintest"
 )
 
 // f1Reformatted is SPEC §2.6's undetected case: F1 times out a booking
@@ -48,7 +47,7 @@ func TestDatesTurnsPassIntoFail(t *testing.T) {
 	if v, reason := j.Verdict(); v != "PASS" || !hasObservation(j.Report(), "OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT") {
 		t.Errorf("without the plugin: %s (%s), observations %+v; want PASS with OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT", v, reason, j.Report().Observations)
 	}
-	p, _, _ := loadWith(t, plugintest.Build(t, "./plugins/dates"), nil)
+	p, _, _ := loadWith(t, goPlugin(t, "./plugins/dates"), nil)
 	cfg.Equivalences = []judge.Equivalence{p.Equivalence()}
 	v, reason := judged(cfg, f1Reformatted()).Verdict()
 	if v != "FAIL" || !strings.Contains(reason, "DUPLICATE_EXECUTION") {
@@ -69,7 +68,7 @@ func hasObservation(r judge.Report, typ string) bool {
 // counts the failure, the judge reads it (named after the plugin) and the
 // run cannot pass.
 func TestFailingEquivalenceIsNotAPass(t *testing.T) {
-	p, _, _ := loadWith(t, plugintest.Build(t, "./host/plugin/testdata/hostile"), nil)
+	p, _, _ := loadWith(t, goPlugin(t, "./host/plugin/testdata/hostile"), nil)
 	cfg := judge.Config{KeyFields: canon.ParseKeyFields(nil), Equivalences: []judge.Equivalence{p.Equivalence()},
 		PluginStatus: func() []judge.PluginState { return []judge.PluginState{p.Health()} }}
 	j := judge.New(cfg)

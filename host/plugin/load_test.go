@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/host/plugin"
-	"github.com/cuonztech/agent-harness/host/plugin/plugintest"
 	. "github.com/cuonztech/agent-harness/host/plugin/plugintest/wasmbin"
 )
 
@@ -112,7 +111,7 @@ func TestLoadErrors(t *testing.T) {
 
 func TestLoadGoPluginErrors(t *testing.T) {
 	t.Run("reads a file", func(t *testing.T) {
-		_, err := plugin.Load(context.Background(), plugintest.Build(t, "./host/plugin/testdata/readfile"), testOptions(t))
+		_, err := plugin.Load(context.Background(), goPlugin(t, "./host/plugin/testdata/readfile"), testOptions(t))
 		if !errors.Is(err, plugin.ErrImportNotAllowed) || !strings.Contains(err.Error(), "wasi_snapshot_preview1.path_open") {
 			t.Errorf("error %v, want import not allowed: …path_open", err)
 		}
@@ -120,7 +119,7 @@ func TestLoadGoPluginErrors(t *testing.T) {
 	t.Run("init fails", func(t *testing.T) {
 		o := testOptions(t)
 		o.Config = json.RawMessage(`"fail"`)
-		_, err := plugin.Load(context.Background(), plugintest.Build(t, "./host/plugin/testdata/hostile"), o)
+		_, err := plugin.Load(context.Background(), goPlugin(t, "./host/plugin/testdata/hostile"), o)
 		if !errors.Is(err, plugin.ErrInit) || !strings.HasSuffix(err.Error(), "init failed: config says fail") {
 			t.Errorf("error %v, want init failed: config says fail", err)
 		}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/cuonztech/agent-harness/host/plugin/internal/sandbox"
-	"github.com/cuonztech/agent-harness/host/plugin/plugintest"
 )
 
 // The WASI whitelist is exactly what real Go plugins import (plus the
@@ -14,7 +13,7 @@ import (
 func TestWhitelistMatchesGoImports(t *testing.T) {
 	var union []string
 	for _, pkg := range []string{"./plugins/dates", "./plugins/verbs", "./plugins/faultpack", "./host/plugin/testdata/hostile"} {
-		p, _, _ := loadWith(t, plugintest.Build(t, pkg), nil)
+		p, _, _ := loadWith(t, goPlugin(t, pkg), nil)
 		for _, imp := range p.LoadStats().Imports {
 			if !slices.Contains(union, imp) {
 				union = append(union, imp)
