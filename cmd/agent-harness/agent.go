@@ -46,20 +46,17 @@ var agentTable = []flagSpec[agentFlags]{
 }
 
 // runAgent is `agent-harness agent` (SPEC §15).
-func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	a := agentFlags{behaviour: os.Getenv("AGENT_HARNESS_BEHAVIOUR"), config: os.Getenv("AGENT_HARNESS_MCP_CONFIG"),
 		server: os.Getenv("AGENT_HARNESS_SERVER_NAME"), seed: os.Getenv("AGENT_HARNESS_SEED")}
 	cl, err := parseFlags(agentTable, &a, flagRules{cmd: "agent", quoted: true}, args)
 	if err == nil && len(cl.args) > 0 {
 		err = usagef("unexpected argument %s", quoteArg(cl.args[0]))
 	}
-	if code, done := cmdExit("agent", err, func() string { return agentUsage }, stdout, stderr); done {
-		return code
+	if err != nil {
+		return withUsage(err, func() string { return agentUsage })
 	}
-	fail := func(err error) int {
-		fmt.Fprintf(stderr, "[agent-harness] agent: %s\n", oneLine(err.Error()))
-		return exitUsage
-	}
+	fail := func(err error) error { return usagef("%s", err) }
 	behaviour, config, server, seedText := &a.behaviour, &a.config, &a.server, &a.seed
 	if *behaviour == "" {
 		return fail(fmt.Errorf("flag --behaviour is required (or set AGENT_HARNESS_BEHAVIOUR)"))
@@ -88,9 +85,5 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	ctx, stopSignals, _ := withStopSignals(ctx)
 	defer stopSignals()
 	err = refagent.Run(ctx, refagent.Options{Entry: entry, Behaviour: b, Seed: seed, Stdout: stdout, Stderr: stderr})
-	if err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] agent: %s\n", oneLine(err.Error()))
-		return exitFailure
-	}
-	return exitOK
+	return err
 }

@@ -161,18 +161,17 @@ func randomSeed() uint64 {
 
 // runBenchmark runs the self-test (SPEC §7). stdout gets the human result;
 // the benchmark is not an MCP mode.
-func runBenchmark(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func runBenchmark(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	f, err := parseBenchmarkFlags(args)
 	if f.help {
 		err = errHelp
 	}
-	if code, done := cmdExit("benchmark", err, benchmarkUsage, stdout, stderr); done {
-		return code
+	if err != nil {
+		return withUsage(err, benchmarkUsage)
 	}
 	if v := os.Getenv(breakEnv); v != "" {
 		if !selftest.IsBreak(v) {
-			fmt.Fprintf(stderr, "[agent-harness] benchmark: invalid %s %q: the only test hook is %q\n", breakEnv, v, selftest.BreakNoDuplicates)
-			return exitUsage
+			return usagef("invalid %s %q: the only test hook is %q", breakEnv, v, selftest.BreakNoDuplicates)
 		}
 		f.opts.Break = v
 		fmt.Fprintf(stderr, "[agent-harness] benchmark: TEST HOOK %s=%s: the judge is deliberately broken\n", breakEnv, v)
@@ -182,20 +181,18 @@ func runBenchmark(ctx context.Context, args []string, _ io.Reader, stdout, stder
 	}
 	res, err := selftest.Run(ctx, f.opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] benchmark: %v\n", err)
-		return exitFailure
+		return err
 	}
 	if err := writeBenchmarkReport(res, f.reportFile); err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] benchmark: %v\n", err)
-		return exitFailure
+		return err
 	}
 	if _, err := io.WriteString(stdout, res.Text()); err != nil {
-		return exitFailure
+		return exitCode(exitFailure) // stdout is gone: nothing to say it on
 	}
 	if !res.Passed() {
-		return exitFailure
+		return exitCode(exitFailure) // the result on stdout says why
 	}
-	return exitOK
+	return nil
 }
 
 // writeBenchmarkReport writes the JSON report to path, or, when path is

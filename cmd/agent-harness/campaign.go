@@ -347,32 +347,27 @@ func containsString(xs []string, s string) bool {
 }
 
 // runCampaign is `agent-harness campaign` (SPEC §14).
-func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "merge" {
-		return runCampaignMerge(args[1:], stdout, stderr)
+		return inCmd("campaign merge", runCampaignMerge(args[1:], stdout))
 	}
 	o, err := parseCampaignFlags(args)
-	if code, done := cmdExit("campaign", err, campaignUsage, stdout, stderr); done {
-		return code
-	}
-	failf := func(code int, format string, args ...any) int {
-		fmt.Fprintf(stderr, "[agent-harness] campaign: "+format+"\n", args...)
-		return code
+	if err != nil {
+		return withUsage(err, campaignUsage)
 	}
 	out, err := filepath.Abs(o.out)
 	if err != nil {
-		return failf(exitUsage, "flag --out: %s", oneLine(err.Error()))
+		return usagef("flag --out: %s", err)
 	}
 	self, err := os.Executable()
 	if err != nil {
-		return failf(exitFailure, "cannot find the agent-harness binary to start as proxy: %s", oneLine(err.Error()))
+		return fmt.Errorf("cannot find the agent-harness binary to start as proxy: %w", err)
 	}
 	if err := campaign.PrepareOut(out, &o.plan); err != nil {
-		code := exitFailure
 		if errors.Is(err, campaign.ErrPlanMismatch) {
-			code = exitUsage
+			return usagef("flag --out: %s", err)
 		}
-		return failf(code, "flag --out: %s", oneLine(err.Error()))
+		return fmt.Errorf("flag --out: %w", err)
 	}
 	ctx, stopSignals, caught := withStopSignals(ctx)
 	defer stopSignals()
@@ -395,24 +390,24 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	s.Gate = campaign.Decide(&s, o.gateVariant, o.minPassRate)
 	if err := campaign.WriteFiles(out, &s); err != nil {
-		return failf(exitFailure, "writing the results: %s", oneLine(err.Error()))
+		return fmt.Errorf("writing the results: %w", err)
 	}
 	printCampaignSummary(stdout, &s, out)
 	switch {
 	case runErr != nil && !errors.Is(runErr, campaign.ErrInterrupted):
-		return failf(exitFailure, "%s (finished runs are kept; start again with the same --out to resume)", oneLine(runErr.Error()))
+		return fmt.Errorf("%w (finished runs are kept; start again with the same --out to resume)", runErr)
 	case runErr != nil:
 		code := 130
 		if sig, ok := caught().(syscall.Signal); ok {
 			code = 128 + int(sig)
 		}
-		return failf(code, "interrupted: %d of %d runs finished, kept in %s; start again with the same command to run the rest", len(recs), len(units), out)
+		return exitError{code: code, msg: fmt.Sprintf("interrupted: %d of %d runs finished, kept in %s; start again with the same command to run the rest", len(recs), len(units), out)}
 	}
-	return s.Gate.ExitCode
+	return exitCode(s.Gate.ExitCode)
 }
 
 // runCampaignMerge is `agent-harness campaign merge DIR... --out DIR`.
-func runCampaignMerge(args []string, stdout, stderr io.Writer) int {
+func runCampaignMerge(args []string, stdout io.Writer) error {
 	out, gate := "", ""
 	minRate := 1.0
 	flags := []cmdFlag{
@@ -432,48 +427,41 @@ func runCampaignMerge(args []string, stdout, stderr io.Writer) int {
 		{name: "help", usage: "print this help and exit"},
 	}
 	cl, err := parseFlags(flags, &none{}, flagRules{cmd: "campaign merge"}, args)
-	if code, done := cmdExit("campaign merge", err, func() string {
-		return "Usage: agent-harness campaign merge DIR... --out DIR [--min-pass-rate R] [--gate-variant NAME] [--quiet]\n\n" +
-			"Combines the directories of the shards of one campaign (--shard I/N, same plan) into\n" +
-			"one campaign directory with the statistics, files and gate of an unsharded run.\n\n" + flagUsage(flags)
-	}, stdout, stderr); done {
-		return code
+	if err != nil {
+		return withUsage(err, func() string {
+			return "Usage: agent-harness campaign merge DIR... --out DIR [--min-pass-rate R] [--gate-variant NAME] [--quiet]\n\n" +
+				"Combines the directories of the shards of one campaign (--shard I/N, same plan) into\n" +
+				"one campaign directory with the statistics, files and gate of an unsharded run.\n\n" + flagUsage(flags)
+		})
 	}
 	dirs := cl.args
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "[agent-harness] campaign merge: "+format+"\n", a...)
-		return exitUsage
-	}
 	switch {
 	case out == "":
-		return usage("flag --out is required")
+		return usagef("flag --out is required")
 	case len(dirs) == 0:
-		return usage("no campaign directory to merge: agent-harness campaign merge DIR... --out DIR")
+		return usagef("no campaign directory to merge: agent-harness campaign merge DIR... --out DIR")
 	}
 	plan, recs, err := campaign.Merge(dirs, out)
 	if err != nil {
-		code := exitFailure
 		if errors.Is(err, campaign.ErrPlanMismatch) || errors.Is(err, os.ErrNotExist) {
-			code = exitUsage
+			return usagef("%s", err)
 		}
-		fmt.Fprintf(stderr, "[agent-harness] campaign merge: %s\n", oneLine(err.Error()))
-		return code
+		return err
 	}
 	if gate == "" && len(plan.Variants) > 0 {
 		gate = plan.Variants[len(plan.Variants)-1].Name
 	} else if gate != "" && !hasVariant(plan.Variants, gate) {
-		return usage("flag --gate-variant: %q is not a variant of the campaign", gate)
+		return usagef("flag --gate-variant: %q is not a variant of the campaign", gate)
 	}
 	s := campaign.Summarize(plan, recs, func(string, string) int { return plan.Runs })
 	s.HarnessVersion = judge.HarnessVersion
 	s.Complete = len(recs) == len(plan.Units())
 	s.Gate = campaign.Decide(&s, gate, minRate)
 	if err := campaign.WriteFiles(out, &s); err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] campaign merge: writing the results: %s\n", oneLine(err.Error()))
-		return exitFailure
+		return fmt.Errorf("writing the results: %w", err)
 	}
 	printCampaignSummary(stdout, &s, out)
-	return s.Gate.ExitCode
+	return exitCode(s.Gate.ExitCode)
 }
 
 // printCampaignSummary prints the per-scenario tables, the comparisons and

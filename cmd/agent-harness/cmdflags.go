@@ -77,14 +77,29 @@ func usagef(format string, args ...any) usageError {
 	return usageError{msg: oneLine(fmt.Sprintf(format, args...))}
 }
 
-// inCmd names cmd in a usageError that does not name its command yet.
+// inCmd names cmd in an error that does not name its command yet: a
+// usageError or exitError without one gets cmd, any other error (except a
+// request for help or the version) becomes an exitError with code 1 and its
+// message.
 func inCmd(cmd string, err error) error {
 	var ue usageError
-	if errors.As(err, &ue) && ue.cmd == "" {
-		ue.cmd = cmd
+	var ee exitError
+	var he helpError
+	switch {
+	case err == nil, errors.Is(err, errHelp), errors.Is(err, errVersion), errors.As(err, &he):
+		return err
+	case errors.As(err, &ue):
+		if ue.cmd == "" {
+			ue.cmd = cmd
+		}
 		return ue
+	case errors.As(err, &ee):
+		if ee.cmd == "" {
+			ee.cmd = cmd
+		}
+		return ee
 	}
-	return err
+	return exitError{cmd: cmd, code: exitFailure, msg: err.Error()}
 }
 
 var (
@@ -311,40 +326,93 @@ func flagSynopsis[T any](f flagSpec[T]) string {
 	return s
 }
 
-// cmdExit maps what a subcommand's command line gave to the exit code:
-// errHelp prints usage on stdout (0), errVersion the version (0), a
-// usageError its one line on stderr (2), any other error its line (1
-// unless it is an exitError). done is false when the command should run.
-func cmdExit(cmd string, err error, usage func() string, stdout, stderr io.Writer) (code int, done bool) {
+// cmdExit is the one place where a command's outcome becomes the process's
+// exit code and its last stderr line (RATIONALE.md, "Feedback and the
+// command line"). run calls it with the subcommand's name and the error its
+// run function returned:
+//
+//   - nil: exit 0;
+//   - helpError (-h, --help): the usage on stdout, exit 0; errVersion: the
+//     version on stdout, exit 0;
+//   - usageError: "[agent-harness] CMD: MSG" on stderr, exit 2;
+//   - exitError: its line when it has a message, exit its code (1 a runtime
+//     failure, 3 NOT_TESTED, a verdict or gate code, 128+N after signal N,
+//     141 when the agent stopped reading);
+//   - any other error: its line, exit 1.
+//
+// CMD is the error's own command when it names one ("plugin inspect",
+// "campaign merge"), else cmd; with neither the line is "[agent-harness]
+// MSG".
+func cmdExit(cmd string, err error, stdout, stderr io.Writer) int {
+	line := func(cmd, msg string) {
+		if cmd == "" {
+			fmt.Fprintf(stderr, "[agent-harness] %s\n", oneLine(msg))
+			return
+		}
+		fmt.Fprintf(stderr, "[agent-harness] %s: %s\n", cmd, oneLine(msg))
+	}
+	var he helpError
 	var ue usageError
 	var ee exitError
-	switch {
+	switch err = inCmd(cmd, err); {
 	case err == nil:
-		return exitOK, false
-	case errors.Is(err, errHelp):
-		fmt.Fprint(stdout, usage())
-		return exitOK, true
+		return exitOK
+	case errors.As(err, &he):
+		fmt.Fprint(stdout, he.usage)
+		return exitOK
 	case errors.Is(err, errVersion):
-		return runVersion(stdout), true
+		printVersion(stdout)
+		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "[agent-harness] %s: %s\n", cmd, ue.msg)
-		return exitUsage, true
+		line(ue.cmd, ue.msg)
+		return exitUsage
 	case errors.As(err, &ee):
 		if ee.msg != "" {
-			fmt.Fprintf(stderr, "[agent-harness] %s: %s\n", cmd, oneLine(ee.msg))
+			line(ee.cmd, ee.msg)
 		}
-		return ee.code, true
-	default:
-		fmt.Fprintf(stderr, "[agent-harness] %s: %s\n", cmd, oneLine(err.Error()))
-		return exitFailure, true
+		return ee.code
+	default: // inCmd made every other error an exitError
+		line(cmd, err.Error())
+		return exitFailure
 	}
 }
 
-// exitError ends a subcommand with code, after one stderr line when msg is
-// not empty.
+// exitError ends a command with code, after the line "[agent-harness] CMD:
+// MSG" when msg is not empty (cmdExit). cmd "" is the command cmdExit
+// was given.
 type exitError struct {
+	cmd  string
 	code int
 	msg  string
 }
 
-func (e exitError) Error() string { return e.msg }
+func (e exitError) Error() string {
+	if e.msg == "" {
+		return "exit status " + strconv.Itoa(e.code)
+	}
+	return e.msg
+}
+
+// exitCode is the exitError of a code decided without a message to add (a
+// verdict, a gate, a signal, or a failure whose line was already printed);
+// nil for 0.
+func exitCode(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return exitError{code: code}
+}
+
+// helpError asks cmdExit to print usage on stdout and exit 0.
+type helpError struct{ usage string }
+
+func (helpError) Error() string { return errHelp.Error() }
+
+// withUsage turns errHelp from a command line's parser into the command's
+// usage; other errors pass unchanged.
+func withUsage(err error, usage func() string) error {
+	if errors.Is(err, errHelp) {
+		return helpError{usage: usage()}
+	}
+	return err
+}

@@ -3,8 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/cuonztech/agent-harness/host/relay"
 )
 
 // subcommandLines are every subcommand's command line up to its flags.
@@ -46,5 +52,46 @@ func TestEverySubcommandHelp(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCmdExit: the one mapping from a command's outcome to its exit code,
+// stdout and last stderr line.
+func TestCmdExit(t *testing.T) {
+	tests := []struct {
+		name           string
+		cmd            string
+		err            error
+		code           int
+		stdout, stderr string
+	}{
+		{"success", "proxy", nil, 0, "", ""},
+		{"help", "proxy", helpError{usage: "Usage: x\n"}, 0, "Usage: x\n", ""},
+		{"usage error", "proxy", usagef("flag --x: bad"), 2, "", "[agent-harness] proxy: flag --x: bad\n"},
+		{"usage error of a named command", "plugin", usageError{cmd: "plugin new", msg: "missing NAME"}, 2, "", "[agent-harness] plugin new: missing NAME\n"},
+		{"usage error without a command", "", usagef("unknown command %q", "x"), 2, "", "[agent-harness] unknown command \"x\"\n"},
+		{"runtime failure", "sample-server", fmt.Errorf("state file: %w", errors.New("denied\nnow")), 1, "", "[agent-harness] sample-server: state file: denied\\nnow\n"},
+		{"failure of a named command", "campaign", inCmd("campaign merge", errors.New("writing the results: full")), 1, "", "[agent-harness] campaign merge: writing the results: full\n"},
+		{"NOT_TESTED", "judge", exitCode(exitVerdictNotTested), 3, "", ""},
+		{"verdict PASS", "report", exitCode(verdictExitCode("PASS", false)), 0, "", ""},
+		{"signal with a line", "campaign", exitError{code: 130, msg: "interrupted"}, 130, "", "[agent-harness] campaign: interrupted\n"},
+		{"broken pipe", "proxy", proxyEnd(relay.ErrAgentGone, false, nil), exitBrokenPipe, "", ""},
+		{"SIGTERM", "proxy", proxyEnd(nil, false, syscall.SIGTERM), 128 + int(syscall.SIGTERM), "", ""},
+		{"start failed", "proxy", proxyEnd(relay.ErrStartFailed, false, syscall.SIGTERM), 1, "", ""},
+		{"report file failed", "proxy", proxyEnd(nil, true, nil), 1, "", ""},
+		{"relay error", "proxy", proxyEnd(errors.New("relay: no upstream command"), false, nil), 1, "", "[agent-harness] proxy: relay: no upstream command\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := cmdExit(tt.cmd, tt.err, &stdout, &stderr)
+			if code != tt.code || stdout.String() != tt.stdout || stderr.String() != tt.stderr {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, %q", code, stdout.String(), stderr.String(), tt.code, tt.stdout, tt.stderr)
+			}
+		})
+	}
+	var stdout bytes.Buffer
+	if code := cmdExit("proxy", errVersion, &stdout, io.Discard); code != 0 || !strings.HasPrefix(stdout.String(), "agent-harness ") {
+		t.Errorf("version: exit %d, stdout %q", code, stdout.String())
 	}
 }

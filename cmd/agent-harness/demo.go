@@ -14,10 +14,9 @@ import (
 
 // runDemo serves the demo MCP server on stdio (SPEC §8) until the client
 // closes stdin. stdout carries MCP only; the one log line goes to stderr.
-func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
-		fmt.Fprintf(stderr, "[agent-harness] unknown command or flag %q%s; run \"agent-harness --help\"\n", args[0], topLevelHint(args[0]))
-		return exitUsage
+		return usagef("unknown command or flag %q%s; run \"agent-harness --help\"", args[0], topLevelHint(args[0]))
 	}
 	fmt.Fprintln(stderr, "[agent-harness] demo MCP server on stdio: a demo, not a measurement (use \"agent-harness proxy\" to measure an agent)")
 	srv := demo.New(demo.Options{}).MCPServer()
@@ -25,10 +24,9 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	// shell pipe) still gets every answer.
 	t := &demo.DrainingTransport{Transport: &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}}
 	if err := srv.Run(ctx, t); err != nil && !isEndOfSession(err) {
-		fmt.Fprintf(stderr, "[agent-harness] demo: %v\n", err)
-		return exitFailure
+		return exitError{cmd: "demo", code: exitFailure, msg: err.Error()}
 	}
-	return exitOK
+	return nil
 }
 
 // nopWriteCloser lets the process's stdout be an MCP transport's writer

@@ -1,12 +1,7 @@
 package main
 
-import (
-	"fmt"
-	"io"
-)
-
-func runHelp(stdout io.Writer) int {
-	fmt.Fprint(stdout, `agent-harness — an MCP chaos proxy that measures whether an agent executes a write twice
+// topUsage is the text of `agent-harness --help`.
+const topUsage = `agent-harness — an MCP chaos proxy that measures whether an agent executes a write twice
 
 Usage:
   agent-harness proxy [flags] -- CMD [ARGS...]         chaos proxy in front of an MCP server
@@ -22,6 +17,4 @@ Usage:
   agent-harness                                        demo MCP server on stdio
 
 Run "agent-harness proxy --help" (or campaign, sample-server, agent) for the flags.
-`)
-	return exitOK
-}
+`

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/cuonztech/agent-harness/builtin/judge"
@@ -122,7 +122,7 @@ error or an unreadable trace.
 `
 
 // runJudge is `agent-harness judge TRACE`.
-func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o := judgeOptions{pluginConfig: map[string]json.RawMessage{}}
 	flags := judgeFlags(&o)
 	cl, err := parseCmdFlags(flags, args)
@@ -135,37 +135,34 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			err = usagef("unexpected argument %s (one trace file)", quoteArg(cl.args[1]))
 		}
 	}
-	if code, done := cmdExit("judge", err, func() string { return cmdUsage(judgeUsageHead, flags, judgeUsageTail) }, stdout, stderr); done {
-		return code
+	if err != nil {
+		return withUsage(err, func() string { return cmdUsage(judgeUsageHead, flags, judgeUsageTail) })
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "[agent-harness] judge: %s\n", oneLine(fmt.Sprintf(format, a...)))
-		return exitUsage
-	}
+	// A bad --report-file target or trace is exit 2, like a bad flag.
 	var report *reportfile.Writer
 	if o.reportFile != "" {
 		if report, err = reportfile.New(o.reportFile, reportfile.Options{}); err != nil {
-			return fail("flag --report-file: %v", err)
+			return usagef("flag --report-file: %v", err)
 		}
 	}
 	path := cl.args[0]
 	f, err := os.Open(path)
 	if err != nil {
-		return fail("cannot read trace: %v", err)
+		return usagef("cannot read trace: %v", err)
 	}
 	tr, err := trace.Read(f)
 	f.Close()
 	if err != nil {
-		return fail("%s: %v", path, err)
+		return usagef("%s: %v", path, err)
 	}
 	if tr.Warning != "" {
 		fmt.Fprintf(stderr, "[agent-harness] judge: WARNING: %s: %s\n", path, tr.Warning)
 	}
 
 	ro := judgeSettings(tr, o, cl.seen)
-	pp, code := loadJudgePlugins(ctx, ro.Settings, o, stderr)
-	if pp == nil {
-		return code
+	pp, err := loadJudgePlugins(ctx, ro.Settings, o, stderr)
+	if err != nil {
+		return err
 	}
 	defer pp.close()
 	ex := pp.extras("")
@@ -184,8 +181,7 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if report != nil {
 		if err := report.Write(j.AppendFile(nil, meta)); err != nil {
-			fmt.Fprintf(stderr, "[agent-harness] judge: cannot write report file %s: %s\n", o.reportFile, oneLine(err.Error()))
-			return exitFailure
+			return fmt.Errorf("cannot write report file %s: %w", o.reportFile, err)
 		}
 	}
 	fmt.Fprint(stdout, j.Markdown())
@@ -193,7 +189,7 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if meta.StartupError != "" {
 		v = judge.VerdictNotTested
 	}
-	return verdictExitCode(v, o.notTestedOK)
+	return exitCode(verdictExitCode(v, o.notTestedOK))
 }
 
 // judgeSettings are the recorded settings with the flags given replacing
@@ -251,9 +247,9 @@ func maps(m map[string]json.RawMessage) map[string]json.RawMessage {
 }
 
 // loadJudgePlugins loads the plugins of s with the proxy's default limits.
-// One that does not load is one stderr line and exit 2 (the input cannot
-// be judged as asked).
-func loadJudgePlugins(ctx context.Context, s trace.Settings, jo judgeOptions, stderr io.Writer) (*proxyPlugins, int) {
+// One that does not load is a usageError: one stderr line and exit 2 (the
+// input cannot be judged as asked).
+func loadJudgePlugins(ctx context.Context, s trace.Settings, jo judgeOptions, stderr io.Writer) (*proxyPlugins, error) {
 	o := proxyOptions{
 		KeyFields:       s.KeyFields,
 		Plugins:         s.Plugins,
@@ -273,12 +269,11 @@ func loadJudgePlugins(ctx context.Context, s trace.Settings, jo judgeOptions, st
 	if jo.pluginTimeout > 0 {
 		o.PluginTimeout = jo.pluginTimeout
 	}
-	// The loader's lines name the proxy; here they are the judge's.
-	var lines strings.Builder
-	pp, _ := loadProxyPlugins(ctx, o, nil, &lines)
-	fmt.Fprint(stderr, strings.ReplaceAll(lines.String(), "[agent-harness] proxy: ", "[agent-harness] judge: "))
-	if pp == nil {
-		return nil, exitUsage
+	// Exit 2 here where the proxy exits 1.
+	pp, err := loadProxyPlugins(ctx, o, nil, stderr)
+	var ue usageError
+	if err != nil && !errors.As(err, &ue) {
+		err = usagef("%s", err)
 	}
-	return pp, exitOK
+	return pp, err
 }

@@ -16,7 +16,8 @@ import (
 	"github.com/cuonztech/agent-harness/host/relay"
 )
 
-// Exit codes shared by every subcommand.
+// Exit codes shared by every subcommand; cmdExit (cmdflags.go) is where a
+// command's outcome becomes one of them.
 const (
 	exitOK      = 0
 	exitFailure = 1 // runtime failure: upstream did not start, report file unwritable, …
@@ -34,31 +35,39 @@ func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// run dispatches to a subcommand and returns the process exit code.
+// run runs the command of args and returns the process exit code: the one
+// place it is decided is cmdExit.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd, err := dispatch(ctx, args, stdin, stdout, stderr)
+	return cmdExit(cmd, err, stdout, stderr)
+}
+
+// dispatch runs the subcommand args[0] names (the demo server when none
+// does) and returns its name, for the error lines, and its outcome.
+func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (string, error) {
 	if len(args) > 0 {
-		switch args[0] {
+		switch cmd, rest := args[0], args[1:]; cmd {
 		case "proxy":
-			return runProxy(ctx, args[1:], stdin, stdout, stderr)
+			return cmd, runProxy(ctx, rest, stdin, stdout, stderr)
 		case "benchmark":
-			return runBenchmark(ctx, args[1:], stdin, stdout, stderr)
+			return cmd, runBenchmark(ctx, rest, stdin, stdout, stderr)
 		case "plugin":
-			return runPlugin(ctx, args[1:], stdin, stdout, stderr)
+			return cmd, runPlugin(ctx, rest, stdin, stdout, stderr)
 		case "judge":
-			return runJudge(ctx, args[1:], stdout, stderr)
+			return cmd, runJudge(ctx, rest, stdout, stderr)
 		case "report":
-			return runReport(args[1:], stdout, stderr)
+			return cmd, runReport(rest, stdout, stderr)
 		case "campaign":
-			return runCampaign(ctx, args[1:], stdout, stderr)
+			return cmd, runCampaign(ctx, rest, stdout, stderr)
 		case "sample-server":
-			return runSampleServer(ctx, args[1:], stdin, stdout, stderr)
+			return cmd, runSampleServer(ctx, rest, stdin, stdout, stderr)
 		case "agent":
-			return runAgent(ctx, args[1:], stdout, stderr)
+			return cmd, runAgent(ctx, rest, stdout, stderr)
 		case "--version", "version":
-			return runVersion(stdout)
+			return "", errVersion
 		case "--help", "-h", "help":
-			return runHelp(stdout)
+			return "", helpError{usage: topUsage}
 		}
 	}
-	return runDemo(ctx, args, stdin, stdout, stderr)
+	return "", runDemo(ctx, args, stdin, stdout, stderr)
 }

@@ -59,32 +59,32 @@ type pluginFlags struct {
 }
 
 // runPlugin is `agent-harness plugin`.
-func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
+func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "[agent-harness] plugin: missing subcommand (inspect, new); see agent-harness plugin --help")
-		return exitUsage
+		return usagef("missing subcommand (inspect, new); see agent-harness plugin --help")
 	}
 	switch args[0] {
 	case "--help", "-h", "help":
-		fmt.Fprint(stdout, pluginUsage)
-		return exitOK
+		return helpError{usage: pluginUsage}
 	case "inspect":
+		return inCmd("plugin inspect", runPluginInspect(ctx, args[1:], stdout, stderr))
 	case "new":
-		return runPluginNew(args[1:], stdout, stderr)
-	default:
-		fmt.Fprintf(stderr, "[agent-harness] plugin: unknown subcommand %q (want inspect or new)\n", args[0])
-		return exitUsage
+		return inCmd("plugin new", runPluginNew(args[1:], stdout))
 	}
-	f, err := parsePluginFlags(args[1:])
-	if code, done := cmdExit("plugin inspect", err, pluginInspectUsage, stdout, stderr); done {
-		return code
+	return usagef("unknown subcommand %q (want inspect or new)", args[0])
+}
+
+// runPluginInspect is `agent-harness plugin inspect PATH`.
+func runPluginInspect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parsePluginFlags(args)
+	if err != nil {
+		return withUsage(err, pluginInspectUsage)
 	}
 	f.opts.Log = stderr // host warnings and plugin output, already prefixed
 	start := time.Now()
 	p, err := plugin.Load(ctx, f.path, f.opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] plugin inspect: %s\n", oneLine(err.Error()))
-		return exitFailure
+		return err
 	}
 	total := time.Since(start)
 	defer p.Close(ctx)
@@ -93,7 +93,7 @@ func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	} else {
 		writeInspect(stdout, p, total)
 	}
-	return exitOK
+	return nil
 }
 
 // pluginInspectTable are the flags of `plugin inspect`; the limits' ranges

@@ -50,7 +50,7 @@ func TestPluginInspect(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := runPlugin(context.Background(), tt.args, nil, &stdout, &stderr)
+			code := run(context.Background(), append([]string{"plugin"}, tt.args...), nil, &stdout, &stderr)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, stderr.String())
 			}
@@ -73,7 +73,7 @@ func TestPluginInspectJSON(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "minimal.wasm")
 	os.WriteFile(path, minimal.Wasm, 0o644)
 	var stdout, stderr bytes.Buffer
-	if code := runPlugin(context.Background(), []string{"inspect", "--json", "--plugin-cache-dir", t.TempDir(), path}, nil, &stdout, &stderr); code != exitOK {
+	if code := run(context.Background(), []string{"plugin", "inspect", "--json", "--plugin-cache-dir", t.TempDir(), path}, nil, &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	var out struct {

@@ -17,19 +17,17 @@ type pluginNewFlags struct {
 }
 
 // runPluginNew is `agent-harness plugin new`.
-func runPluginNew(args []string, stdout, stderr io.Writer) int {
+func runPluginNew(args []string, stdout io.Writer) error {
 	f, err := parsePluginNewFlags(args)
-	if code, done := cmdExit("plugin new", err, func() string { return pluginNewUsage }, stdout, stderr); done {
-		return code
+	if err != nil {
+		return withUsage(err, func() string { return pluginNewUsage })
 	}
 	files, err := skeleton.Generate(f.opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] plugin new: %s\n", err)
-		return exitUsage
+		return usagef("%s", err)
 	}
 	if err := skeleton.Write(f.dir, files); err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] plugin new: %s\n", oneLine(err.Error()))
-		return exitFailure
+		return err
 	}
 	names := make([]string, len(files))
 	for i, file := range files {
@@ -41,7 +39,7 @@ func runPluginNew(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  go get %s\n", skeleton.SDKModule)
 	}
 	fmt.Fprintf(stdout, "  go test ./...\n  GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o %s .\n  agent-harness plugin inspect %s\n", wasm, wasm)
-	return exitOK
+	return nil
 }
 
 // pluginNewTable are the flags of `plugin new`; checks that need NAME run

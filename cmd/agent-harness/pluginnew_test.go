@@ -61,7 +61,7 @@ func TestPluginNew(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := runPlugin(context.Background(), tt.args, nil, &stdout, &stderr)
+			code := run(context.Background(), append([]string{"plugin"}, tt.args...), nil, &stdout, &stderr)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, stderr.String())
 			}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -21,10 +20,10 @@ const exitBrokenPipe = 128 + int(syscall.SIGPIPE)
 
 // runProxy is `agent-harness proxy`: parse and check every flag before
 // anything starts, then relay one MCP session (SPEC §4).
-func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	o, err := parseProxyFlags(args)
-	if code, done := cmdExit("proxy", err, proxyUsage, stdout, stderr); done {
-		return code
+	if err != nil {
+		return withUsage(err, proxyUsage)
 	}
 	ctx, stopSignals, caught := withStopSignals(ctx)
 	defer stopSignals()
@@ -34,18 +33,18 @@ func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	// judge and audit tools (proxyscenario.go), all before the upstream
 	// starts: a bad report file target or --scenario exits 2, a plugin that
 	// does not load exits 1.
-	report, code := openReport(o, stderr) // the one writer of --report-file
-	if code != exitOK {
-		return code
+	report, err := openReport(o, stderr) // the one writer of --report-file
+	if err != nil {
+		return err
 	}
-	plugins, code := loadProxyPlugins(ctx, o, report, stderr)
-	if plugins == nil {
-		return code
+	plugins, err := loadProxyPlugins(ctx, o, report, stderr)
+	if err != nil {
+		return err
 	}
 	defer plugins.close()
-	sc, code := newScenario(o, report, plugins.extras(o.Scenario), stderr, stopRelay)
-	if sc == nil {
-		return code
+	sc, err := newScenario(o, report, plugins.extras(o.Scenario), stderr, stopRelay)
+	if err != nil {
+		return err
 	}
 	plugins.attach(sc.pipeline.PluginFailed)
 
@@ -59,15 +58,9 @@ func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer useOneProcessor()()
 	err = relay.Run(ctx, ro)
-	if err != nil && !errors.Is(err, relay.ErrStartFailed) && !errors.Is(err, relay.ErrAgentGone) {
-		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
-	}
-	code = sc.finish(err)
+	failed := sc.finish(err)
 	sc.summary(o, err, stderr)
-	if code != exitOK {
-		return code
-	}
-	return proxyExitCode(err, caught())
+	return proxyEnd(err, failed, caught())
 }
 
 // relayOptions maps the proxy flags and the plugins' classifiers onto the
@@ -142,20 +135,23 @@ func useOneProcessor() (restore func()) {
 	return func() { runtime.GOMAXPROCS(prev) }
 }
 
-// proxyExitCode maps how the session ended to the exit code (SPEC §4.4): 0
-// after the agent closed stdin; 1 when the setup failed; 128+N after signal
-// N; 141 when the agent stopped reading.
-func proxyExitCode(err error, sig os.Signal) int {
+// proxyEnd is how the session ended, as cmdExit's exit code (SPEC §4.4): 0
+// after the agent closed stdin; 1 with its line for a relay error; 1 when
+// the setup or the report file failed (failed; the relay or the pipeline
+// printed the line); 141 when the agent stopped reading; 128+N after
+// signal N.
+func proxyEnd(runErr error, failed bool, sig os.Signal) error {
+	startFailed, agentGone := errors.Is(runErr, relay.ErrStartFailed), errors.Is(runErr, relay.ErrAgentGone)
 	switch {
-	case errors.Is(err, relay.ErrStartFailed):
-		return exitFailure
-	case errors.Is(err, relay.ErrAgentGone):
-		return exitBrokenPipe
-	case err != nil:
-		return exitFailure
+	case runErr != nil && !startFailed && !agentGone:
+		return runErr
+	case failed || startFailed:
+		return exitCode(exitFailure)
+	case agentGone:
+		return exitCode(exitBrokenPipe)
 	}
 	if s, ok := sig.(syscall.Signal); ok {
-		return 128 + int(s)
+		return exitCode(128 + int(s))
 	}
-	return exitOK
+	return nil
 }

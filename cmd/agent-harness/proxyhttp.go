@@ -30,7 +30,7 @@ const httpShutdownWait = 30 * time.Second
 // all judged by the one pipeline of sc. It runs until a signal (exit
 // 128+N), the pipeline's fatal stop (ctx cancelled, exit 1), or
 // --exit-when-idle (exit 0).
-func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *scenario, caught func() os.Signal, stderr io.Writer) int {
+func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *scenario, caught func() os.Signal, stderr io.Writer) error {
 	ro.CallIDs = new(atomic.Int64) // one pipeline judges every session's calls
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(stderr, "[agent-harness] %s\n", oneLine(fmt.Sprintf(format, args...)))
@@ -38,16 +38,16 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 	// Each session starts its own upstream at its initialize; a command
 	// that cannot start is reported now, as on stdio.
 	if o.HTTP.UpstreamURL == "" && !isExecutable(o.UpstreamCommand, o.UpstreamCwd) {
+		// The relay's own line on stdio (relay.ErrStartFailed): it names no command.
 		err := fmt.Errorf("cannot start the upstream MCP server %q: not an executable file", o.UpstreamCommand)
 		logf("%v", err)
 		_ = sc.pipeline.StartupFailed(err)
-		return exitFailure
+		return exitCode(exitFailure)
 	}
 	ln, err := net.Listen("tcp", o.HTTP.Listen)
 	if err != nil {
-		logf("proxy: cannot listen on %s: %v", o.HTTP.Listen, err)
 		_ = sc.pipeline.StartupFailed(err)
-		return exitFailure
+		return fmt.Errorf("cannot listen on %s: %w", o.HTTP.Listen, err)
 	}
 	srv := httpagent.New(httpagent.Options{
 		Path:           o.HTTP.ListenPath,
@@ -95,12 +95,13 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 	if err := sc.pipeline.OnSessionEnd(); err != nil {
 		sc.setFatal(err)
 	}
-	code := sc.finish(nil)
+	failed := sc.finish(nil)
 	sc.summary(o, nil, stderr)
-	if code != exitOK || idleExit {
-		return code
+	sig := caught()
+	if idleExit {
+		sig = nil // exit 0 after --exit-when-idle
 	}
-	return proxyExitCode(nil, caught())
+	return proxyEnd(nil, failed, sig)
 }
 
 // listenURL is the endpoint's URL for the listening address.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
 	"sync/atomic"
@@ -34,15 +33,15 @@ func (pp *proxyPlugins) onFailure(plugin, detail string, disabled bool) {
 
 // loadProxyPlugins loads the --plugin modules, after the report file
 // target was checked and before the scenario is built and the upstream
-// started. A module that does not load is one stderr line and exit 1,
-// with a "failed" report file when one was asked for; a --scenario name
-// that is neither F1–F5 nor a fault of a loaded plugin is a usage error
-// (exit 2) naming the faults there are. Without --plugin nothing is
+// started. A module that does not load is its error (one stderr line and
+// exit 1, cmdExit), with a "failed" report file when one was asked for; a
+// --scenario name that is neither F1–F5 nor a fault of a loaded plugin is a
+// usageError (exit 2) naming the faults there are. Without --plugin nothing is
 // loaded and the compilation cache is not touched.
-func loadProxyPlugins(ctx context.Context, o proxyOptions, report pipeline.ReportWriter, stderr io.Writer) (*proxyPlugins, int) {
+func loadProxyPlugins(ctx context.Context, o proxyOptions, report pipeline.ReportWriter, stderr io.Writer) (*proxyPlugins, error) {
 	pp := &proxyPlugins{}
 	if len(o.Plugins) == 0 {
-		return pp, exitOK
+		return pp, nil
 	}
 	opts := o.PluginLimits
 	opts.Timeout, opts.MemoryMiB, opts.CacheDir = o.PluginTimeout, o.PluginMemoryMiB, o.PluginCacheDir
@@ -50,17 +49,15 @@ func loadProxyPlugins(ctx context.Context, o proxyOptions, report pipeline.Repor
 	opts.Log, opts.OnFailure = stderr, pp.onFailure
 	set, err := plugin.LoadAll(ctx, o.Plugins, o.PluginConfig, opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
 		reportStartupFailed(o, report, err, stderr)
-		return nil, exitFailure
+		return nil, err
 	}
 	pp.set = set
 	if err := checkPluginScenario(o.Scenario, set); err != nil {
 		pp.close()
-		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
-		return nil, exitUsage
+		return nil, err
 	}
-	return pp, exitOK
+	return pp, nil
 }
 
 // checkPluginScenario refuses a --scenario name that is neither built in
@@ -73,7 +70,7 @@ func checkPluginScenario(name string, set *plugin.Set) error {
 	if names := set.FaultNames(); len(names) > 0 {
 		have = "plugin faults: " + strings.Join(names, ", ")
 	}
-	return fmt.Errorf("flag --scenario: %q is not a scenario (F1–F5; %s)", name, have)
+	return usagef("flag --scenario: %q is not a scenario (F1–F5; %s)", name, have)
 }
 
 // extras are the plugins' parts of the scenario: the fault selected by

@@ -53,7 +53,8 @@ func TestLoadProxyPlugins(t *testing.T) {
 				args = append(args, "--plugin-cache-dir", cache)
 			}
 			var stderr bytes.Buffer
-			pp, code := openAndLoadPlugins(context.Background(), scenarioOptions(t, args...), &stderr)
+			pp, err := openAndLoadPlugins(context.Background(), scenarioOptions(t, args...), &stderr)
+			code := cmdExit("proxy", err, io.Discard, &stderr)
 			if code != tt.code || (pp != nil) != (code == exitOK) {
 				t.Fatalf("code %d plugins %v, want %d; stderr %q", code, pp != nil, tt.code, stderr.String())
 			}
@@ -101,9 +102,9 @@ func TestLoadProxyPlugins(t *testing.T) {
 func TestLoadProxyPluginsNoCacheWithoutPlugins(t *testing.T) {
 	o := scenarioOptions(t)
 	o.PluginCacheDir = filepath.Join(t.TempDir(), "cache")
-	pp, code := openAndLoadPlugins(context.Background(), o, &bytes.Buffer{})
-	if pp == nil || code != exitOK {
-		t.Fatalf("code %d", code)
+	pp, err := openAndLoadPlugins(context.Background(), o, &bytes.Buffer{})
+	if pp == nil || err != nil {
+		t.Fatalf("error %v", err)
 	}
 	pp.close()
 	if _, err := os.Stat(o.PluginCacheDir); !os.IsNotExist(err) {
@@ -113,10 +114,10 @@ func TestLoadProxyPluginsNoCacheWithoutPlugins(t *testing.T) {
 
 // openAndLoadPlugins opens the report file and loads the plugins, in
 // runProxy's order.
-func openAndLoadPlugins(ctx context.Context, o proxyOptions, stderr io.Writer) (*proxyPlugins, int) {
-	report, code := openReport(o, stderr)
-	if code != exitOK {
-		return nil, code
+func openAndLoadPlugins(ctx context.Context, o proxyOptions, stderr io.Writer) (*proxyPlugins, error) {
+	report, err := openReport(o, stderr)
+	if err != nil {
+		return nil, err
 	}
 	return loadProxyPlugins(ctx, o, report, stderr)
 }

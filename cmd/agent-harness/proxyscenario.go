@@ -49,16 +49,15 @@ type scenario struct {
 	fatalErr  error
 }
 
-// newScenario checks the report file target (exit 2 for a bad one), builds
-// the fault, the judge and the pipeline, prints the chaos seed, and writes
-// the startup report (exit 1 when it cannot be written) — all before the
-// upstream is started. stop cancels the relay; it is called when the report
-// file fails during the session.
-func newScenario(o proxyOptions, report pipeline.ReportWriter, ex scenarioExtras, stderr io.Writer, stop context.CancelFunc) (*scenario, int) {
+// newScenario builds the fault (a usageError for a bad one), the trace
+// (a usageError for a bad target), the judge and the pipeline, prints the
+// chaos seed, and writes the startup report (exit 1 when it cannot be
+// written) — all before the upstream is started. stop cancels the relay; it
+// is called when the report file fails during the session.
+func newScenario(o proxyOptions, report pipeline.ReportWriter, ex scenarioExtras, stderr io.Writer, stop context.CancelFunc) (*scenario, error) {
 	f, name, chaos, err := buildFault(o, ex)
 	if err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] proxy: %s\n", oneLine(err.Error()))
-		return nil, exitUsage
+		return nil, usagef("%s", err)
 	}
 	mode := pipeline.ModeDeterministic
 	if chaos != nil {
@@ -66,9 +65,9 @@ func newScenario(o proxyOptions, report pipeline.ReportWriter, ex scenarioExtras
 		fmt.Fprintf(stderr, "[agent-harness] chaos seed: %d\n", chaos.Seed)
 	}
 	start := time.Now() // attemptLog[].at and the trace's t count from here
-	tw, code := openTrace(o, traceSettings(o, name, mode, chaos), start, stderr)
-	if code != exitOK {
-		return nil, code
+	tw, err := openTrace(o, traceSettings(o, name, mode, chaos), start)
+	if err != nil {
+		return nil, err
 	}
 	j := judge.New(judge.Config{
 		KeyFields:    canon.ParseKeyFields(o.KeyFields),
@@ -103,14 +102,14 @@ func newScenario(o proxyOptions, report pipeline.ReportWriter, ex scenarioExtras
 	})
 	s.sessions.open = s.pipeline.OpenSession
 	if err := s.pipeline.Start(); err != nil {
-		return nil, exitFailure // the pipeline printed the line
+		return nil, exitCode(exitFailure) // the pipeline printed the line
 	}
 	if o.AuditTools && (name != "" || chaos != nil) {
 		fmt.Fprintln(stderr, "[agent-harness] WARNING: the audit tools are on: the agent can read what really happened "+
 			"(e.g. that a timed-out write executed) with cuonztech__get_report and cuonztech__get_score; "+
 			"for a real measurement use --audit-tools off")
 	}
-	return s, exitOK
+	return s, nil
 }
 
 // feedbackWriter is where the fired and violation lines go: stderr, or
@@ -123,21 +122,20 @@ func feedbackWriter(o proxyOptions, stderr io.Writer) io.Writer {
 }
 
 // openReport checks the --report-file target and returns its writer (nil
-// without --report-file). A bad target is one stderr line and exit 2; a
-// target that cannot be replaced atomically is one WARNING line at the
-// first write.
-func openReport(o proxyOptions, stderr io.Writer) (pipeline.ReportWriter, int) {
+// without --report-file). A bad target is a usageError (exit 2); a target
+// that cannot be replaced atomically is one WARNING line at the first
+// write.
+func openReport(o proxyOptions, stderr io.Writer) (pipeline.ReportWriter, error) {
 	if o.ReportFile == "" {
-		return nil, exitOK
+		return nil, nil
 	}
 	w, err := reportfile.New(o.ReportFile, reportfile.Options{Warn: func(msg string) {
 		fmt.Fprintf(stderr, "[agent-harness] WARNING: %s\n", oneLine(msg))
 	}})
 	if err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] proxy: flag --report-file: %s\n", oneLine(err.Error()))
-		return nil, exitUsage
+		return nil, usagef("flag --report-file: %s", err)
 	}
-	return w, exitOK
+	return w, nil
 }
 
 // reportStartupFailed writes the report file of a run that failed before
@@ -152,7 +150,7 @@ func reportStartupFailed(o proxyOptions, report pipeline.ReportWriter, cause err
 	if o.Mode == pipeline.ModeChaos {
 		name, mode = "chaos", pipeline.ModeChaos
 	}
-	if tw, _ := openTrace(o, traceSettings(o, name, mode, nil), time.Now(), io.Discard); tw != nil {
+	if tw, _ := openTrace(o, traceSettings(o, name, mode, nil), time.Now()); tw != nil {
 		_ = tw.StartupFailed(time.Now(), cause.Error())
 		tw.Close()
 	}
@@ -207,7 +205,7 @@ func (s *scenario) relayOptions(ro *relay.Options) {
 
 // fatal is the pipeline's Fatal hook inside a session: it records the
 // error, stops the relay, and never returns, so the agent gets no further
-// answer; the proxy then exits 1 (exitCode).
+// answer; the proxy then exits 1 (proxyEnd).
 func (s *scenario) fatal(err error) {
 	s.setFatal(err)
 	s.stop()
@@ -222,34 +220,31 @@ func (s *scenario) setFatal(err error) {
 	}
 }
 
-// finish records how the relay ended in the report file and returns the
-// proxy's exit code: 1 when the upstream did not start or the report file
-// failed, else 0.
-func (s *scenario) finish(runErr error) int {
+// finish records how the relay ended in the report file and reports
+// whether the run failed (the proxy exits 1, proxyEnd): the upstream did
+// not start or the report file failed.
+func (s *scenario) finish(runErr error) (failed bool) {
 	if errors.Is(runErr, relay.ErrStartFailed) {
 		if s.trace != nil {
 			_ = s.trace.StartupFailed(time.Now(), runErr.Error())
 		}
 		_ = s.pipeline.StartupFailed(runErr) // a failed write printed its line; exit 1 either way
-		return exitFailure
+		return true
 	}
 	s.fatalMu.Lock()
 	defer s.fatalMu.Unlock()
-	if s.fatalErr != nil {
-		return exitFailure
-	}
-	return exitOK
+	return s.fatalErr != nil
 }
 
 // summary prints the one line at exit (SPEC §11.4): verdict, score, the
 // deciding reason and the report file. Not with --quiet, and not when the
-// upstream did not start or the report file failed: the error line said
-// what matters then.
+// run exits 1 (the upstream did not start, the report file failed, the
+// relay failed): the error line says what matters then.
 func (s *scenario) summary(o proxyOptions, runErr error, stderr io.Writer) {
 	s.fatalMu.Lock()
 	failed := s.fatalErr != nil
 	s.fatalMu.Unlock()
-	if o.Quiet || failed || errors.Is(runErr, relay.ErrStartFailed) {
+	if o.Quiet || failed || runErr != nil && !errors.Is(runErr, relay.ErrAgentGone) {
 		return
 	}
 	fmt.Fprintln(stderr, s.pipeline.Summary())

@@ -39,7 +39,8 @@ func TestNewScenarioReportTarget(t *testing.T) {
 			var stderr bytes.Buffer
 			_, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			s, code := openAndNewScenario(scenarioOptions(t, "--report-file", tt.target), scenarioExtras{}, &stderr, cancel)
+			s, err := openAndNewScenario(scenarioOptions(t, "--report-file", tt.target), scenarioExtras{}, &stderr, cancel)
+			code := cmdExit("proxy", err, io.Discard, &stderr)
 			if code != tt.wantCode || (s == nil) != (tt.wantCode != exitOK) {
 				t.Fatalf("code %d, scenario %v; want %d", code, s != nil, tt.wantCode)
 			}
@@ -100,10 +101,10 @@ func TestBuildFault(t *testing.T) {
 
 // openAndNewScenario opens the report file and builds the scenario, in
 // runProxy's order.
-func openAndNewScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop context.CancelFunc) (*scenario, int) {
-	report, code := openReport(o, stderr)
-	if code != exitOK {
-		return nil, code
+func openAndNewScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop context.CancelFunc) (*scenario, error) {
+	report, err := openReport(o, stderr)
+	if err != nil {
+		return nil, err
 	}
 	return newScenario(o, report, ex, stderr, stop)
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"time"
@@ -13,18 +11,17 @@ import (
 )
 
 // openTrace creates the --trace file with its header (nil without
-// --trace). A bad target is one stderr line and exit 2, like a bad
+// --trace). A bad target is a usageError (exit 2), like a bad
 // --report-file; both are checked before the upstream starts.
-func openTrace(o proxyOptions, st trace.Settings, start time.Time, stderr io.Writer) (*trace.Writer, int) {
+func openTrace(o proxyOptions, st trace.Settings, start time.Time) (*trace.Writer, error) {
 	if o.TraceFile == "" {
-		return nil, exitOK
+		return nil, nil
 	}
 	w, err := trace.Create(o.TraceFile, trace.Header{Settings: st}, start)
 	if err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] proxy: flag --trace: %s\n", oneLine(err.Error()))
-		return nil, exitUsage
+		return nil, usagef("flag --trace: %s", err)
 	}
-	return w, exitOK
+	return w, nil
 }
 
 // traceSettings are the proxy's settings that affect judging, for the

@@ -28,7 +28,7 @@ PASS rate, 3 a scenario without a judged run.
 `
 
 // runReport is `agent-harness report FILE`.
-func runReport(args []string, stdout, stderr io.Writer) int {
+func runReport(args []string, stdout, stderr io.Writer) error {
 	format, notTestedOK := "markdown", false
 	flags := []cmdFlag{
 		{name: "format", arg: "FORMAT", usage: "markdown (default), junit or json (any case)",
@@ -54,13 +54,13 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 			err = usagef("unexpected argument %s (one report file)", quoteArg(cl.args[1]))
 		}
 	}
-	if code, done := cmdExit("report", err, func() string { return cmdUsage(reportUsageHead, flags, reportUsageTail) }, stdout, stderr); done {
-		return code
+	if err != nil {
+		return withUsage(err, func() string { return cmdUsage(reportUsageHead, flags, reportUsageTail) })
 	}
 	path := cl.args[0]
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "[agent-harness] report: %s: %s\n", quoteArg(path), oneLine(fmt.Sprintf(format, a...)))
-		return exitUsage
+	// A file that cannot be read or rendered is exit 2, like a bad flag.
+	fail := func(format string, a ...any) error {
+		return usagef("%s: %s", quoteArg(path), fmt.Sprintf(format, a...))
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -69,7 +69,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case render.Detect(data) == render.KindRun:
 	case campaign.IsSummary(data):
-		return renderCampaign(data, format, notTestedOK, stdout, stderr, fail)
+		return renderCampaign(data, format, notTestedOK, stdout, fail)
 	default:
 		return fail("neither a run report nor a campaign file (expected the JSON report file of agent-harness proxy or judge --report-file, or a campaign.json)")
 	}
@@ -86,15 +86,14 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		_, err = io.WriteString(stdout, render.Markdown(f))
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] report: cannot write the output: %s\n", oneLine(err.Error()))
-		return exitFailure
+		return fmt.Errorf("cannot write the output: %w", err)
 	}
-	return verdictExitCode(f.Verdict, notTestedOK)
+	return exitCode(verdictExitCode(f.Verdict, notTestedOK))
 }
 
 // renderCampaign renders a campaign.json; the exit code is the campaign's
 // gate (3 becomes 0 with --not-tested-ok).
-func renderCampaign(data []byte, format string, notTestedOK bool, stdout, stderr io.Writer, fail func(string, ...any) int) int {
+func renderCampaign(data []byte, format string, notTestedOK bool, stdout io.Writer, fail func(string, ...any) error) error {
 	s, err := campaign.ParseSummary(data)
 	if err != nil {
 		return fail("%v", err)
@@ -108,12 +107,11 @@ func renderCampaign(data []byte, format string, notTestedOK bool, stdout, stderr
 		_, err = io.WriteString(stdout, campaign.Markdown(s))
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] report: cannot write the output: %s\n", oneLine(err.Error()))
-		return exitFailure
+		return fmt.Errorf("cannot write the output: %w", err)
 	}
 	code := s.Gate.ExitCode
 	if code == 3 && notTestedOK {
 		code = exitOK
 	}
-	return code
+	return exitCode(code)
 }

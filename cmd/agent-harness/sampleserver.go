@@ -40,22 +40,21 @@ var sampleServerTable = []flagSpec[sampleServerFlags]{
 }
 
 // runSampleServer is `agent-harness sample-server` (SPEC §15).
-func runSampleServer(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runSampleServer(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var f sampleServerFlags
 	cl, err := parseFlags(sampleServerTable, &f, flagRules{cmd: "sample-server", quoted: true}, args)
 	if err == nil && len(cl.args) > 0 {
 		err = usagef("unexpected argument %s", quoteArg(cl.args[0]))
 	}
-	if code, done := cmdExit("sample-server", err, func() string { return sampleServerUsage }, stdout, stderr); done {
-		return code
+	if err != nil {
+		return withUsage(err, func() string { return sampleServerUsage })
 	}
 	stateFile, listen := &f.stateFile, &f.listen
 	var state io.Writer
 	if *stateFile != "" {
 		f, err := os.OpenFile(*stateFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
 		if err != nil {
-			fmt.Fprintf(stderr, "[agent-harness] sample-server: state file: %s\n", oneLine(err.Error()))
-			return exitFailure
+			return fmt.Errorf("state file: %w", err)
 		}
 		defer f.Close()
 		state = f
@@ -70,10 +69,9 @@ func runSampleServer(ctx context.Context, args []string, stdin io.Reader, stdout
 		err = serveHTTP(ctx, srv, *listen, stderr)
 	}
 	if err != nil && !isEndOfSession(err) {
-		fmt.Fprintf(stderr, "[agent-harness] sample-server: %s\n", oneLine(err.Error()))
-		return exitFailure
+		return err
 	}
-	return exitOK
+	return nil
 }
 
 // serveHTTP serves srv over Streamable HTTP at ADDR/mcp until ctx ends.

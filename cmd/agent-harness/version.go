@@ -9,13 +9,12 @@ import (
 	"github.com/cuonztech/agent-harness/builtin/judge"
 )
 
-// runVersion prints the version (SPEC §11.5): the harness version that
+// printVersion prints the version (SPEC §11.5): the harness version that
 // reports carry as harnessVersion, then what the Go toolchain recorded in
 // the binary — the module version and the VCS revision.
-func runVersion(stdout io.Writer) int {
+func printVersion(stdout io.Writer) {
 	info, _ := debug.ReadBuildInfo()
 	fmt.Fprintln(stdout, versionLine(info))
-	return exitOK
 }
 
 // versionLine renders the version line from the build information (nil
