@@ -103,11 +103,11 @@ func Run(ctx context.Context, opts Options) error {
 				exited = true
 			default:
 			}
-			s.goneAtStop.Store(exited || s.upstreamGone())
+			s.life.goneAtStop.Store(exited || s.life.isUpstreamGone())
 			p.Stop(opts.StopGrace)
 			// A crash report in progress is printed before Run returns.
 			select {
-			case <-s.exitWatched:
+			case <-s.life.exitReported():
 			case <-time.After(exitDrain + stderrDrain + opts.StopGrace):
 			}
 		}
@@ -127,16 +127,16 @@ func Run(ctx context.Context, opts Options) error {
 			s.log.Printf("reading from the agent failed: %v; stopping", err)
 		}
 	case <-ctx.Done():
-	case <-s.agentGone:
+	case <-s.life.agentStopped():
 		s.log.Printf("the agent stopped reading (broken pipe); stopping")
 		result = ErrAgentGone
-	case <-s.startFailed:
+	case <-s.life.startFailure():
 		result = ErrStartFailed
 	}
 	if result == nil {
 		// Answers to requests still open reach the agent as they would
 		// without the proxy (bounded by the grace).
-		s.waitIdle(opts.StopGrace)
+		s.reqs.waitIdle(opts.StopGrace)
 	}
 	if result != ErrStartFailed && opts.OnSessionEnd != nil {
 		opts.OnSessionEnd(context.WithoutCancel(ctx))
@@ -158,10 +158,10 @@ func (s *session) finish(drain bool) {
 	grace := s.opts.StopGrace
 	if drain {
 		select {
-		case <-s.upReaderDone:
+		case <-s.life.upstreamReaderDone():
 		case <-time.After(grace):
 		}
-		s.waitIdle(grace)
+		s.reqs.waitIdle(grace)
 	}
 	if s.proc != nil {
 		s.proc.Close()
