@@ -45,30 +45,25 @@ func Run(ctx context.Context, opts Options) error {
 		defer releaseOut()
 		opts.Stdout = out
 	}
-	s, err := newSession(ctx, opts)
+	agent := agentSide(opts)
+	s, err := newSession(ctx, opts, agent.w)
 	if err != nil {
 		return fmt.Errorf("relay: %w", err)
 	}
 	var stop func()
+	var up side
 	if c := opts.UpstreamConn; c != nil {
 		// A message-level upstream (HTTP): no process, stderr or exit to
 		// watch; its end is the end of its messages.
-		s.upR = connReader(c)
-		// A Conn's WriteMessage does not wait for the peer: the writer
-		// hands messages to it at once, without its goroutine.
-		cw := &connWriter{c: c}
-		s.upW = newUpWriter(cw, cw.Write, func(error) { s.markUpstreamGone() })
-		go s.readUpstream()
+		up = connSide(c)
 		stop = func() { _ = c.Close() }
 	} else if opts.Upstream != nil {
 		// In-process upstream: no process, stderr or exit to watch.
-		s.upR = lineReader(opts.Upstream)
 		var try func([]byte) (int, error)
 		if t, ok := opts.Upstream.(interface{ TryWrite([]byte) (int, error) }); ok {
 			try = t.TryWrite
 		}
-		s.upW = newUpWriter(opts.Upstream, try, func(error) { s.markUpstreamGone() })
-		go s.readUpstream()
+		up = pipeSide(opts.Upstream, opts.Upstream, try)
 		stop = func() { _ = opts.Upstream.Close() }
 	} else {
 		p, err := proc.Start(proc.Spec{
@@ -91,11 +86,7 @@ func Run(ctx context.Context, opts Options) error {
 				try = x.TryWrite
 			}
 		}
-		s.upR = lineReader(upR)
-		s.upW = newUpWriter(upW, try, func(error) { s.markUpstreamGone() })
-		go s.readUpstream()
-		go s.copyStderr()
-		go s.watchExit()
+		up = pipeSide(upR, upW, try)
 		stop = func() {
 			exited := false
 			select {
@@ -113,12 +104,16 @@ func Run(ctx context.Context, opts Options) error {
 		}
 	}
 
-	agentDone := make(chan error, 1)
-	readAgent := lineReader(opts.Stdin)
-	if opts.Agent != nil {
-		readAgent = connReader(opts.Agent)
+	s.upR = up.read
+	s.upW = newUpWriter(up.w, up.try, func(error) { s.markUpstreamGone() })
+	go s.readUpstream()
+	if s.proc != nil {
+		go s.copyStderr()
+		go s.watchExit()
 	}
-	go s.agentWorker(readAgent, agentDone)
+
+	agentDone := make(chan error, 1)
+	go s.agentWorker(agent.read, agentDone)
 
 	var result error
 	select {

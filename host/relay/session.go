@@ -52,7 +52,8 @@ type upMsg struct {
 	agentID []byte
 }
 
-func newSession(ctx context.Context, opts Options) (*session, error) {
+// newSession wires a session; agentOut takes the messages to the agent.
+func newSession(ctx context.Context, opts Options, agentOut io.Writer) (*session, error) {
 	s := &session{
 		opts:    opts,
 		log:     &logger{w: opts.Stderr, quiet: opts.Quiet},
@@ -67,10 +68,6 @@ func newSession(ctx context.Context, opts Options) (*session, error) {
 	}
 	cat.request = s.ownRequest
 	s.cat = cat
-	var agentOut io.Writer = opts.Stdout
-	if opts.Agent != nil {
-		agentOut = &connWriter{c: opts.Agent}
-	}
 	s.agentW = newLineWriter(agentOut, func(error) { s.life.markAgentGone() })
 	s.hold = &holdBack{w: s.agentW}
 	return s, nil
