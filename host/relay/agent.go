@@ -38,7 +38,7 @@ func (s *session) agentWorker(read func() ([]byte, error), done chan<- error) {
 			if errors.Is(err, io.EOF) {
 				err = nil
 			}
-			close(s.agentEOF)
+			s.life.markAgentEOF()
 			done <- err
 			return
 		}
@@ -50,7 +50,7 @@ func (s *session) agentWorker(read func() ([]byte, error), done chan<- error) {
 		call()
 		select {
 		case <-s.baton: // read on
-		case <-s.agentEOF:
+		case <-s.life.agentInputEnded():
 			return
 		}
 	}
@@ -106,7 +106,7 @@ func (s *session) fromAgent(line []byte) (call func()) {
 	case env.IsRequest():
 		switch env.Method {
 		case methodInitialize, methodDiscover:
-			if !s.initialized.Load() {
+			if !s.cat.started() {
 				s.startup(line, env)
 				return nil
 			}
@@ -114,16 +114,16 @@ func (s *session) fromAgent(line []byte) (call func()) {
 			return nil
 		case methodPing:
 		default:
-			if !s.initialized.Load() {
-				s.listLazily(env)
+			if !s.cat.started() {
+				s.cat.listLazily(env)
 			}
 		}
 		switch env.Method {
 		case methodToolsCall:
 			return s.startCall(line, env)
 		case methodToolsList:
-			if !s.upHasTools.Load() && s.initialized.Load() && len(s.extras.Load().raws) > 0 {
-				_ = s.agentW.write(s.localToolsList(env.ID))
+			if s.cat.answersListing() {
+				_ = s.agentW.write(s.cat.localToolsList(env.ID))
 				return nil
 			}
 			s.forwardRequest(line, env, kindList)
@@ -169,7 +169,7 @@ func (s *session) toUpstream(line []byte) {
 }
 
 func (s *session) toUpstreamMsg(m message) {
-	if s.upstreamGone() {
+	if s.life.isUpstreamGone() {
 		return
 	}
 	if _, err := s.upW.send(m); errors.Is(err, errQueueFull) {
@@ -181,24 +181,19 @@ func (s *session) toUpstreamMsg(m message) {
 // proxy's own and remembers the agent's, so the agent gets the answer with
 // its own id, or an error instead of silence if the upstream exits.
 func (s *session) forwardRequest(line []byte, env wire.Envelope, kind pendingKind) {
-	if s.upstreamGone() {
+	if s.life.isUpstreamGone() {
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeUpstreamGone, Message: textUpstreamUnavailable}))
 		return
 	}
 	p := &pending{kind: kind, agentID: env.ID, stream: env.Method == methodSubscriptionsListen}
-	key, ok := s.registerAgent(p, wire.IDKey(env.ID), false)
+	key, ok := s.reqs.registerAgent(p, wire.IDKey(env.ID), false)
 	if !ok {
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInvalidRequest,
 			Message: "agent-harness: duplicate request id (an earlier request with this id is still open)"}))
 		return
 	}
 	if _, err := s.upW.send(message{line: line, at: env.IDStart, cut: len(env.ID), id: p.upID}); err != nil {
-		s.mu.Lock()
-		_, still := s.pending[key]
-		s.removeLocked(key, p)
-		s.noteIdleLocked()
-		s.mu.Unlock()
-		if still {
+		if still := s.reqs.unregister(key, p); still {
 			msg := textUpstreamUnavailable
 			if errors.Is(err, errQueueFull) {
 				msg = "agent-harness: the request was not sent: " + err.Error()
@@ -238,10 +233,7 @@ func (s *session) forwardCancel(line []byte, env wire.Envelope) {
 		return
 	}
 	key := wire.IDKey(id)
-	s.mu.Lock()
-	cs := s.calls[key]
-	p := s.open[key]
-	s.mu.Unlock()
+	cs, p := s.reqs.byAgentID(key)
 	if cs != nil {
 		cs.cancelled.Store(true)
 	}

@@ -43,13 +43,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 	name, _ := wire.Unquote(nameRaw)
 	key := wire.IDKey(env.ID)
 	cs := &callState{}
-	s.mu.Lock()
-	dup := s.agentIDOpenLocked(key)
-	if !dup {
-		s.calls[key] = cs
-	}
-	s.mu.Unlock()
-	if dup {
+	if !s.reqs.openCall(key, cs) {
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInvalidRequest,
 			Message: "agent-harness: duplicate request id (an earlier request with this id is still open)"}))
 		return nil
@@ -62,17 +56,17 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 	id, params, idStart := env.ID, env.Params, env.IDStart // not env: the closure would move it to the heap
 	version := s.callVersion(meta)
 	return func() {
-		if !s.tools.Load().has(name) {
+		if !s.cat.upstreamTools().has(name) {
 			// A tool the upstream just added: the agent learnt of it from
 			// notifications/tools/list_changed, which the proxy forwards
 			// only after it started re-listing.
-			s.waitRelisted()
+			s.cat.waitRelisted()
 		}
-		if s.extras.Load().names[name] {
+		if s.cat.extra(name) {
 			s.runLocal(name, args, id, key)
 			return
 		}
-		info := s.tools.Load().lookup(name)
+		info := s.cat.upstreamTools().lookup(name)
 		call := &ToolCall{
 			ID:              seq,
 			Tool:            name,
@@ -90,31 +84,18 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 	}
 }
 
-func (s *session) endCall(key string) {
-	s.mu.Lock()
-	delete(s.calls, key)
-	s.noteIdleLocked()
-	s.mu.Unlock()
-}
-
 // answerCall writes a call's answer. The agent's id is free before the
 // agent can read the answer (it may reuse the id at once), while the
 // session end still waits for the answer to be written.
 func (s *session) answerCall(key string, m message) {
-	s.mu.Lock()
-	delete(s.calls, key)
-	s.answering++
-	s.mu.Unlock()
+	s.reqs.answering(key)
 	_ = s.agentW.writeMsg(m)
-	s.mu.Lock()
-	s.answering--
-	s.noteIdleLocked()
-	s.mu.Unlock()
+	s.reqs.done()
 }
 
 // runCall runs the pipeline for one call and answers the agent.
 func (s *session) runCall(call *ToolCall, cs *callState, f *forwarder) {
-	defer s.endCall(f.key)
+	defer s.reqs.endCall(f.key)
 	resp, err := s.handle(call, f)
 	if err != nil {
 		if cs.cancelled.Load() {
@@ -134,15 +115,9 @@ func (s *session) runCall(call *ToolCall, cs *callState, f *forwarder) {
 // answerCallFault is answerCall for an injected fault, which an agent
 // transport may deliver at its own layer (FaultConn).
 func (s *session) answerCallFault(key string, m message, tf TransportFault) {
-	s.mu.Lock()
-	delete(s.calls, key)
-	s.answering++
-	s.mu.Unlock()
+	s.reqs.answering(key)
 	_ = s.agentW.writeFault(m, tf)
-	s.mu.Lock()
-	s.answering--
-	s.noteIdleLocked()
-	s.mu.Unlock()
+	s.reqs.done()
 }
 
 // handle calls the pipeline; a panic in it becomes an error for this call
@@ -196,7 +171,7 @@ func (s *session) responseLine(f *forwarder, resp Response) message {
 
 // runLocal answers a call to one of the extra tools.
 func (s *session) runLocal(name string, args []byte, agentID []byte, key string) {
-	defer s.endCall(key)
+	defer s.reqs.endCall(key)
 	var res json.RawMessage
 	var err error
 	func() {
@@ -260,19 +235,19 @@ func (f *forwarder) forward(ctx context.Context) (Response, error) {
 	if f.used.Swap(true) {
 		return Response{}, errors.New("forward called twice for one call")
 	}
-	if s.upstreamGone() {
+	if s.life.isUpstreamGone() {
 		return Response{}, ErrUpstreamUnavailable
 	}
 	timer := time.NewTimer(s.opts.CallTimeout)
 	defer timer.Stop()
 	p := &pending{kind: kindWait, ch: make(chan upMsg, 1), agentID: f.agentID}
-	upKey, ok := s.registerAgent(p, f.key, true)
+	upKey, ok := s.reqs.registerAgent(p, f.key, true)
 	if !ok {
 		return Response{}, errors.New("an earlier request with the same id is still open")
 	}
 	tk, err := s.upW.send(message{line: f.line, at: f.idStart, cut: len(f.agentID), id: p.upID})
 	if err != nil {
-		s.unregister(upKey, p)
+		s.reqs.unregister(upKey, p)
 		if errors.Is(err, errQueueFull) {
 			return Response{}, fmt.Errorf("%w: %w", ErrUpstreamUnavailable, err)
 		}
@@ -282,13 +257,13 @@ func (f *forwarder) forward(ctx context.Context) (Response, error) {
 	select {
 	case m := <-p.ch:
 		return f.decode(m), nil
-	case <-s.upGone:
+	case <-s.life.upstreamGone():
 		select {
 		case m := <-p.ch:
 			return f.decode(m), nil
 		default:
 		}
-		s.unregister(upKey, p)
+		s.reqs.unregister(upKey, p)
 		return Response{}, fmt.Errorf("%w: it exited before answering", ErrUpstreamUnavailable)
 	case <-timer.C:
 		s.giveUp(upKey, p, tk, fmt.Sprintf("agent-harness: no answer within %d ms", s.opts.CallTimeout.Milliseconds()))
@@ -304,10 +279,10 @@ func (f *forwarder) forward(ctx context.Context) (Response, error) {
 // the upstream may have read is cancelled.
 func (s *session) giveUp(upKey string, p *pending, tk *ticket, reason string) {
 	if s.upW.withdraw(tk) {
-		s.unregister(upKey, p)
+		s.reqs.unregister(upKey, p)
 		return
 	}
-	s.abandon(upKey, p)
+	s.reqs.abandon(upKey, p)
 	s.cancelUpstream(p.upID, reason)
 }
 

@@ -83,8 +83,44 @@ func (w *connWriter) send(msg []byte) error {
 	return w.c.WriteMessage(msg)
 }
 
-// connReader returns a Conn's next message for the relay's readers.
-func connReader(c Conn) func() ([]byte, error) { return c.ReadMessage }
+// side is one side of a session as the relay reads and writes it,
+// whatever the transport: the newline-delimited stdio pipes (pipeSide) and
+// a message-level Conn (connSide) are two implementations of it. Nothing
+// past this point — the readers, the writers, the pipeline, the judge —
+// knows which one it is.
+type side struct {
+	// read returns the side's next message (see Conn.ReadMessage).
+	read func() ([]byte, error)
+	// w takes each message as one or more Writes, the last ending with
+	// the message's newline.
+	w io.Writer
+	// try, when not nil, writes what the side takes now without waiting
+	// (n < len(p) with a nil error: full).
+	try func([]byte) (int, error)
+}
+
+// pipeSide is a side on byte streams of newline-delimited JSON-RPC (the
+// stdio pipes, an in-process upstream): messages are read line by line and
+// written in parts, never copied when big.
+func pipeSide(r io.Reader, w io.Writer, try func([]byte) (int, error)) side {
+	return side{read: lineReader(r), w: w, try: try}
+}
+
+// connSide is a side on a Conn. A Conn's WriteMessage does not wait for
+// the peer, so writing is always a "try" that takes everything: the
+// upstream writer hands messages to it at once, without its goroutine.
+func connSide(c Conn) side {
+	cw := &connWriter{c: c}
+	return side{read: c.ReadMessage, w: cw, try: cw.Write}
+}
+
+// agentSide is the agent's side: Options.Agent, else Stdin and Stdout.
+func agentSide(opts Options) side {
+	if opts.Agent != nil {
+		return connSide(opts.Agent)
+	}
+	return pipeSide(opts.Stdin, opts.Stdout, nil)
+}
 
 // lineReader returns the next newline-delimited message of r.
 func lineReader(r io.Reader) func() ([]byte, error) {

@@ -3,6 +3,12 @@
 // process on stdio). The behaviour users see is stated in docs/behaviour.md
 // §2 and §13; this comment says how the package implements it.
 //
+// Structure: a session only wires parts with one job each — the table of
+// open requests (requests.go), the tool catalog (catalog.go), the
+// lifecycle events (lifecycle.go), the held-back agent writes (hold.go),
+// the writers (upwriter.go, writer.go) and the transport seam (conn.go) —
+// to the flows of messages (agent.go, upstream.go, calls.go, startup.go).
+//
 // Transports: either side may instead be a Conn (Options.Agent,
 // Options.UpstreamConn) that reads and writes whole messages — an MCP
 // session of Streamable HTTP (packages httpagent and httpupstream). The

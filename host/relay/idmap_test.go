@@ -61,6 +61,10 @@ func TestRelayCancellationNamesTheUpstreamID(t *testing.T) {
 		a := startRelay(t, up, nil)
 		a.initialize()                                                                                               // upstream id 1
 		a.send(`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"create_booking","arguments":{}}}`) // upstream id 2
+		// The call reaches the upstream (which does not answer it) before the
+		// cancellations are read: one of a call still in the pipeline is not
+		// forwarded.
+		synctest.Wait()
 		a.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nope"}}`)
 		a.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
 		a.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"x","RequestId":2}}`)

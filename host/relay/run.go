@@ -39,30 +39,25 @@ func Run(ctx context.Context, opts Options) error {
 		defer releaseIn()
 		opts.Stdin = in
 	}
-	s, err := newSession(ctx, opts)
+	agent := agentSide(opts)
+	s, err := newSession(ctx, opts, agent.w)
 	if err != nil {
 		return fmt.Errorf("relay: %w", err)
 	}
 	var stop func()
+	var up side
 	if c := opts.UpstreamConn; c != nil {
 		// A message-level upstream (HTTP): no process, stderr or exit to
 		// watch; its end is the end of its messages.
-		s.upR = connReader(c)
-		// A Conn's WriteMessage does not wait for the peer: the writer
-		// hands messages to it at once, without its goroutine.
-		cw := &connWriter{c: c}
-		s.upW = newUpWriter(cw, cw.Write, func(error) { s.markUpstreamGone() })
-		go s.readUpstream()
+		up = connSide(c)
 		stop = func() { _ = c.Close() }
 	} else if opts.Upstream != nil {
 		// In-process upstream: no process, stderr or exit to watch.
-		s.upR = lineReader(opts.Upstream)
 		var try func([]byte) (int, error)
 		if t, ok := opts.Upstream.(interface{ TryWrite([]byte) (int, error) }); ok {
 			try = t.TryWrite
 		}
-		s.upW = newUpWriter(opts.Upstream, try, func(error) { s.markUpstreamGone() })
-		go s.readUpstream()
+		up = pipeSide(opts.Upstream, opts.Upstream, try)
 		stop = func() { _ = opts.Upstream.Close() }
 	} else {
 		p, err := proc.Start(proc.Spec{
@@ -76,11 +71,7 @@ func Run(ctx context.Context, opts Options) error {
 			return fmt.Errorf("%w: %w", ErrStartFailed, err)
 		}
 		s.proc = p
-		s.upR = lineReader(p.Stdout())
-		s.upW = newUpWriter(p.Stdin(), fdio.TryWriter(p.Stdin()), func(error) { s.markUpstreamGone() })
-		go s.readUpstream()
-		go s.copyStderr()
-		go s.watchExit()
+		up = pipeSide(p.Stdout(), p.Stdin(), fdio.TryWriter(p.Stdin()))
 		stop = func() {
 			exited := false
 			select {
@@ -88,22 +79,26 @@ func Run(ctx context.Context, opts Options) error {
 				exited = true
 			default:
 			}
-			s.goneAtStop.Store(exited || s.upstreamGone())
+			s.life.goneAtStop.Store(exited || s.life.isUpstreamGone())
 			p.Stop(opts.StopGrace)
 			// A crash report in progress is printed before Run returns.
 			select {
-			case <-s.exitWatched:
+			case <-s.life.exitReported():
 			case <-time.After(exitDrain + stderrDrain + opts.StopGrace):
 			}
 		}
 	}
 
-	agentDone := make(chan error, 1)
-	readAgent := lineReader(opts.Stdin)
-	if opts.Agent != nil {
-		readAgent = connReader(opts.Agent)
+	s.upR = up.read
+	s.upW = newUpWriter(up.w, up.try, func(error) { s.markUpstreamGone() })
+	go s.readUpstream()
+	if s.proc != nil {
+		go s.copyStderr()
+		go s.watchExit()
 	}
-	go s.agentWorker(readAgent, agentDone)
+
+	agentDone := make(chan error, 1)
+	go s.agentWorker(agent.read, agentDone)
 
 	var result error
 	select {
@@ -112,16 +107,16 @@ func Run(ctx context.Context, opts Options) error {
 			s.log.Printf("reading from the agent failed: %v; stopping", err)
 		}
 	case <-ctx.Done():
-	case <-s.agentGone:
+	case <-s.life.agentStopped():
 		s.log.Printf("the agent stopped reading (broken pipe); stopping")
 		result = ErrAgentGone
-	case <-s.startFailed:
+	case <-s.life.startFailure():
 		result = ErrStartFailed
 	}
 	if result == nil {
 		// Answers to requests still open reach the agent as they would
 		// without the proxy (bounded by the grace).
-		s.waitIdle(opts.StopGrace)
+		s.reqs.waitIdle(opts.StopGrace)
 	}
 	if result != ErrStartFailed && opts.OnSessionEnd != nil {
 		opts.OnSessionEnd(context.WithoutCancel(ctx))
@@ -143,10 +138,10 @@ func (s *session) finish(drain bool) {
 	grace := s.opts.StopGrace
 	if drain {
 		select {
-		case <-s.upReaderDone:
+		case <-s.life.upstreamReaderDone():
 		case <-time.After(grace):
 		}
-		s.waitIdle(grace)
+		s.reqs.waitIdle(grace)
 	}
 	if s.proc != nil {
 		s.proc.Close()

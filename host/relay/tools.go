@@ -1,43 +1,13 @@
 package relay
 
+// The bytes of tool listings: reading a tools/list result and adding the
+// extra tools or the tools capability without changing any other byte.
+
 import (
 	"encoding/json"
 
-	"github.com/cuonztech/agent-harness/builtin/classify"
 	"github.com/cuonztech/agent-harness/internal/wire"
 )
-
-// toolSet is the learned upstream tool list, replaced as a whole.
-type toolSet struct {
-	order   []ToolInfo
-	listing *classify.Listing
-}
-
-func newToolSet(infos []ToolInfo) *toolSet {
-	return &toolSet{order: infos, listing: classify.NewListing(infos)}
-}
-
-// lookup returns the tool's entry; a tool the upstream did not list is
-// classify.Unknown.
-func (ts *toolSet) lookup(name string) ToolInfo {
-	return ts.listing.Lookup(name)
-}
-
-// has reports whether the upstream listed the tool.
-func (ts *toolSet) has(name string) bool {
-	return ts.listing.Lookup(name).Class != classify.Unknown
-}
-
-// classifyTool classifies one raw tool object as the upstream sent it
-// (classify.EntryOf, which the offline judge uses too); the entry keeps a
-// copy of the raw definition for the trace.
-func (s *session) classifyTool(raw []byte) (ToolInfo, bool) {
-	e, ok := classify.EntryOf(raw, s.opts.Classify, s.opts.KeyField)
-	if ok {
-		e.OutputSchema = hasOutputSchema(raw)
-	}
-	return e, ok
-}
 
 // hasOutputSchema reports whether a raw tool object declares an
 // outputSchema (present and not null).
@@ -115,4 +85,49 @@ func appendTools(line []byte, resultStart int, page toolsPage, extras []json.Raw
 		out = append(out, e...)
 	}
 	return append(out, line[at:]...)
+}
+
+// hasToolsCapability reports whether an initialize or server/discover
+// result announces tools.
+func hasToolsCapability(result []byte) bool {
+	if caps, _, ok := wire.Lookup(result, "capabilities"); ok {
+		if t, _, ok := wire.Lookup(caps, "tools"); ok && !wire.IsNull(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// addToolsCapability adds "tools":{} to the capabilities of an initialize
+// result that has none, leaving every other byte as it was.
+func addToolsCapability(line []byte, env wire.Envelope) []byte {
+	res := env.Result
+	at := -1
+	insert := ""
+	if caps, capsStart, ok := wire.Lookup(res, "capabilities"); ok && len(caps) > 0 && caps[0] == '{' {
+		at = env.ResultStart + capsStart + 1
+		insert = `"tools":{}`
+		if !isEmptyObject(caps) {
+			insert += ","
+		}
+	} else if !ok && len(res) > 0 && res[0] == '{' {
+		at = env.ResultStart + 1
+		insert = `"capabilities":{"tools":{}}`
+		if !isEmptyObject(res) {
+			insert += ","
+		}
+	}
+	if at < 0 {
+		return line
+	}
+	out := make([]byte, 0, len(line)+len(insert))
+	out = append(out, line[:at]...)
+	out = append(out, insert...)
+	return append(out, line[at:]...)
+}
+
+func isEmptyObject(obj []byte) bool {
+	n := 0
+	_, _ = wire.Members(obj, func(wire.Member) bool { n++; return false })
+	return n == 0
 }

@@ -25,7 +25,7 @@ const (
 
 // readUpstream dispatches every message the upstream writes to its stdout.
 func (s *session) readUpstream() {
-	defer close(s.upReaderDone)
+	defer s.life.markUpstreamReaderDone()
 	for {
 		line, err := s.upR()
 		if len(line) > 0 {
@@ -59,17 +59,8 @@ func (s *session) fromUpstream(line []byte) {
 		s.upstreamResponse(line, env)
 		return
 	}
-	if env.Method == methodToolsListChanged && s.initialized.Load() && s.upHasTools.Load() {
-		s.mu.Lock()
-		start := !s.relistQueued
-		if start {
-			s.relistQueued = true
-			s.relisting++
-		}
-		s.mu.Unlock()
-		if start {
-			go s.relist()
-		}
+	if env.Method == methodToolsListChanged {
+		s.cat.listChanged()
 	}
 	s.toAgent(line)
 }
@@ -80,16 +71,7 @@ func (s *session) fromUpstream(line []byte) {
 // the proxy gave up on, an invented id — is dropped with a warning, never
 // forwarded or judged: the agent may have reused its id meanwhile.
 func (s *session) upstreamResponse(line []byte, env wire.Envelope) {
-	key := wire.IDKey(env.ID)
-	s.mu.Lock()
-	p := s.pending[key]
-	var kind pendingKind
-	if p != nil {
-		s.removeLocked(key, p)
-		kind = p.kind
-		s.noteIdleLocked()
-	}
-	s.mu.Unlock()
+	p, kind := s.reqs.take(wire.IDKey(env.ID))
 	if p == nil {
 		s.log.Printf("WARNING: the upstream sent a response to a request that is not open (id %s); it was dropped", shortID(env.ID))
 		return
@@ -101,16 +83,14 @@ func (s *session) upstreamResponse(line []byte, env wire.Envelope) {
 	m := upMsg{line: line, env: env, agentID: p.agentID}
 	switch kind {
 	case kindPlain:
-		s.toAgentMsg(m.message())
+		s.hold.write(m.message())
 	case kindList:
-		line, env = m.withAgentID()
-		s.answerToolsList(line, env)
+		s.toAgent(s.cat.toolsListAnswer(m.withAgentID()))
 	case kindHandshake:
-		line, env = m.withAgentID()
-		s.toAgent(s.withToolsCapability(line, env))
+		s.toAgent(s.cat.withToolsCapability(m.withAgentID()))
 	case kindWait:
 		if p.hold {
-			s.startHolding()
+			s.hold.start()
 		}
 		p.ch <- m
 	}
@@ -151,23 +131,13 @@ func (m upMsg) withAgentID() ([]byte, wire.Envelope) {
 	return line, m.env
 }
 
-// markUpstreamGone switches to UPSTREAM_UNAVAILABLE: waiters see upGone, and
-// the agent's other requests still waiting for an answer get an error.
+// markUpstreamGone switches to UPSTREAM_UNAVAILABLE: waiters see the
+// upstream gone, and the agent's other requests still waiting for an
+// answer get an error.
 func (s *session) markUpstreamGone() {
-	s.upGoneOnce.Do(func() {
-		close(s.upGone)
-		var answers [][]byte
-		s.mu.Lock()
-		for key, p := range s.pending {
-			if p.kind == kindPlain || p.kind == kindList || p.kind == kindHandshake {
-				answers = append(answers, errorLine(p.agentID, &RPCError{Code: codeUpstreamGone, Message: textUpstreamDiedInRequest}))
-				s.removeLocked(key, p)
-			}
-		}
-		s.noteIdleLocked()
-		s.mu.Unlock()
-		for _, a := range answers {
-			s.toAgent(a)
+	s.life.markUpstreamGone(func() {
+		for _, id := range s.reqs.takeForwarded() {
+			s.toAgent(errorLine(id, &RPCError{Code: codeUpstreamGone, Message: textUpstreamDiedInRequest}))
 		}
 	})
 }
@@ -185,30 +155,30 @@ var testHookWatchExit func(*session)
 // this goroutine sees first: on a loaded machine the reaping of a crashed
 // upstream can come after the agent's EOF made the proxy stop it.
 func (s *session) watchExit() {
-	defer close(s.exitWatched)
+	defer s.life.markExitReported()
 	if testHookWatchExit != nil {
 		testHookWatchExit(s)
 	}
 	<-s.proc.Done()
 	select {
-	case <-s.upReaderDone:
+	case <-s.life.upstreamReaderDone():
 	case <-time.After(exitDrain):
 	}
 	s.markUpstreamGone()
 	select {
 	case <-s.proc.Stopping():
-		if !s.goneAtStop.Load() {
+		if !s.life.goneAtStop.Load() {
 			return
 		}
 	default:
 	}
 	select {
-	case <-s.stderrDone:
+	case <-s.life.upstreamStderrDone():
 	case <-time.After(stderrDrain):
 	}
 	how := s.proc.ExitDescription()
 	var lines []string
-	if s.initialized.Load() {
+	if s.cat.started() {
 		lines = append(lines, fmt.Sprintf("the upstream MCP server exited unexpectedly (%s); later tool calls get UPSTREAM_UNAVAILABLE", how))
 	} else {
 		lines = append(lines, fmt.Sprintf("the upstream MCP server exited before the session started (%s)", how))
@@ -222,15 +192,15 @@ func (s *session) watchExit() {
 		lines = append(lines, "the upstream wrote nothing to stderr")
 	}
 	s.log.Lines(lines...)
-	if !s.initialized.Load() {
-		s.startFailOnce.Do(func() { close(s.startFailed) })
+	if !s.cat.started() {
+		s.life.markStartFailed()
 	}
 }
 
 // copyStderr copies the upstream's stderr to ours, each line prefixed
 // "[agent-harness] upstream: ", and keeps its tail for crash reports.
 func (s *session) copyStderr() {
-	defer close(s.stderrDone)
+	defer s.life.markStderrDone()
 	br := bufio.NewReaderSize(s.proc.Stderr(), 16<<10)
 	for {
 		chunk, err := br.ReadSlice('\n')
@@ -249,19 +219,11 @@ func (s *session) copyStderr() {
 // for its answer. Its id is a string "agent-harness/N", apart from the
 // numeric ids of the agent's forwarded requests (see doc.go).
 func (s *session) ownRequest(method string, params []byte) (upMsg, error) {
-	if s.upstreamGone() {
+	if s.life.isUpstreamGone() {
 		return upMsg{}, ErrUpstreamUnavailable
 	}
 	p := &pending{kind: kindWait, ch: make(chan upMsg, 1)}
-	var id []byte
-	var key string
-	for {
-		id = []byte(strconv.Quote("agent-harness/" + strconv.FormatInt(s.ownSeq.Add(1), 10)))
-		key = wire.IDKey(id)
-		if s.register(key, p) {
-			break
-		}
-	}
+	id, key := s.reqs.registerOwn(p)
 	msg := make([]byte, 0, 80+len(method)+len(params))
 	msg = append(msg, `{"jsonrpc":"2.0","id":`...)
 	msg = append(msg, id...)
@@ -273,24 +235,24 @@ func (s *session) ownRequest(method string, params []byte) (upMsg, error) {
 	timer := time.NewTimer(s.opts.CallTimeout)
 	tk, err := s.upW.send(whole(msg))
 	if err != nil {
-		s.unregister(key, p)
+		s.reqs.unregister(key, p)
 		return upMsg{}, ErrUpstreamUnavailable
 	}
 	defer timer.Stop()
 	select {
 	case m := <-p.ch:
 		return m, nil
-	case <-s.upGone:
+	case <-s.life.upstreamGone():
 		select {
 		case m := <-p.ch:
 			return m, nil
 		default:
 		}
-		s.unregister(key, p)
+		s.reqs.unregister(key, p)
 		return upMsg{}, ErrUpstreamUnavailable
 	case <-timer.C:
 		s.upW.withdraw(tk)
-		s.abandon(key, p)
+		s.reqs.abandon(key, p)
 		return upMsg{}, ErrNoAnswer
 	}
 }
