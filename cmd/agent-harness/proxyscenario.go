@@ -47,6 +47,10 @@ type scenario struct {
 	stop      context.CancelFunc
 	fatalMu   sync.Mutex
 	fatalErr  error
+	// halt is closed by fatal: no further message reaches the agent
+	// (relay.Options.Halt).
+	halt     chan struct{}
+	haltOnce sync.Once
 }
 
 // newScenario builds the fault (a usageError for a bad one), the trace
@@ -80,7 +84,7 @@ func newScenario(o proxyOptions, report pipeline.ReportWriter, ex scenarioExtras
 		Start:           start,
 		RedactArguments: o.RedactArguments,
 	})
-	s := &scenario{stop: stop, trace: tw, sessions: &sessionList{}, httpAgent: o.HTTP.Listen != ""}
+	s := &scenario{stop: stop, trace: tw, sessions: &sessionList{}, httpAgent: o.HTTP.Listen != "", halt: make(chan struct{})}
 	var tracer pipeline.Tracer // a nil interface without --trace
 	if tw != nil {
 		tracer = tw
@@ -186,6 +190,7 @@ func buildFault(o proxyOptions, ex scenarioExtras) (fault.Fault, string, *judge.
 
 // relayOptions fills the relay's hooks for the scenario.
 func (s *scenario) relayOptions(ro *relay.Options) {
+	ro.Halt = s.halt
 	ro.Pipeline = s.pipeline
 	if !s.httpAgent {
 		ro.Session = s.sessions.add("stdio") // with --listen, each MCP session gets its own
@@ -204,12 +209,13 @@ func (s *scenario) relayOptions(ro *relay.Options) {
 }
 
 // fatal is the pipeline's Fatal hook inside a session: it records the
-// error, stops the relay, and never returns, so the agent gets no further
-// answer; the proxy then exits 1 (proxyEnd).
+// error, halts every further message to the agent and stops the relay; the
+// proxy then exits 1 (proxyEnd). The call that failed gets no answer
+// (relay.ErrWithheld).
 func (s *scenario) fatal(err error) {
 	s.setFatal(err)
+	s.haltOnce.Do(func() { close(s.halt) })
 	s.stop()
-	select {}
 }
 
 func (s *scenario) setFatal(err error) {

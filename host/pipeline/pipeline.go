@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"sync"
@@ -94,8 +93,9 @@ type Options struct {
 	// Fatal is called, after that line, from the call that could not
 	// write (before its answer reaches the agent) and from every later
 	// call and tool listing; it should end the process with exit code 1
-	// and not return. nil calls os.Exit(1). When Fatal returns (tests),
-	// the call fails without an answer for the agent. Start,
+	// and make sure no further message reaches the agent (relay.Options.Halt),
+	// then return. nil calls os.Exit(1). The call then fails with
+	// relay.ErrWithheld: the relay sends no answer for it. Start,
 	// StartupFailed, SetToolClassification and OnSessionEnd return the
 	// error instead.
 	Fatal func(err error)
@@ -167,10 +167,6 @@ func (p *Pipeline) Now() time.Time { return p.clock.Now() }
 func (p *Pipeline) OpenSession(id, transport string) {
 	p.apply(judge.Event{Kind: judge.EventSession, Time: p.clock.Now(), Session: id, Transport: transport})
 }
-
-// errBroken answers calls after the report file could not be written
-// (only reached when Options.Fatal returns).
-var errBroken = errors.New("agent-harness stopped: the report file could not be written")
 
 // HandleCall records the call, applies the fault's decision and returns
 // the answer for the agent (relay.Pipeline).
@@ -303,7 +299,7 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.C
 // without an answer if Fatal returns.
 func (p *Pipeline) fatal(err error) (relay.Response, error) {
 	p.opts.Fatal(err)
-	return relay.Response{}, errBroken
+	return relay.Response{}, relay.ErrWithheld
 }
 
 // apply hands ev to the judge and returns the state generation that

@@ -98,8 +98,8 @@ func (s *session) runCall(call *ToolCall, cs *callState, f *forwarder) {
 	defer s.reqs.endCall(f.key)
 	resp, err := s.handle(call, f)
 	if err != nil {
-		if cs.cancelled.Load() {
-			return // the agent cancelled the call and expects no answer
+		if cs.cancelled.Load() || errors.Is(err, ErrWithheld) {
+			return // the agent cancelled the call, or the proxy is stopping
 		}
 		s.answerCall(f.key, whole(resultLine(f.agentID, toolErrorResult(s.errorText(err, f.sent())))))
 		return

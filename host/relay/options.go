@@ -99,6 +99,11 @@ type Options struct {
 	// compares times of one source. Nil: calls are not stamped.
 	Now func() time.Time
 
+	// Halt, when closed, stops every further message to the agent: the
+	// proxy is stopping after a failure the agent must not see answered
+	// (the report file could not be written). Nil: never.
+	Halt <-chan struct{}
+
 	// CallTimeout bounds the wait for each upstream answer (default 60 s).
 	CallTimeout time.Duration
 	// StopGrace is each wait of the shutdown sequence (default 2 s).

@@ -70,6 +70,10 @@ var (
 	ErrNoAnswer = errors.New("no answer from upstream")
 	// ErrUpstreamUnavailable: the upstream process is gone.
 	ErrUpstreamUnavailable = errors.New("upstream unavailable")
+	// ErrWithheld: the proxy is stopping after a failure that must reach
+	// no agent (the report file could not be written); the relay sends no
+	// answer for the call.
+	ErrWithheld = errors.New("answer withheld: the proxy is stopping")
 	// ErrSessionEnded: the proxy is shutting down (agent EOF, a signal); the
 	// call was not forwarded. A pipeline returns it for calls that arrive
 	// after the session's final report was begun.

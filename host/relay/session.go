@@ -69,6 +69,7 @@ func newSession(ctx context.Context, opts Options, agentOut io.Writer) (*session
 	cat.request = s.ownRequest
 	s.cat = cat
 	s.agentW = newLineWriter(agentOut, func(error) { s.life.markAgentGone() })
+	s.agentW.halt = opts.Halt
 	s.hold = &holdBack{w: s.agentW}
 	return s, nil
 }

@@ -114,6 +114,22 @@ type lineWriter struct {
 	err    error
 	onFail func(error)
 	buf    []byte // reused for small messages written in parts
+	// halt, when closed, makes every later write fail without writing
+	// (Options.Halt; the agent's writer only).
+	halt <-chan struct{}
+}
+
+// halted reports whether the writer's halt channel is closed.
+func (lw *lineWriter) halted() bool {
+	if lw.halt == nil {
+		return false
+	}
+	select {
+	case <-lw.halt:
+		return true
+	default:
+		return false
+	}
 }
 
 func newLineWriter(w io.Writer, onFail func(error)) *lineWriter {
@@ -121,6 +137,9 @@ func newLineWriter(w io.Writer, onFail func(error)) *lineWriter {
 }
 
 var newline = []byte{'\n'}
+
+// errWriterHalted: Options.Halt was closed; nothing more reaches the agent.
+var errWriterHalted = errors.New("the proxy is stopping: no further message to the agent")
 
 // write writes one message; a missing trailing newline is added.
 func (lw *lineWriter) write(msg []byte) error {
@@ -133,6 +152,9 @@ func (lw *lineWriter) writeMsg(m message) error {
 	defer func() { <-lw.sem }()
 	if lw.err != nil {
 		return lw.err
+	}
+	if lw.halted() {
+		return errWriterHalted
 	}
 	var err error
 	lw.buf, err = writeMessage(lw.w, m, lw.buf)
@@ -159,6 +181,9 @@ func (lw *lineWriter) writeFault(m message, tf TransportFault) error {
 	defer func() { <-lw.sem }()
 	if lw.err != nil {
 		return lw.err
+	}
+	if lw.halted() {
+		return errWriterHalted
 	}
 	cw.fault = &tf
 	var err error
