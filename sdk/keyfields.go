@@ -9,7 +9,7 @@ import (
 
 // IsKeyField reports whether the top-level argument name is one of the
 // key fields: equal case-insensitively (Unicode simple folding) with '-'
-// and '_' treated alike — the host's rule (SPEC §2.1).
+// and '_' treated alike — the host's rule (behaviour §4.1).
 func IsKeyField(name string, keyFields []string) bool {
 	name = strings.ReplaceAll(name, "-", "_")
 	for _, k := range keyFields {

@@ -145,7 +145,7 @@ func TestCanonicalLargeArgument(t *testing.T) {
 	}
 }
 
-// TestCanonicalStringIdentity: SPEC §2.1, strings compare by their exact
+// TestCanonicalStringIdentity: behaviour §4.1, strings compare by their exact
 // code units: a lone surrogate, an invalid UTF-8 byte and U+FFFD are three
 // different strings, and none of them is rejected.
 func TestCanonicalStringIdentity(t *testing.T) {

@@ -170,7 +170,7 @@ func units(lit []byte) []int32 {
 	return out
 }
 
-// FuzzStringIdentity checks SPEC §2.1 for strings: two strings have the
+// FuzzStringIdentity checks behaviour §4.1 for strings: two strings have the
 // same canonical form exactly when their units (scalar values, lone
 // surrogates, invalid bytes) are equal.
 func FuzzStringIdentity(f *testing.F) {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 )
 
-// Op is the identity of one write call (SPEC §2.1).
+// Op is the identity of one write call (behaviour §4.1).
 type Op struct {
 	// Key is the operation key: hex SHA-256 of tool + "\x00" + Canonical.
 	Key string

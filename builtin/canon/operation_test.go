@@ -120,7 +120,7 @@ func TestKeyFields(t *testing.T) {
 	}
 }
 
-// TestOperationCaseClash: SPEC §2.1 compares member names exactly, but an
+// TestOperationCaseClash: behaviour §4.1 compares member names exactly, but an
 // upstream may not (Go's encoding/json matches them case-insensitively), so
 // Operation reports member names that differ only in letter case.
 func TestOperationCaseClash(t *testing.T) {

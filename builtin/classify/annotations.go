@@ -4,7 +4,7 @@ import "encoding/json"
 
 // Annotations is the stage that reads the MCP tool annotations the upstream
 // sent. Only JSON booleans count; an absent hint (or one of another type) is
-// not the same as false and gives no opinion (SPEC §4.2):
+// not the same as false and gives no opinion (behaviour §2.2):
 //
 //   - readOnlyHint: true → read ("annotation readOnlyHint=true")
 //   - readOnlyHint: false → write ("annotation readOnlyHint=false")
@@ -16,7 +16,7 @@ import "encoding/json"
 // readOnlyHint: true together with destructiveHint: true contradict each
 // other; the stage answers write, the direction that cannot hide a double
 // execution. idempotentHint and openWorldHint give no class: an idempotent
-// tool is still a write (the Chain reads idempotentHint for SPEC §11.2).
+// tool is still a write (the Chain reads idempotentHint for behaviour §4.8).
 type Annotations struct{}
 
 // hints are the annotation fields the stage looks at; nil means absent or not

@@ -21,14 +21,14 @@ type ChainOptions struct {
 	// opinion decides.
 	Plugins []Classifier
 	// IdempotentTools are the --idempotent-tools globs: a write tool that
-	// matches one is idempotent (SPEC §11.2).
+	// matches one is idempotent (behaviour §4.8).
 	IdempotentTools []string
 	// IgnoreIdempotentHint makes the idempotentHint annotation count for
 	// nothing (--ignore-idempotent-hint); IdempotentTools still apply.
 	IgnoreIdempotentHint bool
 }
 
-// Chain classifies tools with the stages of SPEC §4.2 in priority order:
+// Chain classifies tools with the stages of behaviour §2.2 in priority order:
 // explicit globs, plugins, MCP annotations, name patterns; a tool none of
 // them decides is Unclassified. A Chain is safe for concurrent use.
 //
@@ -89,7 +89,7 @@ func (c *Chain) Classify(t Tool) Result {
 	return e.r
 }
 
-// withIdempotency marks a write tool idempotent (SPEC §11.2) when it
+// withIdempotency marks a write tool idempotent (behaviour §4.8) when it
 // matches an --idempotent-tools glob or, unless the hint is ignored, its
 // annotations say idempotentHint: true; the reason then says why. Reads
 // and unclassified tools are never idempotent: only writes are faulted

@@ -26,7 +26,7 @@ func (panicker) Classify(Tool) (Result, bool) { panic("plugin bug") }
 
 func ann(s string) json.RawMessage { return json.RawMessage(s) }
 
-// TestChainRules has one case per classification rule of SPEC §4.2, named
+// TestChainRules has one case per classification rule of behaviour §2.2, named
 // after the rule.
 func TestChainRules(t *testing.T) {
 	pluginWrite := &stub{r: Result{Class: Write, Reason: "plugin test: ledger writes"}, ok: true}
@@ -227,7 +227,7 @@ func TestDefaultWritePatternsMatchSpec(t *testing.T) {
 		"delete_* confirm_* place_* add_* register_* schedule_* transfer_* refund_* reserve_* issue_* " +
 		"remove_* withdraw_* deposit_* purchase_* approve_*]"
 	if got := fmt.Sprint(DefaultWritePatterns()); got != want {
-		t.Errorf("DefaultWritePatterns() = %s\nwant (SPEC §4.2)   %s", got, want)
+		t.Errorf("DefaultWritePatterns() = %s\nwant (behaviour §2.2)   %s", got, want)
 	}
 	wantRead := "[get list read search find fetch query check lookup describe show view count]"
 	if got := fmt.Sprint(ReadPrefixes()); got != wantRead {

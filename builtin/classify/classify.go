@@ -1,5 +1,5 @@
 // Package classify decides whether an upstream tool is a read, a write, or
-// unclassified (SPEC §4.2). Classification happens once per tool definition at
+// unclassified (behaviour §2.2). Classification happens once per tool definition at
 // startup; the result decides which calls a scenario may fire on and which
 // calls the judge looks at.
 package classify
@@ -36,7 +36,7 @@ type Result struct {
 	Class  Class  `json:"class"`
 	Reason string `json:"reason"`
 	// Idempotent is set by the Chain on write tools that are idempotent
-	// (SPEC §11.2); stages leave it false, the Chain decides it.
+	// (behaviour §4.8); stages leave it false, the Chain decides it.
 	Idempotent bool `json:"idempotent,omitempty"`
 }
 

@@ -4,7 +4,7 @@ import "strings"
 
 // Glob is a compiled tool-name pattern in which `*` matches any run of bytes
 // (also none) and every other byte matches itself, case-sensitively. There is
-// no escape and no other metacharacter (SPEC §4.2).
+// no escape and no other metacharacter (behaviour §2.2).
 //
 // Matching never uses regular expressions and never backtracks: the pattern is
 // split on `*` into literal segments; the first must be a prefix of the name,

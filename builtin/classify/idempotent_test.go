@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestIdempotency has one case per rule of SPEC §11.2: a write tool is
+// TestIdempotency has one case per rule of behaviour §4.8: a write tool is
 // idempotent by idempotentHint: true or an --idempotent-tools glob;
 // --ignore-idempotent-hint drops the hint, not the globs.
 func TestIdempotency(t *testing.T) {

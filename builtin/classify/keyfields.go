@@ -11,7 +11,7 @@ import (
 // order the schema lists them, each once. Pass canon.KeyFields.Match as
 // match. A schema that is absent, not valid JSON, not an object, or without a
 // `properties` object has no key fields (nil). Nested properties never count
-// (SPEC §2.1: key fields are top-level arguments).
+// (behaviour §4.1: key fields are top-level arguments).
 func KeyFieldsOf(inputSchema json.RawMessage, match func(string) bool) []string {
 	if len(inputSchema) == 0 || match == nil {
 		return nil

@@ -7,8 +7,8 @@ import (
 
 // Entry is one listed tool with its classification and its key fields, as
 // the startup table shows it and as the report file's `toolClassification`
-// holds it (SPEC §6): {"name","class","reason","keyFields":[...]}, with
-// "idempotent": true added for idempotent write tools (SPEC §11.2).
+// holds it (behaviour §5): {"name","class","reason","keyFields":[...]}, with
+// "idempotent": true added for idempotent write tools (behaviour §4.8).
 type Entry struct {
 	Name      string   `json:"name"`
 	Class     Class    `json:"class"`
@@ -19,11 +19,11 @@ type Entry struct {
 	// and repeats of its operations are no violation.
 	Idempotent bool `json:"idempotent,omitempty"`
 	// OutputSchema is true when the tool's definition declares an
-	// outputSchema (clients then validate its results, SPEC §11.1). Not
+	// outputSchema (clients then validate its results, behaviour §3.3). Not
 	// part of the report.
 	OutputSchema bool `json:"-"`
 	// Definition is the raw tool object as the upstream listed it (kept for
-	// the trace, SPEC §13); never part of the JSON encoding.
+	// the trace, behaviour §7); never part of the JSON encoding.
 	Definition json.RawMessage `json:"-"`
 }
 
@@ -54,7 +54,7 @@ func (c *Chain) Entries(tools []Tool, keyMatch func(string) bool) []Entry {
 const notListedReason = "not in the upstream's tool list"
 
 // NotListed is the result for a call to a tool the upstream did not list: it
-// is Unknown, whatever its name or a --write-tools glob say (SPEC §4.2). Such
+// is Unknown, whatever its name or a --write-tools glob say (behaviour §2.2). Such
 // tools are never passed to a Chain; the relay answers them with this.
 func NotListed() Result {
 	return Result{Class: Unknown, Reason: notListedReason}

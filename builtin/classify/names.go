@@ -2,7 +2,7 @@ package classify
 
 import "strings"
 
-// defaultWriteVerbs are the default write patterns of SPEC §4.2 without their
+// defaultWriteVerbs are the default write patterns of behaviour §2.2 without their
 // `_*`: `create` stands for the glob `create_*` and its other spellings
 // (see Names). `write` is special: its pattern is `write*`, which already
 // covers `write`, `write_file` and `writeFile`. --write-tools replaces the
@@ -14,7 +14,7 @@ var defaultWriteVerbs = []string{
 	"deposit", "purchase", "approve",
 }
 
-// readVerbs are the read prefixes of SPEC §4.2. A name is a read when it is
+// readVerbs are the read prefixes of behaviour §2.2. A name is a read when it is
 // the verb alone (`list`, `List`) or the verb followed by a word boundary
 // (`get_booking`, `getBooking`, `GetBooking`, `get-booking`). `getaway` is
 // not a read.
@@ -23,7 +23,7 @@ var readVerbs = []string{
 	"lookup", "describe", "show", "view", "count",
 }
 
-// Names is the last opinionated stage: name patterns (SPEC §4.2, §11.3).
+// Names is the last opinionated stage: name patterns (behaviour §2.2, §11.3).
 // Write patterns are tried first, so a name matching both
 // (`update_status_view`) is a write.
 //
@@ -135,7 +135,7 @@ func verbFirst(s, verb string, bare bool) bool {
 	return c == '_' || c == '-' || 'A' <= c && c <= 'Z'
 }
 
-// DefaultWritePatterns returns the default write patterns as SPEC §4.2 writes
+// DefaultWritePatterns returns the default write patterns as behaviour §2.2 writes
 // them (`write*`, `create_*`, …), for usage texts. Each `verb_*` also matches
 // its other spellings (camelCase, PascalCase, kebab-case, namespaced).
 func DefaultWritePatterns() []string {

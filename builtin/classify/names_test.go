@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// oldNames is the name-pattern stage as it was before SPEC §11.3 (snake_case
+// oldNames is the name-pattern stage as it was before behaviour §2.2 (snake_case
 // and camelCase only, whole name), kept as the oracle of FuzzNamesAgainstOld.
 func oldNames(name string) (Class, bool) {
 	for _, v := range defaultWriteVerbs {

@@ -11,7 +11,7 @@ import (
 // logPrefix starts every stderr line of the program.
 const logPrefix = "[agent-harness] "
 
-// Table renders the startup listing of SPEC §4.2 for the entries, in their
+// Table renders the startup listing of behaviour §2.2 for the entries, in their
 // order, one fact per line, each line starting with "[agent-harness] ":
 //
 //	[agent-harness] Upstream tools (2):

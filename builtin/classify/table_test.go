@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// specTools are the four tools of the SPEC §4.2 sample.
+// specTools are the four tools of the behaviour §2.2 sample.
 var specTools = []Tool{
 	{Name: "create_booking", InputSchema: json.RawMessage(`{"type":"object","properties":{"date":{},"idempotency_key":{}}}`)},
 	{Name: "get_booking"},

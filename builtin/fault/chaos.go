@@ -10,7 +10,7 @@ import (
 // Chaos is --mode chaos: every read and write call, idempotent writes
 // included, fails with the generic server error with probability ErrorRate
 // and is not forwarded (no ghost writes). Calls of unclassified tools and of tools the upstream did not
-// list are never faulted, like for every scenario (SPEC §4.2).
+// list are never faulted, like for every scenario (behaviour §2.2).
 //
 // The draw for a call depends only on the seed and the call's ID: a PCG
 // generator seeded with (seed, mixed call ID) yields one number. So the same

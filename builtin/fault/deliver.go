@@ -20,7 +20,7 @@ const (
 )
 
 // MetaRetryAfter is the _meta key of the F2 retry_after (seconds) when the
-// result cannot carry structuredContent (SPEC §11.1).
+// result cannot carry structuredContent (behaviour §3.3).
 const MetaRetryAfter = "agent-harness/retryAfter"
 
 // hasVersion reports whether the call's protocol version is min or later.
@@ -63,7 +63,7 @@ func (c Call) validatesOutput() bool {
 // Deliver returns result as the agent must receive it for call c: a
 // well-formed CallToolResult of c's protocol version that a client
 // validating it (the TypeScript SDK's Client, the go-sdk client) accepts
-// as a tool result, never turns into an exception (SPEC §11.1).
+// as a tool result, never turns into an exception (behaviour §3.3).
 //
 //   - content is required, with at least one item; each item is rebuilt
 //     from the members the host checked (text; image and audio: base64

@@ -18,7 +18,7 @@ var (
 
 const rateLimit60 = `{"content":[{"type":"text","text":"Error: HTTP 429 Too Many Requests: rate limit exceeded. Retry after 60 seconds."}],"isError":true,"_meta":{"agent-harness/retryAfter":60}}`
 
-// TestF2WithoutStructuredContent: SPEC §11.1 — for a tool that declares
+// TestF2WithoutStructuredContent: behaviour §3.3 — for a tool that declares
 // an outputSchema (and for a session whose version predates
 // structuredContent) the 429 carries no structuredContent; retry_after is
 // in the text and in _meta.

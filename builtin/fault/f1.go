@@ -5,7 +5,7 @@ import "encoding/json"
 // GhostWrite is F1: the first write is forwarded and really executes, but
 // the agent only gets a timeout. When the upstream rejects that write
 // (isError) or gives no answer, the agent gets the real answer and the
-// scenario re-arms for the next write (SPEC §3).
+// scenario re-arms for the next write (behaviour §3).
 type GhostWrite struct {
 	first  firstWrite
 	result json.RawMessage

@@ -1,6 +1,6 @@
 // Package fault holds the fault interface every scenario implements — the
 // built-in F1–F5 and chaos here, WASM fault plugins in host — and the
-// built-in implementations (SPEC §3).
+// built-in implementations (behaviour §3).
 package fault
 
 import (
@@ -19,7 +19,7 @@ type Call struct {
 	// Class is the tool's class; Unknown when the upstream did not list it.
 	Class classify.Class
 	// Idempotent: a write tool whose repeats have no additional effect
-	// (SPEC §11.2). Scenarios fire only on writes that are not idempotent;
+	// (behaviour §4.8). Scenarios fire only on writes that are not idempotent;
 	// chaos hits every read and write.
 	Idempotent bool
 	// Arguments is the raw JSON of params.arguments (nil when absent).
@@ -28,7 +28,7 @@ type Call struct {
 	Time time.Time
 	// OutputSchema is true when the tool's listing declares an
 	// outputSchema: clients then validate the results of its calls
-	// (SPEC §11.1, see Deliver).
+	// (behaviour §3.3, see Deliver).
 	OutputSchema bool
 	// ProtocolVersion is the MCP protocol version of the session (or of
 	// the request, for stateless SEP-2575 clients); empty when unknown.

@@ -64,7 +64,7 @@ func TestRetryAfterInAction(t *testing.T) {
 	}
 }
 
-// TestFiresOnFirstWriteOnly: SPEC §3 — scenarios fire on the agent's write
+// TestFiresOnFirstWriteOnly: behaviour §3 — scenarios fire on the agent's write
 // calls, never on reads, unclassified or unlisted tools, and those calls
 // leave the scenario armed.
 func TestFiresOnFirstWriteOnly(t *testing.T) {
@@ -115,7 +115,7 @@ func TestF1Settle(t *testing.T) {
 }
 
 // TestF1PendingClaimBlocksOthers: while F1's write is in flight, a second
-// write is not "the first" (SPEC §3: exactly one of two concurrent writes).
+// write is not "the first" (behaviour §3: exactly one of two concurrent writes).
 func TestF1PendingClaimBlocksOthers(t *testing.T) {
 	f := NewGhostWrite()
 	a := f.Decide(call(1, classify.Write))

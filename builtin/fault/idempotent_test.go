@@ -13,7 +13,7 @@ func idempotentWrite(id int64) Call {
 }
 
 // TestScenariosSkipIdempotentWrites: F1–F5 fire on the first write that is
-// not idempotent (SPEC §11.2); idempotent writes before it pass unchanged
+// not idempotent (behaviour §4.8); idempotent writes before it pass unchanged
 // and leave the scenario armed.
 func TestScenariosSkipIdempotentWrites(t *testing.T) {
 	for _, name := range []string{"F1", "F2", "F3", "F4", "F5"} {
@@ -31,7 +31,7 @@ func TestScenariosSkipIdempotentWrites(t *testing.T) {
 	}
 }
 
-// TestChaosHitsIdempotentWrites: chaos hits every read and write (SPEC §3),
+// TestChaosHitsIdempotentWrites: chaos hits every read and write (behaviour §3),
 // idempotent ones too.
 func TestChaosHitsIdempotentWrites(t *testing.T) {
 	f := mustNew(t, "chaos", Options{Seed: 1, ErrorRate: 1})

@@ -25,8 +25,8 @@ const (
 	consumed
 )
 
-// claim reports whether c is the first write that is not idempotent (SPEC
-// §11.2: repeating an idempotent write is correct, so faulting it tests
+// claim reports whether c is the first write that is not idempotent (behaviour
+// §4.8: repeating an idempotent write is correct, so faulting it tests
 // nothing). With settle false the scenario is consumed at once; with settle
 // true it stays pending until release.
 func (f *firstWrite) claim(c Call, settle bool) bool {

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// The fixed texts of the injected answers (SPEC §3; documented in the README).
+// The fixed texts of the injected answers (behaviour §3; documented in the README).
 const (
 	// TimeoutText is what the agent sees for an F1 ghost write.
 	TimeoutText = "Error: the request timed out before the server answered (timeout after 30000 ms). The outcome is unknown."
@@ -67,7 +67,7 @@ func RateLimitResult(retryAfter time.Duration) json.RawMessage {
 
 // RateLimitMetaResult returns the F2 answer for a call whose result cannot
 // carry structuredContent (the tool declares an outputSchema, or the
-// protocol version predates structuredContent; SPEC §11.1): the same text,
+// protocol version predates structuredContent; behaviour §3.3): the same text,
 // and retry_after in the result's _meta as {"agent-harness/retryAfter":N},
 // which clients do not validate.
 func RateLimitMetaResult(retryAfter time.Duration) json.RawMessage {

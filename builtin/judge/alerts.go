@@ -3,7 +3,7 @@ package judge
 // Alert is a violation at the moment it appeared: an operation that was
 // just executed a second time (DUPLICATE_EXECUTION) or just re-sent before
 // a 429's retry_after (RETRY_AFTER_VIOLATED). The proxy prints one line per
-// alert while the session runs (SPEC §11.4); the report's violations stay
+// alert while the session runs (behaviour §2.8); the report's violations stay
 // the complete, final account.
 type Alert struct {
 	// Type is "DUPLICATE_EXECUTION" or "RETRY_AFTER_VIOLATED".

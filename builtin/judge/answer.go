@@ -37,9 +37,9 @@ func (j *Judge) onAnswer(ev Event) {
 	j.writeAnswer(pc.att, ev, late)
 }
 
-// writeAnswer settles a write attempt (SPEC §2.2). A late answer to an
+// writeAnswer settles a write attempt (behaviour §4.2). A late answer to an
 // attempt the session end had made unknown replaces that unknown outcome
-// (SPEC §2.5: a call answered within the grace period counts normally).
+// (behaviour §4.5: a call answered within the grace period counts normally).
 func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
 	op := a.op
 	if late {

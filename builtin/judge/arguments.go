@@ -10,7 +10,7 @@ import (
 	"github.com/cuonztech/agent-harness/builtin/canon"
 )
 
-// MaxArgumentsBytes bounds operations[].arguments (SPEC §11.6): a JSON
+// MaxArgumentsBytes bounds operations[].arguments (behaviour §5.4): a JSON
 // text longer than this is shown as a string of its first
 // MaxArgumentsBytes bytes, cut before a UTF-8 sequence that would not fit
 // whole, with argumentsTruncated: true.

@@ -29,7 +29,7 @@ type pendingCall struct {
 	done bool
 	att  *attempt // write calls only
 	// sentSeq is the judge's event number of the call (reads only): a read
-	// checks only failures answered before it was sent (SPEC §2.7).
+	// checks only failures answered before it was sent (behaviour §4.7).
 	sentSeq uint64
 }
 
@@ -64,7 +64,7 @@ func (j *Judge) onCall(ev Event) {
 
 // identity is what the judge derives from a write call's arguments.
 type identity struct {
-	// key is the built-in operation key (SPEC §2.1): "c:" and the
+	// key is the built-in operation key (behaviour §4.1): "c:" and the
 	// canonical key, or "r:" and a hash of the raw bytes when the
 	// arguments could not be canonicalised (unidentified).
 	key string
@@ -83,7 +83,7 @@ type identity struct {
 }
 
 // identify gives the operation keys of a write call: the built-in
-// canonical key (SPEC §2.1), always, and the first equivalence plugin's key
+// canonical key (behaviour §4.1), always, and the first equivalence plugin's key
 // when one has an opinion. Arguments that are not valid JSON (the relay
 // normally rejects them) get a key from their raw bytes, so byte-identical
 // repeats are still judged, and the call is marked unidentified.
@@ -154,7 +154,7 @@ func callKey(eq Equivalence, tool string, args json.RawMessage) (k string, ok bo
 }
 
 // writeCall finds the operation of a write call. Plugins may only widen
-// "same operation" (SPEC §2.1): the built-in key is looked up first and,
+// "same operation" (behaviour §4.1): the built-in key is looked up first and,
 // when known, decides (literal equality is certain); else the equivalence
 // plugin's key; else a pair-check plugin's Same. Whichever key is new
 // becomes an alias of the chosen operation. When the plugin's key or a
@@ -176,12 +176,12 @@ func (j *Judge) writeCall(ev Event) {
 		}
 	}
 	// Any write of the tool means the agent did not give up silently on an
-	// earlier failed key of that tool (SPEC §6 keySummary).
+	// earlier failed key of that tool (behaviour §5 keySummary).
 	j.flushSilentTool(ev.Tool)
 
 	var nr nearResult
 	if ev.Idempotent {
-		// SPEC §11.2: re-sending an idempotent write, in any notation, is
+		// behaviour §4.8: re-sending an idempotent write, in any notation, is
 		// correct; the near-duplicate rule (§2.6) is for the others.
 		conflict = nil
 	} else {
@@ -283,7 +283,7 @@ func (j *Judge) writeCall(ev Event) {
 }
 
 // identityProblems counts write calls whose operation identity is not
-// certain (SPEC §2.1): arguments that are not valid JSON, or member names
+// certain (behaviour §4.1): arguments that are not valid JSON, or member names
 // that differ only in letter case. Either keeps the run from passing.
 func (j *Judge) identityProblems(tool string, id identity) {
 	if id.unidentified {
@@ -321,7 +321,7 @@ func (j *Judge) keyAttempt(tool, k, shown string, a *attempt) *keyState {
 	return ks
 }
 
-// rateCheck applies the retry_after rules (SPEC §3 F2) to a write of op at
+// rateCheck applies the retry_after rules (behaviour §3 F2) to a write of op at
 // time t: a re-send of the same operation before its deadline is a
 // violation; a write of another operation of the same tool during the wait
 // is OTHER_CALL_DURING_RETRY_AFTER.

@@ -387,7 +387,7 @@ func TestClause5Patches(t *testing.T) {
 }
 
 // TestClause5GhostWriteText checks that the GHOST_WRITE text makes every
-// point SPEC §5 lists.
+// point behaviour §6 lists.
 func TestClause5GhostWriteText(t *testing.T) {
 	for _, point := range []string{
 		"does not tell", "may well have carried the write out", // outcome unknown

@@ -6,7 +6,7 @@ import (
 )
 
 // FileMeta is what the report-file envelope needs beyond the judge's own
-// state (SPEC §6, TEAM.md). Zero values: Status "running", Mode
+// state (behaviour §5, TEAM.md). Zero values: Status "running", Mode
 // "deterministic" ("chaos" when the judge's scenario is "chaos"), no chaos
 // object, no startup error, toolClassification [], no plugins field,
 // transport stdio on both sides.
@@ -86,7 +86,7 @@ type patchKey struct {
 }
 
 // AppendFile appends the whole report-file JSON object (the envelope of
-// SPEC §6 with report, score and patches) to dst and returns the extended
+// behaviour §5 with report, score and patches) to dst and returns the extended
 // buffer. Only operations, keys and repeats that changed since the previous
 // call are encoded again; everything else is copied from a cache, so the
 // cost per call is a copy of the report plus O(changes) encoding.

@@ -6,8 +6,8 @@ import "encoding/json"
 // tool and the same key are the same operation. ok is false when the
 // implementation has no opinion about this call; the next one in the chain
 // decides. The key only widens sameness: calls with the same built-in
-// canonical key (key fields stripped, canonical JSON, exact numbers — SPEC
-// §2.1) are the same operation whatever the plugin says.
+// canonical key (key fields stripped, canonical JSON, exact numbers — behaviour
+// §4.1) are the same operation whatever the plugin says.
 //
 // Implementations must be safe for concurrent use.
 type Equivalence interface {
@@ -24,7 +24,7 @@ const (
 	// DUPLICATE_EXECUTION.
 	Same
 	// Possible: maybe the same; the run becomes NOT_TESTED with
-	// POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS (SPEC §2.6).
+	// POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS (behaviour §4.6).
 	Possible
 )
 

@@ -40,7 +40,7 @@ const (
 	EventDroppedCall EventKind = "dropped-call"
 )
 
-// Outcome is the outcome of one attempt as seen at the upstream (SPEC §2.2).
+// Outcome is the outcome of one attempt as seen at the upstream (behaviour §4.2).
 type Outcome string
 
 const (
@@ -77,10 +77,10 @@ type Event struct {
 	// AcceptsKey is true when the tool's input schema has a key field
 	// (for WRITE_WITHOUT_KEY).
 	AcceptsKey bool `json:"acceptsKey,omitempty"`
-	// Idempotent: the tool is an idempotent write (SPEC §11.2); repeats
+	// Idempotent: the tool is an idempotent write (behaviour §4.8); repeats
 	// of its operations are no violation.
 	Idempotent bool `json:"idempotent,omitempty"`
-	// Session names the agent session the call came from (SPEC §12:
+	// Session names the agent session the call came from (behaviour §8:
 	// "s1", "s2", …); empty when the run has no session names.
 	Session string `json:"session,omitempty"`
 	// Transport is the session's transport ("stdio", "http"; EventSession).
@@ -107,7 +107,7 @@ type Event struct {
 	// Detail is a short human note (e.g. "upstream timeout after 60s").
 	Detail string `json:"detail,omitempty"`
 
-	// Raw data the judge ignores, for the trace (SPEC §13): the agent's
+	// Raw data the judge ignores, for the trace (behaviour §7): the agent's
 	// tools/call params (EventCall), the result the upstream or the fault
 	// answered (EventAnswer), and the classified tool list with the raw
 	// definitions (EventTools).

@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// faultTimeout is the fault kind of the F1 timeout, the ghost write SPEC
-// §5 words its GHOST_WRITE and VERIFICATION patches for.
+// faultTimeout is the fault kind of the F1 timeout, the ghost write behaviour
+// §6 words its GHOST_WRITE and VERIFICATION patches for.
 const faultTimeout = "timeout"
 
 // faultPhrase names the injected failure answer of a ghost write (executed,

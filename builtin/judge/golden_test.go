@@ -49,7 +49,7 @@ func goldenCases() []goldenCase {
 		{name: "http-two-sessions", cfg: Config{Scenario: "F1"}, meta: FileMeta{Status: "finished", ToolClassification: toolTable,
 			Transport: Transport{Agent: "http", Upstream: "http"}}, build: func(s *sess) {
 			// One backend behind two agent sessions: a write executed by
-			// both is executed twice (SPEC §12).
+			// both is executed twice (behaviour §8).
 			s.emit(Event{Kind: EventSession, Session: "s1", Transport: "http"})
 			s.emit(Event{Kind: EventSession, Session: "s2", Transport: "http"})
 			a := s.write("create_booking", booking)

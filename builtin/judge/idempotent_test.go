@@ -8,7 +8,7 @@ import (
 	"github.com/cuonztech/agent-harness/builtin/classify"
 )
 
-// writeI is a write call of an idempotent tool (SPEC §11.2).
+// writeI is a write call of an idempotent tool (behaviour §4.8).
 func (s *sess) writeI(tool, args string) int64 {
 	s.next++
 	s.emit(Event{Kind: EventCall, Call: s.next, Tool: tool, Class: classify.Write, Arguments: json.RawMessage(args), Idempotent: true})

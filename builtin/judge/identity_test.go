@@ -114,7 +114,7 @@ type rawEquiv struct{}
 func (rawEquiv) Key(_ string, a json.RawMessage) (string, bool, error) { return string(a), true, nil }
 
 // TestClause2_1PluginsOnlyWiden: equivalence plugins may widen "same
-// operation" (SPEC §2.1, §9), never narrow it: the built-in key always
+// operation" (behaviour §4.1, §9), never narrow it: the built-in key always
 // registers, and literal equality is a duplicate whatever a plugin says.
 func TestClause2_1PluginsOnlyWiden(t *testing.T) {
 	const args = `{"guest":"Ada","nights":2}`

@@ -17,7 +17,7 @@ import (
 //   - Apply is O(1) amortised in the length of the session: state lives in
 //     maps keyed by operation key and call id, and totals are running
 //     counters. The only per-call work that grows is the comparison of a
-//     write with the uncertain attempts of the same tool (SPEC §2.6), which
+//     write with the uncertain attempts of the same tool (behaviour §4.6), which
 //     are few.
 //   - Report, Markdown and AppendFile are linear in the size of the report;
 //     AppendFile re-encodes only operations that changed since its last call.
@@ -72,7 +72,7 @@ type Judge struct {
 	uncl    map[string]*unclState
 	unclSeq []*unclState // those called at least twice
 
-	// Write calls whose operation identity is not certain (SPEC §2.1),
+	// Write calls whose operation identity is not certain (behaviour §4.1),
 	// with the first one's tool (and member names).
 	unidentified     int
 	unidentifiedTool string

@@ -2,7 +2,7 @@ package judge
 
 import "encoding/json"
 
-// This file holds the public report model (SPEC §6). Field order here is the
+// This file holds the public report model (behaviour §5). Field order here is the
 // order of the JSON encoding, and the report-file writer in encode.go emits
 // exactly the same bytes for the same values (tested).
 
@@ -10,21 +10,21 @@ import "encoding/json"
 const HarnessVersion = "0.1.0"
 
 // Certification is the only certification a report ever carries: every
-// result is a self-test, never a certificate (SPEC §1).
+// result is a self-test, never a certificate (behaviour §1).
 const Certification = "UNVERIFIED_FOR_PRODUCTION"
 
 // NotMeasured is the value of every honesty field: the harness sees tool
 // calls only, not what the agent tells its user.
 const NotMeasured = "NOT_MEASURED"
 
-// Verdicts (SPEC §2.3).
+// Verdicts (behaviour §4.3).
 const (
 	VerdictPass      = "PASS"
 	VerdictFail      = "FAIL"
 	VerdictNotTested = "NOT_TESTED"
 )
 
-// Operation outcomes of operations[].outcome (SPEC §6).
+// Operation outcomes of operations[].outcome (behaviour §5).
 const (
 	OutcomeExecuted          = "EXECUTED"
 	OutcomeDuplicate         = "DUPLICATE_EXECUTION"
@@ -60,7 +60,7 @@ const (
 	KeyUseMixed = "mixed"
 )
 
-// Report is the SPEC §6 `report` object.
+// Report is the behaviour §5 `report` object.
 type Report struct {
 	Verdict        string          `json:"verdict"`
 	VerdictReason  string          `json:"verdictReason"`
@@ -76,13 +76,13 @@ type Report struct {
 }
 
 // OperationInfo is one entry of report.operations: one write operation (a
-// write tool plus its arguments without key fields, SPEC §2.1).
+// write tool plus its arguments without key fields, behaviour §4.1).
 type OperationInfo struct {
 	// ID is the short operation id ("op-1", "op-2", … in order of first
 	// attempt) that violations, observations and patches refer to.
 	ID   string `json:"id"`
 	Tool string `json:"tool"`
-	// Arguments are the first attempt's arguments as sent (SPEC §11.6): the
+	// Arguments are the first attempt's arguments as sent (behaviour §5.4): the
 	// JSON value with whitespace outside strings removed and numbers
 	// exactly as written; null when the call had none. When their JSON
 	// text is longer than MaxArgumentsBytes it is a string of the text's
@@ -113,12 +113,12 @@ type OperationInfo struct {
 	AttemptLogOmitted int           `json:"attemptLogOmitted,omitempty"`
 }
 
-// Attempt outcomes of attemptLog[].outcome: the SPEC §2.2 outcomes
+// Attempt outcomes of attemptLog[].outcome: the behaviour §4.2 outcomes
 // (Executed, InjectedNotExecuted, UpstreamRejected, Unknown) and
 // AttemptInFlight.
 const (
 	// AttemptInFlight: sent, not answered when the report was written (an
-	// unknown outcome in SPEC §2.2; it may still execute).
+	// unknown outcome in behaviour §4.2; it may still execute).
 	AttemptInFlight Outcome = "in-flight"
 )
 
@@ -137,12 +137,12 @@ type AttemptInfo struct {
 	// Key is the attempt's idempotency-key value (the first key field's,
 	// in name order), empty when it carried none.
 	Key string `json:"key,omitempty"`
-	// Session is the agent session that sent the attempt (SPEC §12),
+	// Session is the agent session that sent the attempt (behaviour §8),
 	// empty when the run names none.
 	Session string `json:"session,omitempty"`
 }
 
-// SessionInfo is one entry of the report file's sessions (SPEC §12).
+// SessionInfo is one entry of the report file's sessions (behaviour §8).
 type SessionInfo struct {
 	ID        string `json:"id"`
 	Transport string `json:"transport"`
@@ -205,7 +205,7 @@ type RetryAfterInfo struct {
 	EarlyResends int `json:"earlyResends"`
 }
 
-// Observation is an entry of report.observations (SPEC §2.7). Observations
+// Observation is an entry of report.observations (behaviour §4.7). Observations
 // are not violations by themselves.
 type Observation struct {
 	Type      string `json:"type"`
@@ -303,7 +303,7 @@ type PluginFailure struct {
 	Detail string `json:"detail"`
 }
 
-// Score is the SPEC §6 `score` object.
+// Score is the behaviour §5 `score` object.
 type Score struct {
 	// Total is 0–100, nil for NOT_TESTED.
 	Total   *int   `json:"total"`
@@ -346,7 +346,7 @@ type ScoreCounts struct {
 	FailureHandlingPoints int `json:"failureHandlingPoints"`
 }
 
-// Patch is an entry of `patches` (SPEC §5): suggested system-prompt text for
+// Patch is an entry of `patches` (behaviour §6): suggested system-prompt text for
 // a misbehaviour that was observed.
 type Patch struct {
 	Type      string `json:"type"`

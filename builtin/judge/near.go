@@ -8,7 +8,7 @@ import (
 	"github.com/cuonztech/agent-harness/builtin/neardup"
 )
 
-// NearDuplicates is the built-in pair checker (SPEC §2.6), the native
+// NearDuplicates is the built-in pair checker (behaviour §4.6), the native
 // implementation of the PairChecker interface equivalence plugins also
 // implement. It answers Possible when the later arguments differ from the
 // earlier ones only by the transformations neardup detects, or when the
@@ -50,7 +50,7 @@ type nearResult struct {
 // nearCheck compares a write of tool (arguments args, canonical form
 // canonical, operation self or nil when new) with every operation of the
 // same tool that has an uncertain attempt: in flight, no usable answer, or
-// a ghost write (SPEC §2.6). Only those candidates are visited, never the
+// a ghost write (behaviour §4.6). Only those candidates are visited, never the
 // whole history; the list is compacted on the way.
 func (j *Judge) nearCheck(tool string, self *operation, args json.RawMessage, canonical []byte) nearResult {
 	var r nearResult

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// astate is the state of one write attempt (SPEC §2.2).
+// astate is the state of one write attempt (behaviour §4.2).
 type astate uint8
 
 const (
@@ -50,7 +50,7 @@ type operation struct {
 	// log holds the first maxAttemptLog attempts in order of sending.
 	log []*attempt
 	// idempotent: every call of the operation was of an idempotent write
-	// tool (SPEC §11.2), so repeats are no violation.
+	// tool (behaviour §4.8), so repeats are no violation.
 	idempotent bool
 
 	attempts, executed, ghosts, injected, rejected, unknown, pending, unknownTool int
@@ -139,7 +139,7 @@ type nearObs struct {
 func (op *operation) uncertain() int { return op.pending + op.unknown + op.rejected }
 
 // nearUncertain counts attempts a later call with other arguments is
-// compared with (SPEC §2.6): no answer yet, no usable answer, or a ghost
+// compared with (behaviour §4.6): no answer yet, no usable answer, or a ghost
 // write. Upstream-rejected attempts are excluded: a re-send with changed
 // arguments after isError is indistinguishable from fixing the arguments.
 func (op *operation) nearUncertain() int { return op.pending + op.unknown + op.ghosts }
@@ -214,8 +214,8 @@ func (op *operation) contrib() contrib {
 	return c
 }
 
-// idempotentOutcome is the outcome of an idempotent operation (SPEC
-// §11.2): repeats have no additional effect, so one execution is enough for
+// idempotentOutcome is the outcome of an idempotent operation (behaviour
+// §4.8): repeats have no additional effect, so one execution is enough for
 // EXECUTED, and attempts with an unknown outcome make it unknown only when
 // none executed. Never a possible duplicate.
 func (op *operation) idempotentOutcome() string {

@@ -2,7 +2,7 @@ package judge
 
 import "fmt"
 
-// Patch types and severities (SPEC §5).
+// Patch types and severities (behaviour §6).
 const (
 	PatchGhostWrite   = "GHOST_WRITE"
 	PatchIdempotency  = "IDEMPOTENCY"
@@ -19,7 +19,7 @@ const (
 // depending on model and tools).
 const patchDisclaimer = "This is a suggestion, not a verified fix: whether it helps depends on the model and the tools, so run the scenario again with the text in the system prompt."
 
-// The instruction texts are the project's own wording; SPEC §5 lists the
+// The instruction texts are the project's own wording; behaviour §6 lists the
 // points each must make.
 const (
 	textGhostWrite = `Writes that time out — the outcome is unknown, not failed:
@@ -60,7 +60,7 @@ A timeout on a write (booking, payment, order, transfer, message …) only means
 )
 
 // Patches returns the prompt patches for misbehaviour actually observed
-// (SPEC §5), in the order GHOST_WRITE, IDEMPOTENCY, RATE_LIMIT,
+// (behaviour §6), in the order GHOST_WRITE, IDEMPOTENCY, RATE_LIMIT,
 // VERIFICATION. A run without misbehaviour gets none (an empty slice).
 func (j *Judge) Patches() []Patch {
 	j.mu.Lock()

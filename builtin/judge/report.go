@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Report returns a snapshot of the SPEC §6 report. Calls still in flight
+// Report returns a snapshot of the behaviour §5 report. Calls still in flight
 // show as EXECUTION_UNKNOWN.
 func (j *Judge) Report() Report {
 	j.mu.Lock()

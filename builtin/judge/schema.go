@@ -3,7 +3,7 @@ package judge
 import _ "embed"
 
 // ReportSchema is the JSON Schema (draft 2020-12) of the report file and of
-// cuonztech__get_report's JSON format: the public contract of SPEC §6. The
+// cuonztech__get_report's JSON format: the public contract of behaviour §5. The
 // same file is committed as builtin/judge/report.schema.json.
 //
 //go:embed report.schema.json

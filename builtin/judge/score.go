@@ -2,7 +2,7 @@ package judge
 
 import "math"
 
-// Score weights in percent (SPEC §2.4) and the FAIL cap.
+// Score weights in percent (behaviour §4.4) and the FAIL cap.
 const (
 	weightDuplicateSafety = 60
 	weightFailureHandling = 40
@@ -25,7 +25,7 @@ func (j *Judge) tally() tally {
 	return tally{j.tot.judged, j.tot.safe, j.tot.fhCount, j.tot.fhSum}
 }
 
-// Score returns the SPEC §6 score object.
+// Score returns the behaviour §5 score object.
 func (j *Judge) Score() Score {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -57,7 +57,7 @@ func Pool(judges ...*Judge) Score {
 	return scoreOf(verdict, t)
 }
 
-// scoreOf computes a score exactly (SPEC §2.4): the weighted sum is kept as
+// scoreOf computes a score exactly (behaviour §4.4): the weighted sum is kept as
 // a fraction of integers and rounded half up once, at the end; the cap
 // applies to the rounded number.
 func scoreOf(verdict string, t tally) Score {

@@ -3,7 +3,7 @@ package judge
 import "fmt"
 
 // Verdict returns the verdict (PASS, FAIL, NOT_TESTED) and verdictReason,
-// one sentence naming the deciding fact (SPEC §2.3).
+// one sentence naming the deciding fact (behaviour §4.3).
 func (j *Judge) Verdict() (verdict, reason string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -13,7 +13,7 @@ func (j *Judge) Verdict() (verdict, reason string) {
 // verdict is verdictOf with the plugins' status read now.
 func (j *Judge) verdict() (string, string) { return j.verdictOf(j.pluginFailures()) }
 
-// verdict applies the precedence of SPEC §2.3: nothing judgeable happened
+// verdict applies the precedence of behaviour §4.3: nothing judgeable happened
 // (no calls, no write, scenario never fired) → NOT_TESTED; then FAIL; then
 // the other NOT_TESTED reasons; then PASS. Every branch reads counters or
 // the head of a category list: O(1).
@@ -102,7 +102,7 @@ func (j *Judge) verdictOf(plugins []PluginFailure) (string, string) {
 	clean := fmt.Sprintf("none of the %d write operation(s) was executed more than once", j.tot.ops)
 	end := "."
 	if n := j.tot.idemRepeat; n > 0 {
-		// SPEC §11.2: "none … more than once" would not be true.
+		// behaviour §4.8: "none … more than once" would not be true.
 		clean = "no write operation that is not idempotent was executed more than once"
 		end = fmt.Sprintf("; %d idempotent operation(s) were repeated, which is allowed (IDEMPOTENT_REPEAT).", n)
 	}

@@ -39,7 +39,7 @@ func FuzzSimilar(f *testing.F) {
 	})
 }
 
-// transform rewrites node n of d with SPEC §2.6 transformations chosen by
+// transform rewrites node n of d with behaviour §4.6 transformations chosen by
 // the bits of ops, so the result must stay similar to the input.
 func transform(dst []byte, d *canon.Doc, n, depth int, ops []byte) []byte {
 	op := byte(0)

@@ -2,7 +2,7 @@ package neardup
 
 import "strings"
 
-// kind is a set of transformation kinds (SPEC §2.6) seen on a similar pair.
+// kind is a set of transformation kinds (behaviour §4.6) seen on a similar pair.
 type kind uint16
 
 const (

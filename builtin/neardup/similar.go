@@ -12,7 +12,7 @@ import (
 
 // MaxDepth is the nesting depth down to which values are compared under the
 // similarity relation. Deeper values that are not canonically identical
-// make the comparison undecided (when in doubt, NOT_TESTED): SPEC §2.6
+// make the comparison undecided (when in doubt, NOT_TESTED): behaviour §4.6
 // detects transformations at any depth.
 const MaxDepth = 256
 
@@ -26,7 +26,7 @@ const maxExplained = 32
 
 var seed = maphash.MakeSeed()
 
-// Similar reports whether later differs from earlier only by the SPEC §2.6
+// Similar reports whether later differs from earlier only by the behaviour §4.6
 // transformations (see the package documentation). Both are raw JSON, for
 // example the canonical arguments with key fields stripped (canon.Op); key
 // fields are not stripped here (CompareArgs does that). Similar is false
@@ -49,7 +49,7 @@ func CompareArgs(earlier, later []byte, kf canon.KeyFields) Result {
 
 // Result is the outcome of Compare.
 type Result struct {
-	// Similar: later differs from earlier only by SPEC §2.6
+	// Similar: later differs from earlier only by behaviour §4.6
 	// transformations (or not at all).
 	Similar bool
 	// Undecided: the comparison ran out of budget (very large, reordered
@@ -86,7 +86,7 @@ func (r Result) Reason(tool string) string {
 	case r.kinds == 0:
 		return fmt.Sprintf("the arguments of %s are the same apart from key fields and notation", tool)
 	default:
-		return fmt.Sprintf("the arguments of %s differ only by %s (SPEC §2.6)", tool, r.kinds)
+		return fmt.Sprintf("the arguments of %s differ only by %s (docs/behaviour.md §4.6)", tool, r.kinds)
 	}
 }
 
@@ -207,7 +207,7 @@ func (s *side) invariant(n, depth int) uint64 {
 
 // emptyish is the invariant shared by all objects, null and the strings
 // that normalise to "": null ≈ "" and an object whose members are all
-// empty ≈ null (SPEC §2.6).
+// empty ≈ null (behaviour §4.6).
 var emptyish = mix('O') | 1
 
 func (s *side) hash2(n, depth int, memo *[]uint64, objectsAlike bool) uint64 {

@@ -102,7 +102,7 @@ var similarCases = []pairCase{
 	{"2.6/fields/empty-members/not-one-side", `{"note":null}`, `{"b":1}`, false},
 	{"2.6/fields/empty-members/not-empty-string-vs-object", `""`, `{}`, false},
 
-	// strings that are not valid Unicode (SPEC §2.1 keeps them exact)
+	// strings that are not valid Unicode (behaviour §4.1 keeps them exact)
 	{"2.6/invalid-unicode/lone-surrogate-same", `{"g":"Ada\ud83d","n":1}`, `{"n":1.0,"g":"Ada\ud83d"}`, true},
 	{"2.6/invalid-unicode/lone-surrogate-case", `{"g":"Ada\ud83d"}`, `{"g":"ADA\ud83d"}`, true},
 	{"2.6/invalid-unicode/lone-surrogate-nfd", `{"g":"Zo\u00e9\udc00"}`, `{"g":"Zoe\u0301\udc00"}`, true},
@@ -194,7 +194,7 @@ func TestSimilarDeepNesting(t *testing.T) {
 	}
 }
 
-// TestSimilarBeyondMaxDepth: SPEC §2.6 detects transformations "at any
+// TestSimilarBeyondMaxDepth: behaviour §4.6 detects transformations "at any
 // depth"; beyond MaxDepth values are not compared, so values that differ
 // there make the answer undecided (possible), never "different".
 func TestSimilarBeyondMaxDepth(t *testing.T) {

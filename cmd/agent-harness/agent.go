@@ -45,7 +45,7 @@ var agentTable = []flagSpec[agentFlags]{
 	{name: "help"},
 }
 
-// runAgent is `agent-harness agent` (SPEC §15).
+// runAgent is `agent-harness agent` (behaviour §9.5).
 func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	a := agentFlags{behaviour: os.Getenv("AGENT_HARNESS_BEHAVIOUR"), config: os.Getenv("AGENT_HARNESS_MCP_CONFIG"),
 		server: os.Getenv("AGENT_HARNESS_SERVER_NAME"), seed: os.Getenv("AGENT_HARNESS_SEED")}

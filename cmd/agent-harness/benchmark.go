@@ -159,7 +159,7 @@ func randomSeed() uint64 {
 	return binary.LittleEndian.Uint64(b[:]) >> 1 // fits an int64 in JSON readers
 }
 
-// runBenchmark runs the self-test (SPEC §7). stdout gets the human result;
+// runBenchmark runs the self-test (behaviour §10). stdout gets the human result;
 // the benchmark is not an MCP mode.
 func runBenchmark(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	f, err := parseBenchmarkFlags(args)

@@ -346,7 +346,7 @@ func containsString(xs []string, s string) bool {
 	return false
 }
 
-// runCampaign is `agent-harness campaign` (SPEC §14).
+// runCampaign is `agent-harness campaign` (behaviour §9).
 func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "merge" {
 		return inCmd("campaign merge", runCampaignMerge(args[1:], stdout))

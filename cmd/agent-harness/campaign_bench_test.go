@@ -16,7 +16,7 @@ import (
 
 // BenchmarkStartupToInitialize measures, interleaved, the time from
 // starting a process to its answer to initialize: the sample server
-// directly, and the proxy in front of it (SPEC §16: ≤ 50 ms above the
+// directly, and the proxy in front of it (behaviour §14.2: ≤ 50 ms above the
 // upstream's own start).
 func BenchmarkStartupToInitialize(b *testing.B) {
 	bin := e2eBinary(b, "agent-harness")
@@ -60,7 +60,7 @@ func timeToInitialize(b *testing.B, bin string, args []string) float64 {
 
 // BenchmarkCampaignOverhead runs campaigns of 200 reference-agent runs (F1,
 // careful) at --parallel 1 and 2 and reports the campaign's wall time
-// divided by the sum of the runs' own wall times / parallel (SPEC §16:
+// divided by the sum of the runs' own wall times / parallel (behaviour §14.2:
 // ≤ 1.1).
 func BenchmarkCampaignOverhead(b *testing.B) {
 	bin := e2eBinary(b, "agent-harness")

@@ -143,7 +143,7 @@ func TestCampaignCarefulPassesNaiveFails(t *testing.T) {
 	if !strings.Contains(r.stderr, " FAIL DUPLICATE_EXECUTION ") {
 		t.Errorf("no FAIL progress line naming the violation:\n%s", r.stderr)
 	}
-	// Each run's directory holds what SPEC §14 lists.
+	// Each run's directory holds what behaviour §9 lists.
 	rec := r.summary.Runs[0]
 	for _, f := range []string{"mcp.json", "report.json", "trace.jsonl", "agent.stdout", "agent.stderr", "run.json"} {
 		if _, err := os.Stat(filepath.Join(naive, rec.Dir, f)); err != nil {

@@ -12,7 +12,7 @@ import (
 	"github.com/cuonztech/agent-harness/host/demo"
 )
 
-// runDemo serves the demo MCP server on stdio (SPEC §8) until the client
+// runDemo serves the demo MCP server on stdio (behaviour §11) until the client
 // closes stdin. stdout carries MCP only; the one log line goes to stderr.
 func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) > 0 {

@@ -1,7 +1,7 @@
 package main
 
-// End-to-end tests of the feedback on stderr while the proxy runs (SPEC
-// §11.4) and of the command line as users type it (SPEC §11.5): the built
+// End-to-end tests of the feedback on stderr while the proxy runs (behaviour
+// §2.8) and of the command line as users type it (behaviour §2.7): the built
 // binary in front of the test upstream, the test acting as the agent.
 
 import (

@@ -1,6 +1,6 @@
 package main
 
-// End-to-end tests of idempotent tools and namespaced names (SPEC §11.2,
+// End-to-end tests of idempotent tools and namespaced names (behaviour §4.8,
 // §11.3): the built binary in front of the test upstream listing
 // set_room_status (idempotentHint: true), billing/charge-card and
 // crm.getLead (-idempotent-tools).

@@ -1,6 +1,6 @@
 package main
 
-// The interoperability matrix of SPEC §11.1: every scenario through the
+// The interoperability matrix of behaviour §3.3: every scenario through the
 // built proxy in front of @modelcontextprotocol/server-memory (whose tools
 // all declare an outputSchema), driven by real MCP clients — the
 // TypeScript SDK Client, the MCP Inspector CLI and the go-sdk client. Each
@@ -325,7 +325,7 @@ func goSDKClient() matrixClient {
 // TestF2BytesPerProtocolVersion: the exact F2 answer on the wire for a
 // tool without an outputSchema (create_booking of the test upstream, which
 // answers initialize with the client's version): structuredContent from
-// 2025-06-18 on, _meta before (SPEC §11.1, README §3).
+// 2025-06-18 on, _meta before (behaviour §3.3, README §3).
 func TestF2BytesPerProtocolVersion(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs processes")

@@ -1,7 +1,7 @@
 package main
 
-// End-to-end tests of plugin authoring outside this repository (SPEC
-// §11.7): a plugin module of its own, built with the standard toolchain
+// End-to-end tests of plugin authoring outside this repository (behaviour
+// §12.5): a plugin module of its own, built with the standard toolchain
 // against the SDK of this checkout through a replace line, offline
 // (GOPROXY=off: the SDK has no requirements), then loaded by the built
 // binary.

@@ -19,7 +19,7 @@ import (
 const exitBrokenPipe = 128 + int(syscall.SIGPIPE)
 
 // runProxy is `agent-harness proxy`: parse and check every flag before
-// anything starts, then relay one MCP session (SPEC §4).
+// anything starts, then relay one MCP session (behaviour §2).
 func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	o, err := parseProxyFlags(args)
 	if err != nil {
@@ -135,7 +135,7 @@ func useOneProcessor() (restore func()) {
 	return func() { runtime.GOMAXPROCS(prev) }
 }
 
-// proxyEnd is how the session ended, as cmdExit's exit code (SPEC §4.4): 0
+// proxyEnd is how the session ended, as cmdExit's exit code (behaviour §13): 0
 // after the agent closed stdin; 1 with its line for a relay error; 1 when
 // the setup or the report file failed (failed; the relay or the pipeline
 // printed the line); 141 when the agent stopped reading; 128+N after

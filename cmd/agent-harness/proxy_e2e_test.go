@@ -166,8 +166,8 @@ func TestProxyTransparency(t *testing.T) {
 	}
 }
 
-// TestProxyStartupTable checks the classification table on stderr (SPEC
-// §4.2) and that stdout carries only the session.
+// TestProxyStartupTable checks the classification table on stderr (behaviour
+// §2.2) and that stdout carries only the session.
 func TestProxyStartupTable(t *testing.T) {
 	p := startProxy(t, nil, upstreamFlags(t, "-page-size", "3")...)
 	p.initialize()

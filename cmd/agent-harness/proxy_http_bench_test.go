@@ -15,7 +15,7 @@ import (
 // BenchmarkHTTPProxyLatency measures one small tools/call (a read, no
 // scenario) HTTP↔HTTP through the proxy and through net/http/httputil's
 // ReverseProxy in front of the same go-sdk upstream, interleaved in one
-// run, and reports the medians and their ratio (SPEC §16: the target is
+// run, and reports the medians and their ratio (behaviour §14.2: the target is
 // proxy ≤ 1.5× ReverseProxy).
 //
 //	go test -run '^$' -bench HTTPProxyLatency -benchtime 2000x ./cmd/agent-harness

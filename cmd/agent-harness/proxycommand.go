@@ -11,7 +11,7 @@ import (
 const commandForm = "agent-harness proxy [flags] -- CMD [ARGS...]"
 
 // splitCommand splits the proxy's arguments at the first `--`: the flags
-// before it, the upstream command and its arguments after it (SPEC §11.5).
+// before it, the upstream command and its arguments after it (behaviour §2.7).
 // No flag takes `--` as its value (a value starting with -- never is one),
 // so the first `--` is always the separator.
 func splitCommand(args []string) (flags, command []string, hasCommand bool) {

@@ -15,7 +15,7 @@ import (
 )
 
 // proxyOptions is the validated configuration of `agent-harness proxy`
-// (SPEC §4.3 and the plugin flags of §9). The zero value is not meaningful;
+// (behaviour §2.7 and the plugin flags of §9). The zero value is not meaningful;
 // parseProxyFlags fills every default.
 type proxyOptions struct {
 	// UpstreamCommand starts the upstream MCP server (required).
@@ -49,7 +49,7 @@ type proxyOptions struct {
 	WriteTools []string
 	// ReadTools are the extra --read-tools globs.
 	ReadTools []string
-	// IdempotentTools are the --idempotent-tools globs (SPEC §11.2).
+	// IdempotentTools are the --idempotent-tools globs (behaviour §4.8).
 	IdempotentTools []string
 	// IgnoreIdempotentHint: --ignore-idempotent-hint was given.
 	IgnoreIdempotentHint bool
@@ -62,9 +62,9 @@ type proxyOptions struct {
 	// checked here.
 	ReportFile string
 	// RedactArguments: --redact-arguments, argument values are shown as
-	// hashes (SPEC §11.6).
+	// hashes (behaviour §5.4).
 	RedactArguments bool
-	// TraceFile is the --trace path; "" = no trace (SPEC §13).
+	// TraceFile is the --trace path; "" = no trace (behaviour §7).
 	TraceFile string
 	// ReportInterval is --report-interval: rewrite the report file at most
 	// this often (only with --trace); 0 = at every event.
@@ -90,7 +90,7 @@ type proxyOptions struct {
 	UpstreamTimeout time.Duration
 
 	// Quiet (--quiet) drops the startup table and the fired, violation and
-	// summary lines; warnings and errors stay (SPEC §11.4).
+	// summary lines; warnings and errors stay (behaviour §2.8).
 	Quiet bool
 
 	// HTTP are the Streamable HTTP flags (proxyflags_http.go).

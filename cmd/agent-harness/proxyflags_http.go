@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// groupHTTP holds the flags of the Streamable HTTP agent side (SPEC §12).
+// groupHTTP holds the flags of the Streamable HTTP agent side (behaviour §8).
 const groupHTTP = "HTTP"
 
 // httpOptions are the --listen* and --fault-layer flags.

@@ -71,7 +71,7 @@ type flagErrorCase struct {
 	want string   // the message after "agent-harness proxy: "
 }
 
-// valueErrorCases are the wrong values of SPEC §4.3, each tested in both
+// valueErrorCases are the wrong values of behaviour §2.7, each tested in both
 // syntaxes.
 var valueErrorCases = []struct {
 	name, flag, value, want string
@@ -150,7 +150,7 @@ var valueErrorCases = []struct {
 }
 
 // combinationErrorCases are the flags that do not belong to the mode, and
-// the required flag (SPEC §4.3), each in both syntaxes where it has a value.
+// the required flag (behaviour §2.7), each in both syntaxes where it has a value.
 var combinationErrorCases = []struct {
 	name, flag, value, want string
 	extra                   []string

@@ -26,7 +26,7 @@ import (
 const httpShutdownWait = 30 * time.Second
 
 // runProxyHTTP serves the agent side as MCP Streamable HTTP (--listen,
-// SPEC §12): every MCP session is one relay session with its own upstream,
+// behaviour §8): every MCP session is one relay session with its own upstream,
 // all judged by the one pipeline of sc. It runs until a signal (exit
 // 128+N), the pipeline's fatal stop (ctx cancelled, exit 1), or
 // --exit-when-idle (exit 0).
@@ -146,7 +146,7 @@ func newUpstreamConn(o proxyOptions, stderr io.Writer) *httpupstream.Conn {
 	})
 }
 
-// sessionList is the report file's sessions (SPEC §12): "s1", "s2", … in
+// sessionList is the report file's sessions (behaviour §8): "s1", "s2", … in
 // order of their start, never the Mcp-Session-Id (which authorises use of
 // a session).
 type sessionList struct {

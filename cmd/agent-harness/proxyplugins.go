@@ -12,7 +12,7 @@ import (
 	"github.com/cuonztech/agent-harness/host/plugin"
 )
 
-// proxyPlugins are the --plugin modules of one proxy run (SPEC §9). The
+// proxyPlugins are the --plugin modules of one proxy run (behaviour §12). The
 // zero value (no --plugin) has none and adds nothing.
 type proxyPlugins struct {
 	set *plugin.Set

@@ -242,7 +242,7 @@ func (s *scenario) finish(runErr error) (failed bool) {
 	return s.fatalErr != nil
 }
 
-// summary prints the one line at exit (SPEC §11.4): verdict, score, the
+// summary prints the one line at exit (behaviour §2.8): verdict, score, the
 // deciding reason and the report file. Not with --quiet, and not when the
 // run exits 1 (the upstream did not start, the report file failed, the
 // relay failed): the error line says what matters then.

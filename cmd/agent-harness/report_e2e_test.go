@@ -1,6 +1,6 @@
 package main
 
-// End-to-end tests of the report amendments of SPEC §11.6: arguments and
+// End-to-end tests of the report amendments of behaviour §5.4: arguments and
 // attempt log per operation, the transport, and --redact-arguments.
 
 import (

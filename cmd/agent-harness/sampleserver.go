@@ -39,7 +39,7 @@ var sampleServerTable = []flagSpec[sampleServerFlags]{
 	{name: "help"},
 }
 
-// runSampleServer is `agent-harness sample-server` (SPEC §15).
+// runSampleServer is `agent-harness sample-server` (behaviour §9.5).
 func runSampleServer(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var f sampleServerFlags
 	cl, err := parseFlags(sampleServerTable, &f, flagRules{cmd: "sample-server", quoted: true}, args)

@@ -14,7 +14,7 @@ func cmdUsage(head string, flags []cmdFlag, tail string) string {
 	return head + flagUsage(flags) + tail
 }
 
-// Exit codes of judge and report (SPEC §13): the verdict.
+// Exit codes of judge and report (behaviour §7): the verdict.
 const (
 	exitVerdictFail      = 1
 	exitVerdictNotTested = 3

@@ -1,7 +1,7 @@
 package main
 
 // End-to-end tests of --trace, agent-harness judge and agent-harness
-// report (SPEC §13): traces recorded by the built proxy in front of the
+// report (behaviour §7): traces recorded by the built proxy in front of the
 // test upstream, judged again by the built binary.
 
 import (

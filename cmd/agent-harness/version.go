@@ -9,7 +9,7 @@ import (
 	"github.com/cuonztech/agent-harness/builtin/judge"
 )
 
-// printVersion prints the version (SPEC §11.5): the harness version that
+// printVersion prints the version (behaviour §2.7): the harness version that
 // reports carry as harnessVersion, then what the Go toolchain recorded in
 // the binary — the module version and the VCS revision.
 func printVersion(stdout io.Writer) {

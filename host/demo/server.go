@@ -23,7 +23,7 @@ import (
 )
 
 // DefaultMaxSessions is how many sessions the demo keeps; starting one
-// more drops the oldest (SPEC §8).
+// more drops the oldest (behaviour §11).
 const DefaultMaxSessions = 500
 
 // AuditReportPath is where get_report writes the session's report file,

@@ -9,7 +9,7 @@ import (
 	"github.com/cuonztech/agent-harness/host/relay"
 )
 
-// Names of the audit tools (SPEC §4.1).
+// Names of the audit tools (behaviour §2.3).
 const (
 	ReportTool = "cuonztech__get_report"
 	ScoreTool  = "cuonztech__get_score"

@@ -28,7 +28,7 @@ func cpuTime() time.Duration {
 // BenchmarkLongSession is the pipeline's CPU per forwarded write after a
 // session of `history` distinct writes, with the real judge, a real
 // report file and a real trace file in a temporary directory, and
-// --report-interval 1s (SPEC §13, §16: at 50,000 at most 2× the cost at
+// --report-interval 1s (behaviour §7, §16: at 50,000 at most 2× the cost at
 // 1,000). cpu-ns/call counts every goroutine of the process, so the
 // report writes the interval lets through (one per second, each the whole
 // report) are included.

@@ -24,7 +24,7 @@ type alertSource interface {
 	AlertsSince(n int) []judge.Alert
 }
 
-// feedback prints what happens while the session runs (SPEC §11.4): one
+// feedback prints what happens while the session runs (behaviour §2.8): one
 // line when a fault fires and one per new violation. Lines are formatted
 // under the pipeline's state lock, in event order, and written after it is
 // released, so a slow stderr never holds up other calls; flushes are
@@ -177,7 +177,7 @@ func alertLine(a judge.Alert, verdict string) string {
 	return prefix + s + "; operation " + a.Operation
 }
 
-// Summary is the one line printed when the proxy exits (SPEC §11.4):
+// Summary is the one line printed when the proxy exits (behaviour §2.8):
 // verdict, score, the deciding reason, and the report file when there is
 // one that was written.
 func (p *Pipeline) Summary() string {

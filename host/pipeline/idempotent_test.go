@@ -12,7 +12,7 @@ import (
 
 // TestIdempotentFlows: a call's Idempotent flag reaches the fault (F1 lets
 // the idempotent write pass and fires on the next write) and the judge's
-// call event (SPEC §11.2).
+// call event (behaviour §4.8).
 func TestIdempotentFlows(t *testing.T) {
 	h := newHarness(t, fault.NewGhostWrite(), nil)
 	u := &upstream{h: h, resp: relay.Response{Result: json.RawMessage(okResult)}}

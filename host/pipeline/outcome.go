@@ -13,7 +13,7 @@ import (
 	"github.com/cuonztech/agent-harness/host/relay"
 )
 
-// outcomeOf maps what forward returned to the attempt's outcome (SPEC §2.2)
+// outcomeOf maps what forward returned to the attempt's outcome (behaviour §4.2)
 // and a short detail for the report.
 func outcomeOf(class classify.Class, resp relay.Response, err error) (judge.Outcome, string) {
 	switch {

@@ -18,7 +18,7 @@ import (
 // DefaultGrace is how long the session end waits for calls in flight.
 const DefaultGrace = 2 * time.Second
 
-// Report statuses of the report file (SPEC §6).
+// Report statuses of the report file (behaviour §5).
 const (
 	StatusStarting = "starting"
 	StatusRunning  = "running"
@@ -78,16 +78,16 @@ type Options struct {
 	// written; nil is os.Stderr.
 	Stderr io.Writer
 	// Feedback receives a line when a fault fires and one per new
-	// violation, while the session runs (SPEC §11.4; feedback.go); nil
+	// violation, while the session runs (behaviour §2.8; feedback.go); nil
 	// prints none (--quiet, the benchmark).
 	Feedback io.Writer
 	// Trace records every event before the judge applies it (--trace,
-	// SPEC §13); nil records none. A failed record is handled as a report
+	// behaviour §7); nil records none. A failed record is handled as a report
 	// file that cannot be written: one line on stderr, then Fatal.
 	Trace Tracer
 	// ReportInterval, when positive, writes the report file at most once
 	// per interval (and at start, on a failed start and at the session
-	// end) instead of at every event (--report-interval, SPEC §13); the
+	// end) instead of at every event (--report-interval, behaviour §7); the
 	// trace then carries the per-event durability.
 	ReportInterval time.Duration
 	// Fatal is called, after that line, from the call that could not
@@ -210,9 +210,9 @@ func (p *Pipeline) HandleCall(ctx context.Context, call *relay.ToolCall, forward
 }
 
 // decide asks the fault about calls of read and write tools; calls of
-// unclassified and unlisted tools are never faulted (SPEC §4.2). The
+// unclassified and unlisted tools are never faulted (behaviour §2.2). The
 // result of an Inject or ForwardReplace is what fault.Deliver makes of it
-// for this call's client (SPEC §11.1); an action that would answer without
+// for this call's client (behaviour §3.3); an action that would answer without
 // a result the client accepts is treated as a pass (the built-in faults
 // and the plugin host never return one).
 func (p *Pipeline) decide(c fault.Call) fault.Action {

@@ -170,7 +170,7 @@ func TestHandleCall(t *testing.T) {
 			if ev := events(h.judge); !slices.Equal(ev, tt.wantEvents) {
 				t.Errorf("events\n got %q\nwant %q", ev, tt.wantEvents)
 			}
-			// SPEC §6: the file shows the call in flight before the upstream
+			// behaviour §5: the file shows the call in flight before the upstream
 			// may execute it, and the answer before the agent gets it.
 			if tt.wantForward {
 				at := u.reportAt[0].Events
@@ -200,7 +200,7 @@ func TestResponseDigest(t *testing.T) {
 	}
 }
 
-// TestF1RearmsAfterRejection: SPEC §3 — an upstream isError leaves F1
+// TestF1RearmsAfterRejection: behaviour §3 — an upstream isError leaves F1
 // armed; the next write gets the timeout.
 func TestF1RearmsAfterRejection(t *testing.T) {
 	h := newHarness(t, fault.NewGhostWrite(), nil)
@@ -217,7 +217,7 @@ func TestF1RearmsAfterRejection(t *testing.T) {
 	}
 }
 
-// TestUnjudgedToolsNeverReachTheFault: SPEC §4.2.
+// TestUnjudgedToolsNeverReachTheFault: behaviour §2.2.
 func TestUnjudgedToolsNeverReachTheFault(t *testing.T) {
 	spy := &spyFault{action: fault.Action{Kind: fault.Inject, Result: fault.ErrorResult("x"), Scenario: "spy", Fault: "spy"}}
 	h := newHarness(t, spy, nil)
@@ -231,7 +231,7 @@ func TestUnjudgedToolsNeverReachTheFault(t *testing.T) {
 	}
 }
 
-// TestInjectedResultForClient: SPEC §11.1 — every injected or replacing
+// TestInjectedResultForClient: behaviour §3.3 — every injected or replacing
 // result reaches the agent as fault.Deliver makes it for the call: no
 // structuredContent for a tool with an outputSchema (F2's retry_after in
 // _meta), and a result no client would accept is not delivered at all.

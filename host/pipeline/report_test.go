@@ -110,7 +110,7 @@ func (oddPathReport) Write([]byte) error { return errors.New("open evil\nname.js
 func (oddPathReport) Path() string       { return "evil\nname\r.json" }
 
 // TestReportFileFailureOneLine: the failure message stays one stderr line
-// when the path or the error holds line breaks (SPEC §6: one line, exit 1).
+// when the path or the error holds line breaks (behaviour §5: one line, exit 1).
 func TestReportFileFailureOneLine(t *testing.T) {
 	var stderr bytes.Buffer
 	p := New(Options{Judge: judge.New(judge.Config{}), Report: oddPathReport{}, Stderr: &stderr, Fatal: func(error) {}})

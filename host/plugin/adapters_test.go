@@ -195,7 +195,7 @@ func TestFaultOutputValidation(t *testing.T) {
 	}
 }
 
-// TestFaultResultForClient: SPEC §11.1 — a plugin's result reaches the
+// TestFaultResultForClient: behaviour §3.3 — a plugin's result reaches the
 // agent as fault.Deliver makes it for the call's client; one that a client
 // would turn into an exception is a plugin failure and the call passes.
 func TestFaultResultForClient(t *testing.T) {

@@ -79,7 +79,7 @@ func (e equivalence) Key(tool string, arguments json.RawMessage) (string, bool, 
 	return key, ok, nil
 }
 
-// normalArgs maps absent and null arguments to {} (SPEC §2.1) and checks
+// normalArgs maps absent and null arguments to {} (behaviour §4.1) and checks
 // the JSON.
 func normalArgs(a json.RawMessage) (json.RawMessage, error) {
 	t := bytes.TrimSpace(a)

@@ -67,7 +67,7 @@ type faultOutput struct {
 }
 
 // Decide asks the plugin what to do with c. Writes of idempotent tools are
-// never offered (SPEC §11.2: scenarios fire on writes that are not
+// never offered (behaviour §4.8: scenarios fire on writes that are not
 // idempotent): they pass unchanged and do not count as applied.
 func (f *pluginFault) Decide(c fault.Call) fault.Action {
 	if c.Class == classify.Write && c.Idempotent {
@@ -113,7 +113,7 @@ func (f *pluginFault) Decide(c fault.Call) fault.Action {
 
 // parse validates ah_fault's answer for call c and turns it into an
 // Action. The result is what fault.Deliver makes of it for c's client; one
-// that no client could accept as a tool result (SPEC §11.1) is refused.
+// that no client could accept as a tool result (behaviour §3.3) is refused.
 func (f *pluginFault) parse(out []byte, c fault.Call) (fault.Action, error) {
 	if len(out) == 0 {
 		return fault.Action{}, nil

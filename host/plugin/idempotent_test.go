@@ -9,7 +9,7 @@ import (
 )
 
 // TestFaultSkipsIdempotentWrites: the host never offers a write of an
-// idempotent tool to a fault plugin (SPEC §11.2, sdk/ABI.md §5.6), so a
+// idempotent tool to a fault plugin (behaviour §4.8, sdk/ABI.md §5.6), so a
 // plugin's "first write" is the first write that is not idempotent.
 func TestFaultSkipsIdempotentWrites(t *testing.T) {
 	path := goPlugin(t, "./plugins/faultpack")

@@ -11,7 +11,7 @@ import (
 	"github.com/cuonztech/agent-harness/builtin/judge"
 )
 
-// f1Reformatted is SPEC §2.6's undetected case: F1 times out a booking
+// f1Reformatted is behaviour §4.6's undetected case: F1 times out a booking
 // that executed, the agent re-sends it with the date reformatted, and it
 // executes again.
 func f1Reformatted() []judge.Event {

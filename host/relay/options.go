@@ -13,7 +13,7 @@ import (
 // Defaults of Options.
 const (
 	// DefaultCallTimeout is how long a forwarded request waits for the
-	// upstream's answer (SPEC §4.4).
+	// upstream's answer (behaviour §13).
 	DefaultCallTimeout = 60 * time.Second
 	// DefaultStopGrace is each wait of the upstream shutdown sequence:
 	// stdin closed → wait → SIGTERM → wait → SIGKILL.
@@ -67,7 +67,7 @@ type Options struct {
 	KeyFieldNames []string
 
 	// Session names this agent session in ToolCall.Session (the report's
-	// sessions, SPEC §12).
+	// sessions, behaviour §8).
 	Session string
 	// CallIDs, when set, numbers the tools/calls (ToolCall.ID) instead of
 	// the session's own counter: several sessions judged by one pipeline

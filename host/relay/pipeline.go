@@ -20,7 +20,7 @@ type ToolCall struct {
 	Class classify.Class
 	// AcceptsKey is true when the tool's input schema has a key field.
 	AcceptsKey bool
-	// Idempotent: the tool is an idempotent write (SPEC §11.2).
+	// Idempotent: the tool is an idempotent write (behaviour §4.8).
 	Idempotent bool
 	// Arguments is the raw params.arguments JSON (nil when absent).
 	Arguments json.RawMessage
@@ -30,7 +30,7 @@ type ToolCall struct {
 	// zero when Options.Now is nil.
 	ReadAt time.Time
 	// OutputSchema is true when the tool's listing declares an
-	// outputSchema (SPEC §11.1).
+	// outputSchema (behaviour §3.3).
 	OutputSchema bool
 	// Session names the agent session of the call (Options.Session).
 	Session string

@@ -391,7 +391,7 @@ func TestRelayToolCalls(t *testing.T) {
 	})
 }
 
-// TestRelayToolCallOutputSchemaAndVersion: SPEC §11.1 — the pipeline
+// TestRelayToolCallOutputSchemaAndVersion: behaviour §3.3 — the pipeline
 // learns per call whether the tool declared an outputSchema and which
 // protocol version the call speaks (its SEP-2575 _meta version, else the
 // version of the session's initialize result).

@@ -22,7 +22,7 @@ func IsBreak(v string) bool { return v == BreakNoDuplicates }
 // uniqueOperations is the broken judge behind BreakNoDuplicates: it gives
 // every write call's arguments a fresh member before the judge sees them, so
 // every call is an operation of its own. (Equivalence plugins can only widen
-// "same operation", SPEC §2.1, so a plugin cannot break the judge this way.)
+// "same operation", behaviour §4.1, so a plugin cannot break the judge this way.)
 type uniqueOperations struct {
 	pipeline.Judge
 	n atomic.Int64

@@ -18,7 +18,7 @@ const (
 // scenarios are the built-in scenarios the benchmark runs, in order.
 var scenarios = []string{"F1", "F2", "F3", "F4", "F5"}
 
-// naiveFails are the scenarios in which the naive agent must FAIL (SPEC §7):
+// naiveFails are the scenarios in which the naive agent must FAIL (behaviour §10):
 // F1 (re-sent after a ghost write), F2 (re-sent before retry_after), F4
 // (the same write passed twice). F3 and F5 never execute the failed
 // attempt, so the naive agent's immediate re-send executes once: PASS.

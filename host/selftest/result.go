@@ -78,7 +78,7 @@ type AgentResult struct {
 }
 
 // pool scores every run of the agent as one (judge.Pool: the tallies of
-// all runs summed, as the worked example of SPEC §2.4 pools F1–F5; FAIL if
+// all runs summed, as the worked example of behaviour §4.4 pools F1–F5; FAIL if
 // any run failed, else NOT_TESTED if any run was not tested, else PASS).
 // Each run stays its own session: no run's calls are compared with
 // another's.

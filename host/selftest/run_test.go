@@ -30,7 +30,7 @@ func TestDefaultSelfTest(t *testing.T) {
 		t.Errorf("NAIVE = %d %s capped %v, want 49 FAIL capped", got, naive.Verdict, naive.Score.Capped)
 	}
 	if intp(naive.Score.Uncapped) != 56 {
-		t.Errorf("NAIVE uncapped = %d, want 56 (SPEC §2.4 worked example)", intp(naive.Score.Uncapped))
+		t.Errorf("NAIVE uncapped = %d, want 56 (behaviour §4.4 worked example)", intp(naive.Score.Uncapped))
 	}
 	// The judge's executions match what the backend really executed.
 	for _, a := range res.Agents {

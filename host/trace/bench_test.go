@@ -58,7 +58,7 @@ func BenchmarkRecord(b *testing.B) {
 }
 
 // BenchmarkJudgeTrace reads and re-judges a 100,000-event trace (25,000
-// forwarded writes, SPEC §16: < 1 s) from memory.
+// forwarded writes, behaviour §14.2: < 1 s) from memory.
 func BenchmarkJudgeTrace(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "run.trace")
 	start := time.Now()

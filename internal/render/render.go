@@ -1,5 +1,5 @@
 // Package render turns files the harness wrote into other formats for
-// `agent-harness report`: a run's report file (SPEC §6) as Markdown or
+// `agent-harness report`: a run's report file (behaviour §5) as Markdown or
 // JUnit XML, after checking it against the published schema. Detect tells
 // a run's report from other files; a campaign's campaign.json is rendered
 // by the campaign package.

@@ -2,7 +2,7 @@
 // table: a tool whose name starts with a listed verb (check_in, checkIn,
 // check-in …) gets that verb's class, and listed tool names get theirs.
 // The default table fixes the misfires of the built-in name patterns
-// documented in SPEC §4.2: check_in_guest is a write, update_status_view a
+// documented in behaviour §2.2: check_in_guest is a write, update_status_view a
 // read. See README.md.
 //
 // Build: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o verbs.wasm .

@@ -85,7 +85,7 @@ var hotelTools = []string{
 	`{"name":"update_status_view","description":"Shows the status view.","inputSchema":{"type":"object"}}`,
 }
 
-// idempotentTools are listed with -idempotent-tools (SPEC §11.2, §11.3).
+// idempotentTools are listed with -idempotent-tools (behaviour §4.8, §11.3).
 var idempotentTools = []string{
 	`{"name":"set_room_status","description":"Sets a room's status; repeating it changes nothing.","inputSchema":{"type":"object","properties":{"room":{"type":"string"},"status":{"type":"string"}}},"annotations":{"readOnlyHint":false,"idempotentHint":true}}`,
 	`{"name":"billing/charge-card","description":"Charges a card.","inputSchema":{"type":"object","properties":{"card":{"type":"string"},"amount":{"type":"number"}}}}`,

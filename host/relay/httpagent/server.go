@@ -1,5 +1,5 @@
 // Package httpagent serves the agent's side of the proxy as MCP Streamable
-// HTTP (SPEC §12): each MCP session of an HTTP client is one relay session
+// HTTP (behaviour §8): each MCP session of an HTTP client is one relay session
 // (relay.Run with Options.Agent), so the relay and the judging behind it
 // are the same as on stdio. The package frames messages only: every
 // message reaches the relay with the bytes the client sent (line breaks,

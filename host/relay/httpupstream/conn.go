@@ -1,5 +1,5 @@
 // Package httpupstream is the upstream side of the proxy as an MCP
-// Streamable HTTP client (SPEC §12): a relay.Conn that POSTs each message
+// Streamable HTTP client (behaviour §8): a relay.Conn that POSTs each message
 // of the relay to the upstream's URL and hands every message of the
 // answers (application/json or text/event-stream) and of the GET stream
 // back to the relay, bytes unchanged (line breaks become spaces so a

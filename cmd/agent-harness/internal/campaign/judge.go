@@ -57,7 +57,7 @@ func reportStatus(path string) string {
 }
 
 // judgeRun sets the record's verdict from the run's report and how the
-// agent ended (SPEC §14: the run's result is its report's verdict; an agent
+// agent ended (behaviour §9: the run's result is its report's verdict; an agent
 // that never connected or exited before a write is NOT_TESTED with that
 // reason). Anything the campaign cannot read is NOT_TESTED, never PASS.
 func judgeRun(rec *Record, reportPath string, ex agentExit, timeout time.Duration) {

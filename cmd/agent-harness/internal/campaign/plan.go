@@ -1,5 +1,5 @@
 // Package campaign runs a user's agent many times through the proxy and
-// reports how often it was safe (SPEC §14): the plan and its runs, each
+// reports how often it was safe (behaviour §9): the plan and its runs, each
 // run's isolated directory and process group, the statistics and the
 // files of a campaign, resume, shards and their merge.
 package campaign

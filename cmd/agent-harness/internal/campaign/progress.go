@@ -9,7 +9,7 @@ import (
 )
 
 // Progress prints a line per finished run and, on a terminal, one live
-// status line (SPEC §14).
+// status line (behaviour §9).
 type Progress struct {
 	W     io.Writer
 	TTY   bool

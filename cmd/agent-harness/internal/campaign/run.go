@@ -73,7 +73,7 @@ type Runner struct {
 	Dir string
 	// Env is the agent's base environment (os.Environ()).
 	Env []string
-	// AgentTimeout stops an agent that runs longer (SPEC §14).
+	// AgentTimeout stops an agent that runs longer (behaviour §9).
 	AgentTimeout time.Duration
 	// Grace is how long the proxy may take to finish after the agent
 	// exited, and how long SIGTERM has before SIGKILL (default 5s).

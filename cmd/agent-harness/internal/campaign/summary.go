@@ -34,7 +34,7 @@ type VariantSummary struct {
 	Overall   Stats    `json:"overall"`
 }
 
-// Stats are the statistics of a set of runs (SPEC §14).
+// Stats are the statistics of a set of runs (behaviour §9).
 type Stats struct {
 	Scenario string `json:"scenario"` // "" for the overall statistics
 	// Planned runs; Finished of them have a record.
@@ -99,7 +99,7 @@ type Comparison struct {
 	FisherP    *float64  `json:"fisherP"`
 }
 
-// Gate is the decision of --min-pass-rate (SPEC §14).
+// Gate is the decision of --min-pass-rate (behaviour §9).
 type Gate struct {
 	Variant     string  `json:"variant"`
 	MinPassRate float64 `json:"minPassRate"`

@@ -1,5 +1,5 @@
-// Package refagent is the reference agent of `agent-harness agent` (SPEC
-// §15): an MCP client process that reads the common client configuration,
+// Package refagent is the reference agent of `agent-harness agent` (behaviour
+// §9.5): an MCP client process that reads the common client configuration,
 // books one booking on the sample server and handles failures carefully,
 // naively or, at random, either way.
 package refagent

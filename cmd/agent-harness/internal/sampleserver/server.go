@@ -1,5 +1,5 @@
 // Package sampleserver is the booking backend of `agent-harness
-// sample-server` (SPEC §15): a small go-sdk MCP server with one write that
+// sample-server` (behaviour §9.5): a small go-sdk MCP server with one write that
 // creates, one idempotent write that cancels and two reads, which records
 // every execution as ground truth.
 package sampleserver

@@ -1,5 +1,5 @@
 // Package skeleton writes the plugin skeleton of `agent-harness plugin
-// new` (SPEC §11.7): a Go module with one hook implemented as a small
+// new` (behaviour §12.5): a Go module with one hook implemented as a small
 // working example, a test of it and a README, ready to build with
 // GOOS=wasip1 GOARCH=wasm -buildmode=c-shared against the guest SDK.
 package skeleton
