@@ -19,7 +19,7 @@ func (s *sess) partial(id int64) {
 // VERIFICATION apply — and every text names the actual fault kind.
 func TestGhostWriteAfterInjectedFault(t *testing.T) {
 	const ps = "partial_success"
-	runClauses(t, []clause{
+	runRules(t, []rule{
 		{name: "partial_success then the same write again is a duplicate named after the fault", cfg: Config{Scenario: ps}, build: func(s *sess) {
 			s.partial(s.write("create_booking", booking))
 			s.wait(5)

@@ -17,8 +17,8 @@ func (s *sess) writeI(tool, args string) int64 {
 
 const status = `{"room":"12","status":"clean"}`
 
-func TestClause11_2(t *testing.T) {
-	runClauses(t, []clause{
+func TestIdempotentTools(t *testing.T) {
+	runRules(t, []rule{
 		{name: "11.2/idempotent-repeat-is-no-violation", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 			s.ok(s.writeI("set_status", status))
 			s.ok(s.writeI("set_status", status))

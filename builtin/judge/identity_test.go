@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-// TestClause2_1StringsNotValidUnicode: arguments with a lone surrogate
+// TestOperationStringsNotValidUnicode: arguments with a lone surrogate
 // escape (JavaScript cutting an emoji) or invalid UTF-8 bytes are valid
 // JSON that the relay forwards; they are identified exactly like any other
 // arguments (key fields stripped, member order irrelevant), so a re-send
 // with a new key is a duplicate.
-func TestClause2_1StringsNotValidUnicode(t *testing.T) {
+func TestOperationStringsNotValidUnicode(t *testing.T) {
 	f1 := Config{Scenario: "F1"}
 	ghostThen := func(a, b string) func(s *sess) {
 		return func(s *sess) {
@@ -22,7 +22,7 @@ func TestClause2_1StringsNotValidUnicode(t *testing.T) {
 		}
 	}
 	dup := want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchGhostWrite}, outcomes: []string{OutcomeDuplicate}}
-	runClauses(t, []clause{
+	runRules(t, []rule{
 		{name: "2.1/lone-surrogate/ghost-write-then-new-key", cfg: f1,
 			build: ghostThen(`{"guest":"Ada\ud83d","idempotency_key":"k1"}`, `{"guest":"Ada\ud83d","idempotency_key":"k2"}`), want: dup},
 		{name: "2.1/lone-surrogate/ghost-write-then-members-reordered", cfg: f1,
@@ -42,11 +42,11 @@ func TestClause2_1StringsNotValidUnicode(t *testing.T) {
 	})
 }
 
-// TestClause2_1Unidentified: arguments that are not JSON at all (the relay
+// TestOperationUnidentified: arguments that are not JSON at all (the relay
 // normally rejects them) still match byte-identical repeats, but the run
 // cannot pass: the operation's identity is not known.
-func TestClause2_1Unidentified(t *testing.T) {
-	runClauses(t, []clause{
+func TestOperationUnidentified(t *testing.T) {
+	runRules(t, []rule{
 		{name: "2.1/unidentified/not-tested", build: func(s *sess) {
 			s.ok(s.write("create_booking", `{"guest":`))
 		}, want: want{verdict: VerdictNotTested, total: -1,
@@ -63,11 +63,11 @@ func TestClause2_1Unidentified(t *testing.T) {
 	})
 }
 
-// TestClause2_1CaseClash: member names that differ only in letter case
+// TestOperationCaseClash: member names that differ only in letter case
 // mean different things to different servers (Go's encoding/json matches
 // names case-insensitively, last wins), so such a run cannot pass.
-func TestClause2_1CaseClash(t *testing.T) {
-	runClauses(t, []clause{
+func TestOperationCaseClash(t *testing.T) {
+	runRules(t, []rule{
 		{name: "2.1/case-clash/not-tested", build: func(s *sess) {
 			s.ok(s.write("create_booking", `{"room":"1","Room":"12"}`))
 			s.ok(s.write("create_booking", `{"room":"2","Room":"12"}`))
@@ -113,10 +113,10 @@ type rawEquiv struct{}
 
 func (rawEquiv) Key(_ string, a json.RawMessage) (string, bool, error) { return string(a), true, nil }
 
-// TestClause2_1PluginsOnlyWiden: equivalence plugins may widen "same
+// TestOperationPluginsOnlyWiden: equivalence plugins may widen "same
 // operation" (behaviour §4.1, §9), never narrow it: the built-in key always
 // registers, and literal equality is a duplicate whatever a plugin says.
-func TestClause2_1PluginsOnlyWiden(t *testing.T) {
+func TestOperationPluginsOnlyWiden(t *testing.T) {
 	const args = `{"guest":"Ada","nights":2}`
 	twice := func(s *sess) {
 		s.ok(s.write("create_booking", args))
@@ -126,7 +126,7 @@ func TestClause2_1PluginsOnlyWiden(t *testing.T) {
 		return want{verdict: VerdictFail, total: 0, reason: reason, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}
 	}
 	n1, n2, n3 := 0, -100, 0
-	runClauses(t, []clause{
+	runRules(t, []rule{
 		{name: "2.1/plugin-fails-on-repeat-still-duplicate", cfg: Config{Equivalences: []Equivalence{flakyEquiv{&n1}}},
 			build: twice, want: dup("executed 2 times")},
 		{name: "2.1/plugin-disabled-between-repeats-still-duplicate", cfg: Config{Equivalences: []Equivalence{flakyEquiv{&n2}}},
@@ -181,11 +181,11 @@ func TestClause2_1PluginsOnlyWiden(t *testing.T) {
 	})
 }
 
-// TestClause2_6BeyondMaxDepth: a re-send that differs only in letter case
+// TestNearDuplicateBeyondMaxDepth: a re-send that differs only in letter case
 // deeper than the detector compares is a possible duplicate, not a PASS.
-func TestClause2_6BeyondMaxDepth(t *testing.T) {
+func TestNearDuplicateBeyondMaxDepth(t *testing.T) {
 	deep := func(v string) string { return strings.Repeat(`{"a":`, 300) + v + strings.Repeat(`}`, 300) }
-	runClauses(t, []clause{
+	runRules(t, []rule{
 		{name: "2.6/any-depth/letter-case-at-300", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 			s.f1(s.write("create_booking", deep(`"Ada"`)))
 			s.ok(s.write("create_booking", deep(`"ADA"`)))
@@ -194,9 +194,9 @@ func TestClause2_6BeyondMaxDepth(t *testing.T) {
 	})
 }
 
-// TestClause2_6AfterGhostWrite: after an F1 ghost write, a re-send that
+// TestNearDuplicateAfterGhostWrite: after an F1 ghost write, a re-send that
 // differs only by a detected transformation is NOT_TESTED, never PASS.
-func TestClause2_6AfterGhostWrite(t *testing.T) {
+func TestNearDuplicateAfterGhostWrite(t *testing.T) {
 	cases := []struct{ name, a, b string }{
 		{"num-vs-string", `{"guest":"Ada","amount":12}`, `{"guest":"Ada","amount":"12"}`},
 		{"1e3-vs-1000", `{"guest":"Ada","amount":1000}`, `{"guest":"Ada","amount":"1e3"}`},
@@ -218,9 +218,9 @@ func TestClause2_6AfterGhostWrite(t *testing.T) {
 		{"kelvin-case", `{"unit":"K"}`, `{"unit":"\u212a"}`},
 		{"sharp-s", `{"street":"Straße"}`, `{"street":"STRASSE"}`},
 	}
-	var cls []clause
+	var cls []rule
 	for _, tc := range cases {
-		cls = append(cls, clause{name: "2.6/after-ghost-write/" + tc.name, cfg: Config{Scenario: "F1"}, build: func(s *sess) {
+		cls = append(cls, rule{name: "2.6/after-ghost-write/" + tc.name, cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 			s.f1(s.write("create_booking", tc.a))
 			s.wait(1000)
 			s.ok(s.write("create_booking", tc.b))
@@ -228,19 +228,19 @@ func TestClause2_6AfterGhostWrite(t *testing.T) {
 			observations: []string{obsUnverifiedAfterTimout, obsPossibleDuplicate}, patches: []string{PatchVerification}}})
 	}
 	// Disjoint members with values are not near-duplicates (a rename).
-	cls = append(cls, clause{name: "2.6/after-ghost-write/not-detected/disjoint-members", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
+	cls = append(cls, rule{name: "2.6/after-ghost-write/not-detected/disjoint-members", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 		s.f1(s.write("create_booking", `{"a":1}`))
 		s.ok(s.write("create_booking", `{"b":2}`))
 	}, want: want{verdict: VerdictPass, total: 80,
 		observations: []string{obsUnverifiedAfterTimout, obsOtherWriteAfterUncert}, patches: []string{PatchVerification}}})
-	runClauses(t, cls)
+	runRules(t, cls)
 }
 
-// TestClause2_3PossibleDuplicateReason: the reason is true whichever
+// TestVerdictPossibleDuplicateReason: the reason is true whichever
 // attempt is the uncertain one (here the re-send, still in flight at the
 // end, after an F1 ghost write).
-func TestClause2_3PossibleDuplicateReason(t *testing.T) {
-	runClauses(t, []clause{
+func TestVerdictPossibleDuplicateReason(t *testing.T) {
+	runRules(t, []rule{
 		{name: "2.3/possible-duplicate/ghost-write-then-resend-in-flight-at-end", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 			s.f1(s.write("create_booking", booking))
 			s.forwarded(s.write("create_booking", booking))

@@ -41,7 +41,7 @@ func TestPluginDisabledIsNotAFailure(t *testing.T) {
 		}
 		return r.PluginFailures[0]
 	}
-	runClauses(t, []clause{
+	runRules(t, []rule{
 		{name: "three failed calls then the disable notice count three", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 			for range 3 {
 				s.pluginFailure("verbs", "classify t: deadline of 100ms exceeded")

@@ -15,7 +15,7 @@ func TestUnlistedToolCalls(t *testing.T) {
 		s.forwarded(id)
 		s.answer(id, UnknownTool, "", "")
 	}
-	runClauses(t, []clause{
+	runRules(t, []rule{
 		{
 			name: "unlisted calls are named in a PASS reason",
 			build: func(s *sess) {

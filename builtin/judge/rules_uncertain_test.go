@@ -10,8 +10,8 @@ import (
 	"github.com/cuonztech/agent-harness/builtin/classify"
 )
 
-func TestClause2_5(t *testing.T) {
-	runClauses(t, []clause{
+func TestUnknownOutcomes(t *testing.T) {
+	runRules(t, []rule{
 		{name: "2.5/idempotent-upstream-identical-responses-still-fail", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 			a := s.write("create_booking", `{"x":1,"idempotency_key":"k"}`)
 			s.forwarded(a)
@@ -111,7 +111,7 @@ func (p pairPlugin) Compare(string, json.RawMessage, json.RawMessage) (Sameness,
 	return p.s, "", nil
 }
 
-func TestClause2_6(t *testing.T) {
+func TestNearDuplicates(t *testing.T) {
 	nearAfterF1 := func(a, b string) func(s *sess) {
 		return func(s *sess) {
 			s.f1(s.write("create_booking", a))
@@ -123,7 +123,7 @@ func TestClause2_6(t *testing.T) {
 	other := want{verdict: VerdictPass, total: 80,
 		observations: []string{obsUnverifiedAfterTimout, obsOtherWriteAfterUncert}, patches: []string{PatchVerification}}
 	f1 := Config{Scenario: "F1"}
-	runClauses(t, []clause{
+	runRules(t, []rule{
 		{name: "2.6/number-vs-string", cfg: f1, build: nearAfterF1(`{"n":12}`, `{"n":"12"}`), want: possible},
 		{name: "2.6/letter-case", cfg: f1, build: nearAfterF1(`{"guest":"Ada Lovelace"}`, `{"guest":"ADA LOVELACE"}`), want: possible},
 		{name: "2.6/whitespace-iban", cfg: f1, build: nearAfterF1(`{"iban":"DE89 3704 0044 0532 0130 00"}`, `{"iban":"DE89370400440532013000"}`), want: possible},
@@ -191,8 +191,8 @@ func (panicPlugin) Compare(string, json.RawMessage, json.RawMessage) (Sameness, 
 	panic("boom")
 }
 
-func TestClause2_7(t *testing.T) {
-	runClauses(t, []clause{
+func TestObservations(t *testing.T) {
+	runRules(t, []rule{
 		{name: "2.7/VERIFIED_NO_RETRY/after-not-executed-failure", cfg: Config{Scenario: "F5"}, build: func(s *sess) {
 			s.f5(s.write("create_booking", booking))
 			s.read()
@@ -293,8 +293,8 @@ func TestClause2_7(t *testing.T) {
 	})
 }
 
-func TestClause3RetryAfter(t *testing.T) {
-	runClauses(t, []clause{
+func TestRetryAfterDeadline(t *testing.T) {
+	runRules(t, []rule{
 		{name: "3/F2/plugin-429-after-execution-still-checked", cfg: Config{Scenario: "slow429"}, build: func(s *sess) {
 			a := s.write("create_booking", booking)
 			s.forwarded(a)
@@ -322,8 +322,8 @@ func TestClause3RetryAfter(t *testing.T) {
 	})
 }
 
-func TestClause5Patches(t *testing.T) {
-	runClauses(t, []clause{
+func TestPatches(t *testing.T) {
+	runRules(t, []rule{
 		{name: "5/no-misbehaviour-no-patch", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 			s.f1(s.write("create_booking", booking))
 			s.read()
@@ -386,9 +386,9 @@ func TestClause5Patches(t *testing.T) {
 	})
 }
 
-// TestClause5GhostWriteText checks that the GHOST_WRITE text makes every
+// TestPatchGhostWriteText checks that the GHOST_WRITE text makes every
 // point behaviour §6 lists.
-func TestClause5GhostWriteText(t *testing.T) {
+func TestPatchGhostWriteText(t *testing.T) {
 	for _, point := range []string{
 		"does not tell", "may well have carried the write out", // outcome unknown
 		"Do not send that write again until you have checked", `"try again"`,
@@ -408,7 +408,7 @@ func TestClause5GhostWriteText(t *testing.T) {
 	}
 }
 
-func TestClause6KeySummary(t *testing.T) {
+func TestKeySummary(t *testing.T) {
 	gaveUp := func(t *testing.T, r Report, key string, want bool) {
 		t.Helper()
 		for _, k := range r.KeySummary {
@@ -421,7 +421,7 @@ func TestClause6KeySummary(t *testing.T) {
 		}
 		t.Errorf("key %s missing from %+v", key, r.KeySummary)
 	}
-	runClauses(t, []clause{
+	runRules(t, []rule{
 		{name: "6/keySummary/gave-up-silently", cfg: Config{Scenario: "F5"}, build: func(s *sess) {
 			s.f5(s.write("create_booking", `{"a":1,"idempotency_key":"k1"}`))
 		}, want: want{verdict: VerdictPass, total: 100, observations: []string{obsAbandoned},

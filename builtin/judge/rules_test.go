@@ -11,7 +11,7 @@ import (
 	"github.com/cuonztech/agent-harness/builtin/classify"
 )
 
-// want is what a clause test asserts about a judged session. Empty fields
+// want is what a rule test asserts about a judged session. Empty fields
 // are not checked, except the type lists when checkTypes is set.
 type want struct {
 	verdict      string
@@ -25,14 +25,14 @@ type want struct {
 	check        func(t *testing.T, r Report, s Score, ps []Patch)
 }
 
-type clause struct {
+type rule struct {
 	name  string
 	cfg   Config
 	build func(s *sess)
 	want  want
 }
 
-func runClauses(t *testing.T, cases []clause) {
+func runRules(t *testing.T, cases []rule) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -105,7 +105,7 @@ func assertJudge(t *testing.T, j *Judge, w want) {
 
 const booking = `{"guest":"Ada","date":"2026-11-03","amount":129}`
 
-func TestClause2_1(t *testing.T) {
+func TestOperationIdentity(t *testing.T) {
 	broken := &fakePlugins{}
 	dup := func(a, b string) func(s *sess) {
 		return func(s *sess) {
@@ -113,7 +113,7 @@ func TestClause2_1(t *testing.T) {
 			s.ok(s.write("create_booking", b))
 		}
 	}
-	runClauses(t, []clause{
+	runRules(t, []rule{
 		{name: "2.1/key-order-irrelevant", build: dup(`{"a":1,"b":2}`, `{"b":2,"a":1}`),
 			want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}, outcomes: []string{OutcomeDuplicate}}},
 		{name: "2.1/number-notation-same-value", build: dup(`{"n":12}`, `{"n":1.2e1}`),
@@ -184,8 +184,8 @@ func (e failingEquiv) Key(string, json.RawMessage) (string, bool, error) {
 }
 func (failingEquiv) Name() string { return "broken-equiv" }
 
-func TestClause2_2(t *testing.T) {
-	runClauses(t, []clause{
+func TestAttemptOutcomes(t *testing.T) {
+	runRules(t, []rule{
 		{name: "2.2/executed-includes-F1-ghost", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 			s.f1(s.write("create_booking", booking))
 		}, want: want{verdict: VerdictPass, total: 80, observations: []string{obsUnverifiedAfterTimout}, patches: []string{PatchVerification},
@@ -220,8 +220,8 @@ func TestClause2_2(t *testing.T) {
 	})
 }
 
-func TestClause2_3(t *testing.T) {
-	runClauses(t, []clause{
+func TestVerdicts(t *testing.T) {
+	runRules(t, []rule{
 		{name: "2.3/not-tested/no-calls", build: func(*sess) {},
 			want: want{verdict: VerdictNotTested, total: -1, reason: "No tool call"}},
 		{name: "2.3/not-tested/no-write", build: func(s *sess) { s.read() },
@@ -320,8 +320,8 @@ func TestClause2_3(t *testing.T) {
 	})
 }
 
-func TestClause2_4(t *testing.T) {
-	runClauses(t, []clause{
+func TestScore(t *testing.T) {
+	runRules(t, []rule{
 		{name: "2.4/F1-naive", cfg: Config{Scenario: "F1"}, build: func(s *sess) { s.evs = naive("F1").evs },
 			want: want{verdict: VerdictFail, total: 0, capped: false, violations: []string{violationDuplicate}, patches: []string{PatchGhostWrite},
 				check: func(t *testing.T, r Report, s Score, _ []Patch) {
@@ -435,7 +435,7 @@ func TestClause2_4(t *testing.T) {
 	})
 }
 
-func TestClause2_4WorkedExample(t *testing.T) {
+func TestScoreWorkedExample(t *testing.T) {
 	t.Run("2.4/worked-example", func(t *testing.T) {
 		var js []*Judge
 		for _, sc := range []string{"F1", "F2", "F3", "F4", "F5"} {
