@@ -15,7 +15,7 @@ import (
 // json.Number, string, []any, map[string]any) deterministically: object
 // members sorted by name bytes, no whitespace, numbers in an exact
 // canonical form (CanonicalNumber). Two values get the same encoding
-// exactly when the host's canonical form (builtin/canon) makes them equal,
+// exactly when the host's canonical form (internal/canon) makes them equal,
 // so a key built from it never separates calls the built-in key joins, nor
 // joins calls it separates; the text itself differs (12e2 for 1200, \u000a
 // for a newline). The host's FuzzSDKCanonical proves it.

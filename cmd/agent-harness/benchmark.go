@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cuonztech/agent-harness/host/reportfile"
-	"github.com/cuonztech/agent-harness/host/selftest"
+	"github.com/cuonztech/agent-harness/internal/reportfile"
+	"github.com/cuonztech/agent-harness/internal/selftest"
 )
 
 // breakEnv names the benchmark's test hook: when set, the self-test runs

@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/cuonztech/agent-harness/builtin/judge"
 	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/campaign"
+	"github.com/cuonztech/agent-harness/internal/judge"
 )
 
 // campaignOptions are the validated flags of `agent-harness campaign`.

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/cuonztech/agent-harness/host/relay"
+	"github.com/cuonztech/agent-harness/internal/relay"
 )
 
 // subcommandLines are every subcommand's command line up to its flags.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cuonztech/agent-harness/host/demo"
+	"github.com/cuonztech/agent-harness/internal/demo"
 )
 
 // runDemo serves the demo MCP server on stdio (behaviour §11) until the client

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cuonztech/agent-harness/builtin/judge"
+	"github.com/cuonztech/agent-harness/internal/judge"
 )
 
 // TestFeedbackFiredLine: each scenario prints one line when it fires,

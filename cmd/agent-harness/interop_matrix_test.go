@@ -22,7 +22,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cuonztech/agent-harness/builtin/fault"
+	"github.com/cuonztech/agent-harness/internal/fault"
 )
 
 // matrixScenario is one row of the matrix.

@@ -11,10 +11,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cuonztech/agent-harness/builtin/judge"
-	"github.com/cuonztech/agent-harness/host/plugin"
-	"github.com/cuonztech/agent-harness/host/reportfile"
-	"github.com/cuonztech/agent-harness/host/trace"
+	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/plugin"
+	"github.com/cuonztech/agent-harness/internal/reportfile"
+	"github.com/cuonztech/agent-harness/internal/trace"
 )
 
 // judgeOptions are the flags of `agent-harness judge`.

@@ -13,7 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/cuonztech/agent-harness/host/relay"
+	"github.com/cuonztech/agent-harness/internal/relay"
 )
 
 // Exit codes shared by every subcommand; cmdExit (cmdflags.go) is where a

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cuonztech/agent-harness/host/plugin"
+	"github.com/cuonztech/agent-harness/internal/plugin"
 )
 
 const pluginUsage = `Usage: agent-harness plugin inspect [flags] PATH

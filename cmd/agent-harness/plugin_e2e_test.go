@@ -456,7 +456,7 @@ func TestPluginHostileEndToEnd(t *testing.T) {
 			t.Parallel()
 			// --write-tools: the hostile classifier calls every other tool
 			// a read; the explicit glob comes first.
-			args := append(proxyPluginFlags(t, "./host/plugin/testdata/hostile"), hostileTimeout,
+			args := append(proxyPluginFlags(t, "./internal/plugin/testdata/hostile"), hostileTimeout,
 				"--write-tools", "create_booking", "--audit-tools", "off")
 			p := scnStart(t, append(args, tt.extra...)...)
 			for i := range tt.calls {
@@ -496,7 +496,7 @@ func TestPluginHostileDuplicateStillFails(t *testing.T) {
 		t.Skip("builds and runs processes")
 	}
 	t.Parallel()
-	args := append(proxyPluginFlags(t, "./host/plugin/testdata/hostile"), hostileTimeout,
+	args := append(proxyPluginFlags(t, "./internal/plugin/testdata/hostile"), hostileTimeout,
 		"--write-tools", "create_booking", "--scenario", "F1", "--audit-tools", "off")
 	p := scnStart(t, args...)
 	p.call("create_booking", `{"room":"1","do":"loop"}`)
@@ -519,7 +519,7 @@ func TestPluginHostileClassifier(t *testing.T) {
 		t.Skip("builds and runs processes")
 	}
 	t.Parallel()
-	args := append(proxyPluginFlags(t, "./host/plugin/testdata/hostile"), hostileTimeout,
+	args := append(proxyPluginFlags(t, "./internal/plugin/testdata/hostile"), hostileTimeout,
 		"--write-tools", "create_booking", "--audit-tools", "off")
 	p := scnStart(t, args...)
 	p.call("create_booking", `{"room":"1"}`) // the plugin answers normally
@@ -547,7 +547,7 @@ func TestPluginStartErrors(t *testing.T) {
 	}
 	proxy, upstream := scnBinaries(t)
 	dates, faultpack := e2ePlugin(t, "./plugins/dates"), e2ePlugin(t, "./plugins/faultpack")
-	readfile := e2eRefusedPlugin(t, "./host/plugin/testdata/readfile")
+	readfile := e2eRefusedPlugin(t, "./internal/plugin/testdata/readfile")
 	dir := t.TempDir()
 	report := filepath.Join(dir, "report.json")
 	tests := []struct {

@@ -9,9 +9,9 @@ import (
 	"runtime"
 	"syscall"
 
-	"github.com/cuonztech/agent-harness/builtin/canon"
-	"github.com/cuonztech/agent-harness/builtin/classify"
-	"github.com/cuonztech/agent-harness/host/relay"
+	"github.com/cuonztech/agent-harness/internal/canon"
+	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/relay"
 )
 
 // exitBrokenPipe is the exit code when the agent stopped reading (as a

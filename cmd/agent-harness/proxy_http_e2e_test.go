@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/cuonztech/agent-harness/host/relay/sse"
+	"github.com/cuonztech/agent-harness/internal/relay/sse"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cuonztech/agent-harness/host/plugin"
+	"github.com/cuonztech/agent-harness/internal/plugin"
 )
 
 // proxyOptions is the validated configuration of `agent-harness proxy`

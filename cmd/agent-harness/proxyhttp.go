@@ -15,10 +15,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cuonztech/agent-harness/builtin/judge"
-	"github.com/cuonztech/agent-harness/host/relay"
-	"github.com/cuonztech/agent-harness/host/relay/httpagent"
-	"github.com/cuonztech/agent-harness/host/relay/httpupstream"
+	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/relay"
+	"github.com/cuonztech/agent-harness/internal/relay/httpagent"
+	"github.com/cuonztech/agent-harness/internal/relay/httpupstream"
 )
 
 // httpShutdownWait bounds the wait for the sessions' relays at exit (each

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/cuonztech/agent-harness/builtin/canon"
-	"github.com/cuonztech/agent-harness/builtin/classify"
-	"github.com/cuonztech/agent-harness/host/pipeline"
-	"github.com/cuonztech/agent-harness/host/plugin"
+	"github.com/cuonztech/agent-harness/internal/canon"
+	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/pipeline"
+	"github.com/cuonztech/agent-harness/internal/plugin"
 )
 
 // proxyPlugins are the --plugin modules of one proxy run (behaviour §12). The

@@ -10,13 +10,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cuonztech/agent-harness/builtin/canon"
-	"github.com/cuonztech/agent-harness/builtin/fault"
-	"github.com/cuonztech/agent-harness/builtin/judge"
-	"github.com/cuonztech/agent-harness/host/pipeline"
-	"github.com/cuonztech/agent-harness/host/relay"
-	"github.com/cuonztech/agent-harness/host/reportfile"
-	"github.com/cuonztech/agent-harness/host/trace"
+	"github.com/cuonztech/agent-harness/internal/canon"
+	"github.com/cuonztech/agent-harness/internal/fault"
+	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/pipeline"
+	"github.com/cuonztech/agent-harness/internal/relay"
+	"github.com/cuonztech/agent-harness/internal/reportfile"
+	"github.com/cuonztech/agent-harness/internal/trace"
 )
 
 // maxRandomSeed bounds drawn chaos seeds to integers every JSON reader

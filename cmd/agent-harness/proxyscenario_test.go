@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cuonztech/agent-harness/builtin/fault"
+	"github.com/cuonztech/agent-harness/internal/fault"
 )
 
 func scenarioOptions(t *testing.T, args ...string) proxyOptions {

@@ -5,9 +5,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cuonztech/agent-harness/builtin/canon"
-	"github.com/cuonztech/agent-harness/builtin/judge"
-	"github.com/cuonztech/agent-harness/host/trace"
+	"github.com/cuonztech/agent-harness/internal/canon"
+	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/trace"
 )
 
 // openTrace creates the --trace file with its header (nil without

@@ -1,6 +1,6 @@
 package main
 
-// End-to-end tests of what the relay (host/relay) refuses and how it
+// End-to-end tests of what the relay (internal/relay) refuses and how it
 // matches ids: the built proxy in front of a real upstream, judged by what
 // reached the upstream.
 

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cuonztech/agent-harness/builtin/canon"
-	"github.com/cuonztech/agent-harness/builtin/classify"
-	"github.com/cuonztech/agent-harness/builtin/judge"
-	"github.com/cuonztech/agent-harness/host/reportfile"
+	"github.com/cuonztech/agent-harness/internal/canon"
+	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
 
 // benchWrites is the session length of BenchmarkReportFileSession.

@@ -210,7 +210,7 @@ func TestTraceHostilePluginRejudged(t *testing.T) {
 	}
 	t.Parallel()
 	tr := filepath.Join(t.TempDir(), "run.trace")
-	args := append(proxyPluginFlags(t, "./host/plugin/testdata/hostile"), hostileTimeout, "--plugin-max-failures", "2",
+	args := append(proxyPluginFlags(t, "./internal/plugin/testdata/hostile"), hostileTimeout, "--plugin-max-failures", "2",
 		"--write-tools", "create_booking", "--audit-tools", "off", "--trace", tr)
 	p := scnStart(t, args...)
 	for _, room := range []string{"a", "b", "c"} {

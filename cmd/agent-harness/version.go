@@ -6,7 +6,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/cuonztech/agent-harness/builtin/judge"
+	"github.com/cuonztech/agent-harness/internal/judge"
 )
 
 // printVersion prints the version (behaviour §2.7): the harness version that

@@ -11,8 +11,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cuonztech/agent-harness/builtin/judge"
 	"github.com/cuonztech/agent-harness/internal/jsonschema"
+	"github.com/cuonztech/agent-harness/internal/judge"
 )
 
 // Kind is what a file is.

@@ -1,6 +1,6 @@
 package wire
 
-import "github.com/cuonztech/agent-harness/builtin/canon"
+import "github.com/cuonztech/agent-harness/internal/canon"
 
 // IDKey returns a comparable key for a raw JSON-RPC id, so that an id echoed
 // in another spelling maps to the same key: strings by their unescaped

@@ -6,7 +6,7 @@ import (
 	_ "embed"
 
 	//lint:ignore ST1001 the assembler mirrors the WebAssembly text format
-	. "github.com/cuonztech/agent-harness/host/plugin/plugintest/wasmbin"
+	. "github.com/cuonztech/agent-harness/internal/plugin/plugintest/wasmbin"
 )
 
 // The assembler mirrors the text format closely, hence the dot import.

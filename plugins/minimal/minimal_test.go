@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cuonztech/agent-harness/host/plugin"
-	"github.com/cuonztech/agent-harness/host/plugin/plugintest"
+	"github.com/cuonztech/agent-harness/internal/plugin"
+	"github.com/cuonztech/agent-harness/internal/plugin/plugintest"
 )
 
 var update = flag.Bool("update", false, "rewrite minimal.wasm from Assemble")

@@ -1,0 +1,175 @@
+package judge
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/cuonztech/agent-harness/internal/classify"
+)
+
+// eventsFromBytes decodes fuzz input into an event sequence: each group of
+// four bytes is one event (kind, call id, tool/arguments/outcome choices,
+// time step). Call ids are small so answers, repeats and unknown ids all
+// occur.
+func eventsFromBytes(data []byte) []Event {
+	classes := []classify.Class{classify.Write, classify.Write, classify.Read, classify.Unclassified, classify.Unknown, ""}
+	outcomes := []Outcome{Executed, InjectedNotExecuted, UpstreamRejected, Unknown, UnknownTool, "garbage"}
+	faults := []string{"", "timeout", "rate_limit", "truncated_json", "server_error", "chaos", "partial_success"}
+	args := []string{`{"a":1}`, `{"a":"1"}`, `{"a":1,"idempotency_key":"k"}`, `{"A":1}`, `[1,2]`, `null`, ``, `{"a":`, `{"a":1e999999}`,
+		`{"a":"\ud83d"}`, "{\"a\":\"\xff\"}", `{"a":1,"A":2}`, `{"a":null}`}
+	tools := []string{"create_booking", "pay", "get_x"}
+	var evs []Event
+	now := t0
+	for i := 0; i+3 < len(data); i += 4 {
+		b0, b1, b2, b3 := data[i], data[i+1], data[i+2], data[i+3]
+		now = now.Add(time.Duration(b3) * 100 * time.Millisecond)
+		ev := Event{Time: now, Call: int64(b1 % 16)}
+		switch b0 % 8 {
+		case 0, 1, 2:
+			ev.Kind = EventCall
+			ev.Tool = tools[int(b2)%len(tools)]
+			ev.Class = classes[int(b2>>2)%len(classes)]
+			ev.Arguments = json.RawMessage(args[int(b0>>3)%len(args)])
+			ev.AcceptsKey = b2&0x80 != 0
+			ev.Idempotent = b1&0x40 != 0
+		case 3, 4, 5:
+			ev.Kind = EventAnswer
+			ev.Outcome = outcomes[int(b2)%len(outcomes)]
+			ev.Fault = faults[int(b2>>3)%len(faults)]
+			if b0&0x80 != 0 {
+				ev.Scenario = "F1"
+			}
+			ev.RetryAfterMs = int64(b0>>3) * 1000
+			ev.ResponseDigest = string(rune('a' + b2%3))
+		case 6:
+			ev.Kind = EventForwarded
+		default:
+			switch b2 % 3 {
+			case 0:
+				ev.Kind = EventEnd
+			case 1:
+				// A plugin failure or disabling: the host's status, which
+				// the judge reads at report time.
+				ev.Kind = eventPluginTest
+				if b0&0x80 != 0 {
+					ev.Detail = "disabled"
+				}
+			default:
+				ev.Kind = EventKind("bogus")
+			}
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// eventPluginTest in eventsFromBytes's output is a plugin failure (Detail
+// "disabled": the disabling) for the fuzzed host status, not a judge event.
+const eventPluginTest EventKind = "test-plugin-failure"
+
+func FuzzJudgeEvents(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{0, 1, 0, 1, 3, 1, 6, 1, 0, 2, 0, 1, 3, 2, 0, 1})             // ghost write, then re-send executed
+	f.Add([]byte{0, 1, 0, 1, 6, 1, 0, 0, 0, 2, 0, 1, 7, 0, 0, 0, 3, 1, 0, 1}) // in flight at end, late answer
+	f.Add([]byte{0x80, 1, 0, 0, 0x84, 1, 17, 0, 0x80, 1, 0, 1, 0, 3, 4, 0})   // 429 and early re-send
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg := Config{}
+		if len(data) > 0 {
+			cfg.Scenario = []string{"", "F1", "F2", "F4", "chaos"}[int(data[0])%5]
+		}
+		var host fakePlugins
+		cfg.PluginStatus = host.status
+		j := New(cfg)
+		for i, ev := range eventsFromBytes(data) {
+			if ev.Kind == eventPluginTest {
+				if ev.Detail == "disabled" {
+					host.disable("p", "disabled after 5 consecutive failures")
+				} else {
+					host.fail("p", "trap")
+				}
+				checkInvariants(t, j)
+				continue
+			}
+			j.Apply(ev)
+			checkInvariants(t, j)
+			if i%4 == 0 {
+				_ = j.AppendFile(nil, FileMeta{}) // incremental encodings, as in the proxy
+			}
+		}
+		out := j.AppendFile(nil, FileMeta{})
+		if !json.Valid(out) {
+			t.Fatalf("invalid report file JSON: %s", out)
+		}
+		var file struct {
+			Report  json.RawMessage `json:"report"`
+			Patches json.RawMessage `json:"patches"`
+		}
+		if err := json.Unmarshal(out, &file); err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := json.Marshal(j.Report()); !bytes.Equal(file.Report, want) {
+			t.Fatalf("file report differs from Report():\n%s", lineDiff(indent(want), indent(file.Report)))
+		}
+		if want, _ := json.Marshal(j.Patches()); !bytes.Equal(file.Patches, want) {
+			t.Fatalf("file patches differ from Patches():\n%s", lineDiff(indent(want), indent(file.Patches)))
+		}
+		_ = j.Markdown()
+	})
+}
+
+func checkInvariants(t *testing.T, j *Judge) {
+	t.Helper()
+	v, reason := j.Verdict()
+	s := j.Score()
+	switch v {
+	case VerdictPass, VerdictFail, VerdictNotTested:
+	default:
+		t.Fatalf("verdict %q", v)
+	}
+	if reason == "" {
+		t.Fatal("empty verdictReason")
+	}
+	if v == VerdictNotTested && s.Total != nil {
+		t.Fatalf("NOT_TESTED with score %d", *s.Total)
+	}
+	if v != VerdictNotTested && (s.Total == nil || *s.Total < 0 || *s.Total > 100) {
+		t.Fatalf("%s with score %v", v, s.Total)
+	}
+	if v == VerdictFail && *s.Total > 49 {
+		t.Fatalf("FAIL with score %d", *s.Total)
+	}
+	if s.Capped && (v != VerdictFail || *s.Uncapped <= 49) {
+		t.Fatalf("capped without lowering: %+v", s)
+	}
+	if v == VerdictPass && len(j.Report().Violations) > 0 {
+		t.Fatal("PASS with violations")
+	}
+}
+
+// FuzzJudgeArguments feeds arbitrary argument bytes through a ghost write
+// and a second write of the same tool (operation identity, near-duplicate
+// comparison, report encoding).
+func FuzzJudgeArguments(f *testing.F) {
+	f.Add([]byte(`{"a":1}`), []byte(`{"a":"1"}`))
+	f.Add([]byte(`{"a":1,"idempotency_key":"x"}`), []byte(`{"idempotency_key":"y","a":1.0}`))
+	f.Add([]byte(`[[[[[[[[]]]]]]]]`), []byte(`"\ud800"`))
+	f.Add([]byte(`{"a":"\u00e9"}`), []byte("{\"a\":\"e\u0301\"}"))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		s := newSess()
+		s.f1(s.write("create_booking", string(a)))
+		s.ok(s.write("create_booking", string(b)))
+		j := s.judge(Config{Scenario: "F1"})
+		checkInvariants(t, j)
+		if v, _ := j.Verdict(); v == VerdictPass {
+			// Identical bytes are the same operation: never a PASS.
+			if string(a) == string(b) {
+				t.Fatalf("identical arguments passed: %q", a)
+			}
+		}
+		if !json.Valid(j.AppendFile(nil, FileMeta{})) {
+			t.Fatal("invalid JSON")
+		}
+	})
+}

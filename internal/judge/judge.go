@@ -1,0 +1,277 @@
+package judge
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cuonztech/agent-harness/internal/classify"
+)
+
+// Judge consumes the events of one session and keeps its verdict, score,
+// report and patches up to date. Every method is safe for concurrent use.
+//
+// # Notes
+//
+//   - Apply is O(1) amortised in the length of the session: state lives in
+//     maps keyed by operation key and call id, and totals are running
+//     counters. The only per-call work that grows is the comparison of a
+//     write with the uncertain attempts of the same tool (behaviour §4.6), which
+//     are few.
+//   - Report, Markdown and AppendFile are linear in the size of the report;
+//     AppendFile re-encodes only operations that changed since its last call.
+type Judge struct {
+	mu  sync.Mutex
+	cfg Config
+
+	seq uint64 // events applied
+
+	// start is when the run started (Config.Start, else the first
+	// event's time); started is set once it is known.
+	start   time.Time
+	started bool
+
+	ops   map[string]*operation
+	opSeq []*operation
+	alias map[string]*operation
+	calls map[int64]*pendingCall
+
+	callsTotal   int
+	callsByClass CallCounts
+	idemWrites   int // write calls of idempotent tools
+	unclTools    nameSet
+	unknownTools nameSet
+	// unknownWrite is the first tool called while unlisted that a later
+	// listing showed to be a write ("" when none).
+	unknownWrite string
+	// sessions are the agent sessions opened so far (EventSession).
+	sessions      []SessionInfo
+	scenarioFired bool
+	injectedCount int
+	readsOK       int
+	readCalls     int
+	inFlight      int
+	ended         bool
+	// droppedCalls counts tools/call notifications (no id) the proxy did
+	// not forward; droppedTool is the first one's tool.
+	droppedCalls int
+	droppedTool  string
+
+	tot   totals
+	lists [numCategories]opList
+
+	awaiting   []*operation // ghost / not-executed ops waiting for a read
+	silentAll  []*keyState  // keys whose last attempt failed, waiting for any read call
+	silentTool map[string][]*keyState
+	cands      map[string][]*operation // per tool: ops with uncertain attempts
+	rateWaits  map[string][]*operation // per tool: ops waiting out a 429
+
+	keys    map[string]*keyState
+	keySeq  []*keyState
+	uncl    map[string]*unclState
+	unclSeq []*unclState // those called at least twice
+
+	// Write calls whose operation identity is not certain (behaviour §4.1),
+	// with the first one's tool (and member names).
+	unidentified     int
+	unidentifiedTool string
+	caseClashes      int
+	caseClashTool    string
+	caseClashNames   [2]string
+
+	// faults are the plugin failures no plugin host saw (pluginFault).
+	faults []PluginFailure
+
+	dirtyOps  []*operation
+	dirtyKeys []*keyState
+	enc       fileCache // the report-file encodings
+
+	// Violations as they appeared (alerts.go).
+	alerts     []Alert
+	alerted    map[*operation]uint8
+	alertCount atomic.Int64
+}
+
+// totals are the running sums of every operation's contrib.
+type totals struct {
+	ops        int
+	outcomes   map[string]int
+	judged     int
+	safe       int
+	fhCount    int
+	fhSum      int
+	extras     int
+	ghostExtra int
+	retry      int
+	idemRepeat int // operations with IDEMPOTENT_REPEAT
+	// ghostKinds counts ghost extras, unverifiedKinds unverified ghost
+	// writes, per fault kind of the ghost write (for the patch triggers).
+	ghostKinds, unverifiedKinds faultTally
+}
+
+// nameSet is an insertion-ordered set of tool names.
+type nameSet struct {
+	idx   map[string]struct{}
+	names []string
+}
+
+func (s *nameSet) add(name string) bool {
+	if _, ok := s.idx[name]; ok {
+		return false
+	}
+	if s.idx == nil {
+		s.idx = map[string]struct{}{}
+	}
+	s.idx[name] = struct{}{}
+	s.names = append(s.names, name)
+	return true
+}
+
+// New returns a Judge for one session.
+func New(cfg Config) *Judge {
+	cfg.Equivalences = slices.Clone(cfg.Equivalences)
+	cfg.PairCheckers = slices.Clone(cfg.PairCheckers)
+	return &Judge{
+		cfg:        cfg,
+		start:      cfg.Start,
+		ops:        map[string]*operation{},
+		alias:      map[string]*operation{},
+		calls:      map[int64]*pendingCall{},
+		silentTool: map[string][]*keyState{},
+		cands:      map[string][]*operation{},
+		rateWaits:  map[string][]*operation{},
+		keys:       map[string]*keyState{},
+		uncl:       map[string]*unclState{},
+		tot:        totals{outcomes: map[string]int{}},
+	}
+}
+
+// Replay judges a recorded event list offline. The result is identical to
+// applying the same events to a live Judge one by one.
+func Replay(cfg Config, events []Event) *Judge {
+	j := New(cfg)
+	for _, ev := range events {
+		j.Apply(ev)
+	}
+	return j
+}
+
+// Apply adds one event. Events with an unknown or repeated call id, answers
+// for calls already answered and other inconsistent input are ignored; Apply
+// never panics on any event sequence.
+func (j *Judge) Apply(ev Event) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.seq++
+	if !j.started {
+		j.started = true
+		if j.start.IsZero() {
+			j.start = ev.Time
+		}
+	}
+	switch ev.Kind {
+	case EventCall:
+		j.onCall(ev)
+	case EventForwarded:
+		// Forwarding changes nothing the judge reports: an unanswered call
+		// counts as in flight (uncertain) whether or not it was forwarded.
+	case EventAnswer:
+		j.onAnswer(ev)
+	case EventEnd:
+		j.onEnd(ev)
+	case EventDelivered:
+		j.onDelivered(ev)
+	case EventTools:
+		j.onTools(ev)
+	case EventSession:
+		j.sessions = append(j.sessions, SessionInfo{ID: ev.Session, Transport: ev.Transport})
+	case EventDroppedCall:
+		j.droppedCalls++
+		if j.droppedCalls == 1 {
+			j.droppedTool = ev.Tool
+		}
+	}
+}
+
+// refresh recomputes op's contrib and moves the totals and category lists
+// by the difference. Every change to an operation ends with refresh.
+func (j *Judge) refresh(op *operation) {
+	old, c := op.c, op.contrib()
+	op.c = c
+	t := &j.tot
+	if old.live {
+		t.ops--
+		t.outcomes[old.outcome]--
+		t.judged -= b2i(old.judged)
+		t.safe -= b2i(old.safe)
+		if old.fh {
+			t.fhCount--
+			t.fhSum -= old.fhVal
+		}
+		t.extras -= old.extras
+		t.ghostExtra -= old.ghostExtras
+		t.retry -= old.retry
+		t.idemRepeat -= b2i(old.idemRepeat)
+	}
+	if c.live {
+		t.ops++
+		t.outcomes[c.outcome]++
+		t.judged += b2i(c.judged)
+		t.safe += b2i(c.safe)
+		if c.fh {
+			t.fhCount++
+			t.fhSum += c.fhVal
+		}
+		t.extras += c.extras
+		t.ghostExtra += c.ghostExtras
+		t.retry += c.retry
+		t.idemRepeat += b2i(c.idemRepeat)
+	}
+	t.ghostKinds.move(old.ghostFault, old.ghostExtras, c.ghostFault, c.ghostExtras)
+	t.unverifiedKinds.move(old.ghostFault, b2i(old.unverified && old.live), c.ghostFault, b2i(c.unverified && c.live))
+	j.lists[catDuplicate].set(catDuplicate, op, c.extras > 0)
+	j.lists[catRetryAfter].set(catRetryAfter, op, c.retry > 0)
+	j.lists[catGhostExtra].set(catGhostExtra, op, c.ghostExtras > 0)
+	j.lists[catIdemExtra].set(catIdemExtra, op, c.extras > c.ghostExtras)
+	j.lists[catPossibleDup].set(catPossibleDup, op, c.possibleDup)
+	j.lists[catNearDup].set(catNearDup, op, c.near)
+	j.lists[catUnverified].set(catUnverified, op, c.unverified && c.live)
+	if c.extras > 0 || c.retry > 0 {
+		j.noteAlerts(op, c)
+	}
+	j.markDirty(op)
+}
+
+func (j *Judge) markDirty(op *operation) {
+	op.dirty = true
+	if !op.inDirty {
+		op.inDirty = true
+		j.dirtyOps = append(j.dirtyOps, op)
+	}
+}
+
+func (j *Judge) markKeyDirty(k *keyState) {
+	k.dirty = true
+	if !k.inDirty {
+		k.inDirty = true
+		j.dirtyKeys = append(j.dirtyKeys, k)
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// classOf maps a call's class to the four counted classes; anything that is
+// not read, write or unclassified counts as unknown.
+func classOf(c classify.Class) classify.Class {
+	switch c {
+	case classify.Read, classify.Write, classify.Unclassified:
+		return c
+	}
+	return classify.Unknown
+}

@@ -1,0 +1,232 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cuonztech/agent-harness/internal/fault"
+	"github.com/cuonztech/agent-harness/internal/judge"
+)
+
+// feedbackPrefix starts every line of the program on stderr.
+const feedbackPrefix = "[agent-harness] "
+
+// alertSource is a judge that reports violations as they appear
+// (*judge.Judge).
+type alertSource interface {
+	AlertCount() int
+	AlertsSince(n int) []judge.Alert
+}
+
+// feedback prints what happens while the session runs (behaviour §2.8): one
+// line when a fault fires and one per new violation. Lines are formatted
+// under the pipeline's state lock, in event order, and written after it is
+// released, so a slow stderr never holds up other calls; flushes are
+// serialised, so the order survives.
+type feedback struct {
+	w      io.Writer
+	alerts alertSource // nil: the judge reports no alerts
+
+	// Guarded by Pipeline.mu.
+	tools map[int64]string // the tool of each call without answer
+	fired map[string]int   // how often each scenario fired
+	seen  int              // alerts already queued
+
+	qmu     sync.Mutex
+	queue   []string
+	pending atomic.Bool // queue is not empty
+	wmu     sync.Mutex  // serialises flushes
+}
+
+func newFeedback(w io.Writer, j Judge) *feedback {
+	if w == nil {
+		return nil
+	}
+	f := &feedback{w: w, tools: map[int64]string{}, fired: map[string]int{}}
+	f.alerts, _ = j.(alertSource)
+	return f
+}
+
+// noteLocked looks at an event the judge has just applied: a fired fault
+// or a new violation queues a line. The caller holds Pipeline.mu. A call
+// costs a map update and an atomic load unless something is printed.
+func (f *feedback) noteLocked(ev judge.Event, j Judge) {
+	switch ev.Kind {
+	case judge.EventCall:
+		f.tools[ev.Call] = ev.Tool
+	case judge.EventAnswer:
+		tool, ok := f.tools[ev.Call]
+		delete(f.tools, ev.Call)
+		if ok && ev.Scenario != "" {
+			f.fired[ev.Scenario]++
+			f.push(firedLine(ev, tool, f.fired[ev.Scenario]))
+		}
+	case judge.EventEnd:
+		clear(f.tools)
+	}
+	if f.alerts == nil || f.alerts.AlertCount() == f.seen {
+		return
+	}
+	news := f.alerts.AlertsSince(f.seen)
+	f.seen += len(news)
+	verdict, _ := j.Verdict()
+	for _, a := range news {
+		f.push(alertLine(a, verdict))
+	}
+}
+
+func (f *feedback) push(line string) {
+	f.qmu.Lock()
+	f.queue = append(f.queue, feedbackPrefix+oneLine(line)+"\n")
+	f.pending.Store(true)
+	f.qmu.Unlock()
+}
+
+// flush writes the queued lines.
+func (f *feedback) flush() {
+	if !f.pending.Load() {
+		return
+	}
+	f.wmu.Lock()
+	defer f.wmu.Unlock()
+	f.qmu.Lock()
+	lines := f.queue
+	f.queue = nil
+	f.pending.Store(false)
+	f.qmu.Unlock()
+	if len(lines) > 0 {
+		_, _ = io.WriteString(f.w, strings.Join(lines, ""))
+	}
+}
+
+// firedLine says which fault fired on which call, whether the upstream
+// executed the call, and what the agent was told. n counts the scenario's
+// firings so far (F4 marks two writes).
+func firedLine(ev judge.Event, tool string, n int) string {
+	head := fmt.Sprintf("%s fired on %s (call %d)", ev.Scenario, shownTool(tool), ev.Call)
+	if ev.Scenario == "F4" {
+		head = fmt.Sprintf("F4 marked %s (call %d) as write %d of %d", shownTool(tool), ev.Call, n, fault.F4Writes)
+	}
+	switch {
+	case ev.Outcome == judge.InjectedNotExecuted:
+		return head + ": not executed upstream (not forwarded); " + agentTold(ev)
+	case ev.Fault != "":
+		// Forwarded, executed, and the answer replaced.
+		return head + ": executed upstream; " + agentTold(ev)
+	}
+	// Applied without changing anything (F4, a plugin fault that passes).
+	return head + ": passed through unchanged; " + upstreamDid(ev)
+}
+
+// agentTold names the injected answer the agent got.
+func agentTold(ev judge.Event) string {
+	switch ev.Fault {
+	case fault.KindTimeout:
+		return "the agent was told it timed out"
+	case fault.KindRateLimit:
+		return fmt.Sprintf("the agent got HTTP 429 asking to retry after %d s", ev.RetryAfterMs/1000)
+	case fault.KindTruncatedJSON:
+		return "the agent got a truncated JSON body"
+	case fault.KindServerError, fault.KindChaos:
+		return "the agent got HTTP 500"
+	}
+	return "the agent got an injected " + strconv.Quote(ev.Fault) + " answer"
+}
+
+// upstreamDid says how the upstream answered a call that was passed
+// through; the agent got that answer.
+func upstreamDid(ev judge.Event) string {
+	switch ev.Outcome {
+	case judge.Executed:
+		return "executed upstream, and the agent got the upstream's answer"
+	case judge.UpstreamRejected:
+		return "the upstream answered isError, and the agent got that answer"
+	}
+	if ev.Detail != "" {
+		return "whether the upstream executed it is unknown (" + ev.Detail + ")"
+	}
+	return "whether the upstream executed it is unknown"
+}
+
+// alertLine is the line of a new violation. It starts with FAIL when the
+// run's verdict is FAIL now; with VIOLATION when the run cannot fail yet
+// (chaos mode before its first fault: the verdict is NOT_TESTED until a
+// fault fired).
+func alertLine(a judge.Alert, verdict string) string {
+	prefix := "VIOLATION: "
+	if verdict == judge.VerdictFail {
+		prefix = "FAIL: "
+	}
+	var s string
+	switch a.Type {
+	case "RETRY_AFTER_VIOLATED":
+		s = fmt.Sprintf("%s re-sent %d ms after an HTTP 429 that asked to wait %d ms (RETRY_AFTER_VIOLATED)",
+			shownTool(a.Tool), a.WaitedMs, a.RequiredMs)
+	default:
+		s = fmt.Sprintf("%s executed %d times (%s)", shownTool(a.Tool), a.Executions, a.Type)
+		if a.Note != "" {
+			s += " — " + a.Note
+		}
+	}
+	return prefix + s + "; operation " + a.Operation
+}
+
+// Summary is the one line printed when the proxy exits (behaviour §2.8):
+// verdict, score, the deciding reason, and the report file when there is
+// one that was written.
+func (p *Pipeline) Summary() string {
+	verdict, reason := p.judge.Verdict()
+	s := p.judge.Score()
+	score := "no score"
+	if s.Total != nil {
+		score = fmt.Sprintf("score %d/100", *s.Total)
+		if s.Capped {
+			score += " (capped)"
+		}
+	}
+	line := fmt.Sprintf("Result: %s, %s. %s", verdict, score, reason)
+	if p.opts.Report != nil && p.brokenErr() == nil {
+		line += " Report: " + p.opts.Report.Path()
+	}
+	return feedbackPrefix + oneLine(line)
+}
+
+// maxToolShown bounds a tool name in a line, in bytes.
+const maxToolShown = 200
+
+// shownTool returns a tool name as is when it is plain, Go-quoted when it
+// has spaces, control or invisible characters or invalid UTF-8, so an odd
+// name can neither break the line nor look like another; long names are
+// cut.
+func shownTool(s string) string {
+	if len(s) > maxToolShown {
+		i := maxToolShown
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = s[:i] + "…"
+	}
+	if s == "" || !utf8.ValidString(s) {
+		return strconv.Quote(s)
+	}
+	for _, r := range s {
+		if !unicode.IsGraphic(r) || unicode.IsSpace(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
+// oneLine escapes line breaks so a message stays one line.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
+}

@@ -1,0 +1,88 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/cuonztech/agent-harness/internal/canon"
+	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/fault"
+	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/relay"
+)
+
+// inputRequired is an MCP 2026-07-28 result asking the client for more
+// input; the client then sends the call again with inputResponses.
+const inputRequired = `{"resultType":"input_required","inputRequests":{"r1":{"method":"elicitation/create","params":{"message":"Which room?"}}},"requestState":"st-1"}`
+
+// TestF1NotConsumedByIncompleteResult: F1 claims the first write, but an
+// answer asking for more input did not complete it. The agent gets that
+// answer, the call is unknown (not executed), and F1 re-arms for the
+// re-send with the input, which then gets the timeout.
+func TestF1NotConsumedByIncompleteResult(t *testing.T) {
+	h := newHarness(t, fault.NewGhostWrite(), nil)
+	first := &upstream{h: h, resp: relay.Response{Result: json.RawMessage(inputRequired)}}
+	good := &upstream{h: h, resp: relay.Response{Result: json.RawMessage(okResult)}}
+	if r, _ := h.call(t, 1, "create_booking", classify.Write, first); string(r.Result) != inputRequired {
+		t.Fatalf("first answer %s, want the upstream's input request", r.Result)
+	}
+	if r, _ := h.call(t, 2, "create_booking", classify.Write, good); string(r.Result) != string(fault.ErrorResult(fault.TimeoutText)) {
+		t.Fatalf("re-send answered %s, want the timeout", r.Result)
+	}
+	if r, _ := h.call(t, 3, "create_booking", classify.Write, good); string(r.Result) != okResult {
+		t.Fatalf("third answer %s, want the real result", r.Result)
+	}
+	want := []string{
+		"call#1 create_booking write", "forwarded#1", "answer#1 unknown",
+		"call#2 create_booking write", "forwarded#2", "answer#2 executed scenario=F1 fault=timeout", "delivered#2",
+		"call#3 create_booking write", "forwarded#3", "answer#3 executed",
+	}
+	if got := events(h.judge); !slices.Equal(got, want) {
+		t.Errorf("events\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestIncompleteThenResendIsNotADuplicate: with the real judge, a call
+// answered input_required and sent again with the input is not a
+// DUPLICATE_EXECUTION; the run is NOT_TESTED (the first attempt's outcome
+// is unknown), never FAIL or PASS.
+func TestIncompleteThenResendIsNotADuplicate(t *testing.T) {
+	p := New(Options{
+		Judge:  judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil)}),
+		Report: &bytesReport{}, Clock: newFakeClock(true),
+		Fatal: func(err error) { t.Fatal(err) },
+	})
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i, result := range []string{inputRequired, okResult} {
+		c := &relay.ToolCall{ID: int64(i + 1), Tool: "create_booking", Class: classify.Write, Arguments: json.RawMessage(`{"room":12}`)}
+		forward := func(context.Context) (relay.Response, error) {
+			return relay.Response{Result: json.RawMessage(result)}, nil
+		}
+		if _, err := p.HandleCall(context.Background(), c, forward); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.OnSessionEnd(); err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Verdict string `json:"verdict"`
+		Report  struct {
+			Operations []judge.OperationInfo `json:"operations"`
+			Violations []judge.Violation     `json:"violations"`
+		} `json:"report"`
+	}
+	if err := json.Unmarshal(p.ReportJSON(), &file); err != nil {
+		t.Fatal(err)
+	}
+	if file.Verdict != judge.VerdictNotTested || len(file.Report.Violations) != 0 {
+		t.Errorf("verdict %s violations %+v, want NOT_TESTED without violations", file.Verdict, file.Report.Violations)
+	}
+	if ops := file.Report.Operations; len(ops) != 1 || ops[0].Executions != 1 || ops[0].Outcome != judge.OutcomeExecutionUnknown {
+		t.Errorf("operations %+v, want one EXECUTION_UNKNOWN operation executed once", ops)
+	}
+}

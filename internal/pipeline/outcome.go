@@ -1,0 +1,96 @@
+package pipeline
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/relay"
+)
+
+// outcomeOf maps what forward returned to the attempt's outcome (behaviour §4.2)
+// and a short detail for the report.
+func outcomeOf(class classify.Class, resp relay.Response, err error) (judge.Outcome, string) {
+	switch {
+	case class == classify.Unknown:
+		return judge.UnknownTool, ""
+	case errors.Is(err, relay.ErrNoAnswer):
+		return judge.Unknown, "no answer from the upstream within the call timeout"
+	case errors.Is(err, relay.ErrUpstreamUnavailable):
+		return judge.Unknown, "the upstream is not running"
+	case err != nil:
+		return judge.Unknown, "no answer from the upstream: " + err.Error()
+	case resp.Error != nil:
+		return judge.Unknown, fmt.Sprintf("the upstream answered JSON-RPC error %d", resp.Error.Code)
+	}
+	r, ok := scanResult(resp.Result)
+	if !ok {
+		// Not a CallToolResult: whether it executed cannot be told.
+		return judge.Unknown, "the upstream's result is not a JSON object"
+	}
+	if kind, incomplete := incompleteResult(r.resultType); incomplete {
+		// MCP 2026-07-28 multi-round-trip: the call has not completed; the
+		// agent will send it again with the requested input. Counting this
+		// answer as an execution would make that re-send a duplicate.
+		return judge.Unknown, incompleteDetail(kind)
+	}
+	if r.isError {
+		return judge.UpstreamRejected, ""
+	}
+	return judge.Executed, ""
+}
+
+// incompleteResult reads a result's raw resultType value (nil when there
+// is none). A result is complete when resultType is absent, null, "" or
+// "complete" (the go-sdk's reading: empty means complete); any other
+// value — "input_required", another string, a value that is not a string
+// — means the call did not complete, and kind names it (the string, or the
+// raw JSON of another value).
+func incompleteResult(raw []byte) (kind string, incomplete bool) {
+	switch string(raw) {
+	case "", "null", `""`, `"complete"`:
+		return "", false
+	}
+	if raw[0] != '"' {
+		return string(raw), true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return string(raw), true // unreachable: scanResult validated it
+	}
+	if s == "" || s == "complete" {
+		return "", false
+	}
+	return s, true
+}
+
+// maxKindInDetail bounds the result type quoted in a detail.
+const maxKindInDetail = 64
+
+// incompleteDetail is the report's detail for a result that is not
+// complete.
+func incompleteDetail(kind string) string {
+	if kind == "input_required" {
+		return "the upstream asked for more input (resultType input_required); the call did not complete"
+	}
+	if len(kind) > maxKindInDetail {
+		n := maxKindInDetail
+		for n > 0 && !utf8.RuneStart(kind[n]) {
+			n--
+		}
+		kind = kind[:n] + "…"
+	}
+	return "the upstream's result is not complete (resultType " + kind + "); the call did not complete"
+}
+
+// digest identifies the upstream's result bytes, so the judge can tell
+// whether two executions got byte-identical answers.
+func digest(result json.RawMessage) string {
+	sum := sha256.Sum256(result)
+	return hex.EncodeToString(sum[:])
+}

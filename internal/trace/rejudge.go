@@ -1,0 +1,256 @@
+package trace
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/cuonztech/agent-harness/internal/canon"
+	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/judge"
+)
+
+// Options are the settings of a re-judging.
+type Options struct {
+	// Settings are the effective settings: the header's, with the ones
+	// given on the command line replaced.
+	Settings Settings
+	// Reclassify recomputes the tool classification from the recorded
+	// definitions (and re-derives each call's class); false keeps the
+	// recorded classification (the settings that affect it are unchanged).
+	Reclassify bool
+	// Classifiers, Equivalences and PairCheckers are the plugins' hooks.
+	Classifiers  []classify.Classifier
+	Equivalences []judge.Equivalence
+	PairCheckers []judge.PairChecker
+	// DropPluginFailures leaves out the recorded plugin failures (the
+	// plugins were replaced).
+	DropPluginFailures bool
+	// PluginStatus is the status of the plugins loaded for this judging
+	// (their failures now); nil without plugins.
+	PluginStatus func() []judge.PluginState
+	// DisablePlugin, when set, disables a loaded plugin where the trace
+	// records its disabling, so that from there on it is not asked, as in
+	// the recorded session.
+	DisablePlugin func(name, detail string)
+	// RetryAfterMs, when positive, replaces the retry_after every recorded
+	// injected 429 announced (the deadline that is checked).
+	RetryAfterMs int64
+}
+
+// epoch is the start of a re-judged run; only differences of times matter.
+var epoch = time.Unix(0, 0).UTC()
+
+// Rejudge applies tr's events to a new judge under o and returns it with
+// the report file's envelope (status "finished" when the session end was
+// recorded, "running" when the proxy was killed, "failed" after a failed
+// start).
+//
+// The judge's plugin status (judge.Config.PluginStatus) joins the recorded
+// plugin failures and those of the plugins loaded now: per plugin the
+// larger count (version 2 records every failure, so a plugin that fails
+// the same way again counts once; the sum for version 1, which recorded no
+// equivalence failures), disabled when either says so, the recorded first
+// detail before the new one. A plugin that failed in either run keeps the
+// run from passing.
+func Rejudge(tr *Trace, o Options) (*judge.Judge, judge.FileMeta) {
+	s := o.Settings
+	kf := canon.ParseKeyFields(s.KeyFields)
+	recorded := &pluginLog{}
+	j := judge.New(judge.Config{
+		KeyFields: kf, Scenario: s.Scenario, Kind: s.Kind,
+		Equivalences: o.Equivalences, PairCheckers: o.PairCheckers,
+		PluginStatus: func() []judge.PluginState {
+			var now []judge.PluginState
+			if o.PluginStatus != nil {
+				now = o.PluginStatus()
+			}
+			return joinPluginStates(now, recorded.states, tr.Header.Version == 1)
+		},
+		Start: epoch, RedactArguments: s.RedactArguments,
+	})
+	meta := judge.FileMeta{Status: "running", Mode: s.Mode, Chaos: s.Chaos, Transport: tr.Header.Transport}
+	if meta.Mode == "" {
+		meta.Mode = "deterministic"
+	}
+
+	var classifyTool func(classify.Tool) classify.Result
+	if o.Reclassify {
+		classifyTool = classify.NewChain(classify.ChainOptions{
+			WriteTools: s.WriteTools, ReadTools: s.ReadTools, Plugins: o.Classifiers,
+			IdempotentTools: s.IdempotentTools, IgnoreIdempotentHint: s.IgnoreIdempotentHint,
+		}).Classify
+	}
+	listing := func(tools []Tool) []classify.Entry {
+		out := make([]classify.Entry, 0, len(tools))
+		for _, t := range tools {
+			if !o.Reclassify {
+				out = append(out, t.Entry)
+			} else if e, ok := classify.EntryOf(t.Definition, classifyTool, kf.Match); ok {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	// latest holds each tool's newest entry up to the current line; final
+	// the newest of the whole trace (for a call the relay classified with
+	// a listing whose line follows it).
+	latest, final := map[string]classify.Entry{}, map[string]classify.Entry{}
+	var current []classify.Entry
+	var toolsSeen bool
+	if o.Reclassify {
+		for _, l := range tr.Lines {
+			if l.Type == string(judge.EventTools) {
+				for _, e := range listing(l.Tools) {
+					final[e.Name] = e
+				}
+			}
+		}
+	}
+	if len(tr.Header.Tools) > 0 {
+		current, toolsSeen = listing(tr.Header.Tools), true
+		for _, e := range current {
+			latest[e.Name] = e
+		}
+	}
+
+	for i := range tr.Lines {
+		l := &tr.Lines[i]
+		at := epoch.Add(time.Duration(l.T))
+		switch l.Type {
+		case TypeStartupFailed:
+			meta.Status, meta.StartupError = "failed", l.Detail
+			continue
+		case string(judge.EventEnd):
+			if meta.Status != "failed" {
+				meta.Status = "finished"
+			}
+		case TypePluginFailure:
+			if o.DropPluginFailures {
+				continue
+			}
+			if l.Disabled {
+				recorded.disable(l.Plugin, l.Detail)
+				if o.DisablePlugin != nil {
+					o.DisablePlugin(l.Plugin, l.Detail)
+				}
+			} else {
+				recorded.fail(l.Plugin, l.Detail)
+			}
+			continue
+		}
+		ev := eventOf(l, at)
+		switch ev.Kind {
+		case judge.EventTools:
+			current, toolsSeen = listing(l.Tools), true
+			ev.Tools = nil
+			for _, e := range current {
+				latest[e.Name] = e
+				if e.Class == classify.Write {
+					ev.Tools = append(ev.Tools, e.Name)
+				}
+			}
+			if !o.Reclassify {
+				ev.Tools = slices.Clone(l.Writes)
+			}
+		case judge.EventCall:
+			if o.Reclassify && ev.Class != classify.Unknown {
+				e, ok := latest[ev.Tool]
+				if !ok {
+					e, ok = final[ev.Tool]
+				}
+				if ok {
+					ev.Class, ev.AcceptsKey, ev.Idempotent = e.Class, len(e.KeyFields) > 0, e.Idempotent
+				}
+			}
+		case judge.EventAnswer:
+			if o.RetryAfterMs > 0 && ev.RetryAfterMs > 0 {
+				ev.RetryAfterMs = o.RetryAfterMs
+			}
+		}
+		j.Apply(ev)
+	}
+	if toolsSeen {
+		meta.ToolClassification, _ = json.Marshal(current)
+	}
+	return j, meta
+}
+
+// eventOf is the judge event of a line.
+func eventOf(l *Line, at time.Time) judge.Event {
+	ev := judge.Event{
+		Kind: judge.EventKind(l.Type), Time: at, Call: l.Call,
+		Tool: l.Tool, Class: l.Class, AcceptsKey: l.AcceptsKey, Idempotent: l.Idempotent,
+		Outcome: l.Outcome, Scenario: l.Scenario, Fault: l.Fault, RetryAfterMs: l.RetryAfterMs,
+		ResponseDigest: l.ResponseDigest, Detail: l.Detail, Tools: l.Writes,
+		Session: string(l.Session), Transport: l.Transport,
+	}
+	if ev.Kind == judge.EventCall && l.Params != nil {
+		// The relay takes params.arguments by its exact name and refuses
+		// calls with a case variant of it, so this finds the same value.
+		var p struct {
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if json.Unmarshal(l.Params, &p) == nil {
+			ev.Arguments = p.Arguments
+		}
+	}
+	return ev
+}
+
+// pluginLog folds recorded plugin-failure lines into each plugin's state,
+// as the plugin host keeps it: failures counted, the first detail kept,
+// the disabling noted (its detail only when no failure came before).
+type pluginLog struct{ states []judge.PluginState }
+
+func (p *pluginLog) get(name string) *judge.PluginState {
+	for i := range p.states {
+		if p.states[i].Name == name {
+			return &p.states[i]
+		}
+	}
+	p.states = append(p.states, judge.PluginState{Name: name})
+	return &p.states[len(p.states)-1]
+}
+
+func (p *pluginLog) fail(name, detail string) {
+	st := p.get(name)
+	st.Failures++
+	if st.Failures == 1 {
+		st.Detail = detail
+	}
+}
+
+func (p *pluginLog) disable(name, detail string) {
+	st := p.get(name)
+	st.Disabled = true
+	if st.Detail == "" {
+		st.Detail = detail
+	}
+}
+
+// joinPluginStates joins the loaded plugins' states (now, in load order)
+// with the recorded ones (recorded plugins no longer loaded follow): see
+// Rejudge. sum adds the counts instead of taking the larger.
+func joinPluginStates(now, recorded []judge.PluginState, sum bool) []judge.PluginState {
+	out := slices.Clone(now)
+	for _, r := range recorded {
+		i := slices.IndexFunc(out, func(s judge.PluginState) bool { return s.Name == r.Name })
+		if i < 0 {
+			out = append(out, r)
+			continue
+		}
+		n := &out[i]
+		switch {
+		case sum:
+			n.Failures += r.Failures
+		case r.Failures > n.Failures:
+			n.Failures = r.Failures
+		}
+		if r.Detail != "" && (r.Failures > 0 || n.Failures == 0) {
+			n.Detail = r.Detail
+		}
+		n.Disabled = n.Disabled || r.Disabled
+	}
+	return out
+}
