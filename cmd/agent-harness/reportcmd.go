@@ -66,52 +66,46 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fail("cannot read: %v", err)
 	}
+	var r rendered
 	switch {
 	case render.Detect(data) == render.KindRun:
+		f, err := render.ParseRun(data)
+		if err != nil {
+			return fail("%v", err)
+		}
+		r = rendered{junit: render.JUnit(f), markdown: render.Markdown(f), code: verdictExitCode(f.Verdict, notTestedOK)}
 	case campaign.IsSummary(data):
-		return renderCampaign(data, format, notTestedOK, stdout, fail)
+		s, err := campaign.ParseSummary(data)
+		if err != nil {
+			return fail("%v", err)
+		}
+		// The campaign's gate; 3 (a scenario without a judged run) becomes
+		// 0 with --not-tested-ok.
+		r = rendered{junit: campaign.JUnit(s), markdown: campaign.Markdown(s), code: s.Gate.ExitCode}
+		if r.code == 3 && notTestedOK {
+			r.code = exitOK
+		}
 	default:
 		return fail("neither a run report nor a campaign file (expected the JSON report file of agent-harness proxy or judge --report-file, or a campaign.json)")
 	}
-	f, err := render.ParseRun(data)
-	if err != nil {
-		return fail("%v", err)
-	}
 	switch format {
 	case "json":
 		_, err = stdout.Write(data)
 	case "junit":
-		_, err = stdout.Write(render.JUnit(f))
+		_, err = stdout.Write(r.junit)
 	default:
-		_, err = io.WriteString(stdout, render.Markdown(f))
+		_, err = io.WriteString(stdout, r.markdown)
 	}
 	if err != nil {
 		return fmt.Errorf("cannot write the output: %w", err)
 	}
-	return exitCode(verdictExitCode(f.Verdict, notTestedOK))
+	return exitCode(r.code)
 }
 
-// renderCampaign renders a campaign.json; the exit code is the campaign's
-// gate (3 becomes 0 with --not-tested-ok).
-func renderCampaign(data []byte, format string, notTestedOK bool, stdout io.Writer, fail func(string, ...any) error) error {
-	s, err := campaign.ParseSummary(data)
-	if err != nil {
-		return fail("%v", err)
-	}
-	switch format {
-	case "json":
-		_, err = stdout.Write(data)
-	case "junit":
-		_, err = stdout.Write(campaign.JUnit(s))
-	default:
-		_, err = io.WriteString(stdout, campaign.Markdown(s))
-	}
-	if err != nil {
-		return fmt.Errorf("cannot write the output: %w", err)
-	}
-	code := s.Gate.ExitCode
-	if code == 3 && notTestedOK {
-		code = exitOK
-	}
-	return exitCode(code)
+// rendered is a checked file in the two rendered formats, and the exit code
+// its verdict (a run) or gate (a campaign) gives.
+type rendered struct {
+	junit    []byte
+	markdown string
+	code     int
 }
