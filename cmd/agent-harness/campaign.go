@@ -103,15 +103,17 @@ var campaignFlags = []campaignFlag{
 			o.agentTimeout = d
 			return err
 		}},
-	{name: "agent-transport", arg: "stdio", def: "stdio", usage: "how the agent reaches its proxy; only stdio in this version",
-		set: func(_ *campaignOptions, v string) error {
+	{name: "agent-transport", arg: "stdio|http", def: "stdio", usage: "how the agent reaches its proxy: stdio (the agent starts it from mcp.json) or http (the campaign starts it with --listen; mcp.json names its URL)",
+		set: func(o *campaignOptions, v string) error {
 			switch strings.ToLower(v) {
 			case "stdio":
+				o.plan.AgentTransport = ""
 				return nil
 			case "http":
-				return errors.New("http needs the proxy's --listen support, which this version does not have; use stdio")
+				o.plan.AgentTransport = "http"
+				return nil
 			}
-			return fmt.Errorf("%q is not stdio", v)
+			return fmt.Errorf("%q is not stdio or http", v)
 		}},
 	{name: "variant", arg: "NAME:K=V,...", repeatable: true,
 		usage: "an A/B variant: the whole matrix again with these environment variables for the agent, repeatable",
@@ -186,6 +188,7 @@ var reservedProxyFlags = map[string]string{
 	"report-file": "each run writes OUT/runs/…/report.json",
 	"audit-tools": "each run's proxy has --audit-tools off",
 	"trace":       "each run writes OUT/runs/…/trace.jsonl",
+	"listen":      "use --agent-transport http",
 }
 
 func lookupCampaignFlag(name string) *campaignFlag {

@@ -413,7 +413,8 @@ func TestCampaignUsageErrors(t *testing.T) {
 		{"no agent", append([]string{"--out", dir + "/a"}, up...), "no agent command"},
 		{"no upstream", []string{"--out", dir + "/b", "--", "true"}, "flag --upstream-command is required"},
 		{"scenario", append([]string{"--out", dir + "/c", "--scenario", "F1"}, append(up, "--", "true")...), "use --scenarios"},
-		{"http", append([]string{"--out", dir + "/d", "--agent-transport", "http"}, append(up, "--", "true")...), "--listen"},
+		{"listen", append([]string{"--out", dir + "/d", "--listen", "0"}, append(up, "--", "true")...), "use --agent-transport http"},
+		{"bad transport", append([]string{"--out", dir + "/j", "--agent-transport", "sse"}, append(up, "--", "true")...), "flag --agent-transport"},
 		{"retry-after without F2", append([]string{"--out", dir + "/e", "--scenarios", "F1", "--retry-after", "5"}, append(up, "--", "true")...), "only with F2"},
 		{"typo", append([]string{"--out", dir + "/f", "--runz", "5"}, append(up, "--", "true")...), "did you mean --runs?"},
 		{"bad proxy flag", append([]string{"--out", dir + "/g", "--key-fields", ","}, append(up, "--", "true")...), "flag --key-fields"},
@@ -426,5 +427,45 @@ func TestCampaignUsageErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want 2 and one line containing %q", r.code, r.stderr, c.want)
 			}
 		})
+	}
+}
+
+// --agent-transport http: the campaign starts each run's proxy with
+// --listen, and the agent reaches it through the URL in mcp.json (and
+// {mcp_url}); careful passes, naive fails, nothing is left running.
+func TestCampaignAgentOverHTTP(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	careful := filepath.Join(dir, "careful")
+	r := runCampaignE2E(t, careful, nil, sampleCampaignArgs(t, careful,
+		[]string{"--runs", "2", "--scenarios", "F1,F2", "--retry-after", "1", "--agent-transport", "http"},
+		"--behaviour", "careful")...)
+	if r.code != 0 || r.summary.Variants[0].Overall.Pass != 4 {
+		t.Fatalf("careful over HTTP: exit %d, %d PASS; want 0 and 4\nstderr:\n%s", r.code, r.summary.Variants[0].Overall.Pass, r.stderr)
+	}
+	rec := r.summary.Runs[0]
+	var cfg struct {
+		MCPServers map[string]struct {
+			Type string `json:"type"`
+			URL  string `json:"url"`
+		} `json:"mcpServers"`
+	}
+	b, _ := os.ReadFile(filepath.Join(careful, rec.Dir, "mcp.json"))
+	if err := json.Unmarshal(b, &cfg); err != nil || cfg.MCPServers["harness"].Type != "http" || !strings.HasPrefix(cfg.MCPServers["harness"].URL, "http://127.0.0.1:") {
+		t.Errorf("mcp.json %s: %v", b, err)
+	}
+	var rep struct {
+		Transport struct{ Agent string } `json:"transport"`
+	}
+	b, _ = os.ReadFile(filepath.Join(careful, rec.Dir, "report.json"))
+	if err := json.Unmarshal(b, &rep); err != nil || rep.Transport.Agent != "http" {
+		t.Errorf("run report transport %s: %v", b, err)
+	}
+
+	naive := filepath.Join(dir, "naive")
+	r = runCampaignE2E(t, naive, nil, sampleCampaignArgs(t, naive,
+		[]string{"--runs", "2", "--scenarios", "F1", "--agent-transport", "http"}, "--behaviour", "naive")...)
+	if r.code != 1 || scenarioStats(t, r.summary, "", "F1").Fail != 2 {
+		t.Errorf("naive over HTTP: exit %d, want 1 with 2 FAIL\nstderr:\n%s", r.code, r.stderr)
 	}
 }

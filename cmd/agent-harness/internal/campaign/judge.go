@@ -64,6 +64,10 @@ func judgeRun(rec *Record, reportPath string, ex agentExit, timeout time.Duratio
 	rec.AgentExitCode, rec.AgentSignal, rec.TimedOut = ex.code, ex.signal, ex.timedOut
 	rec.Verdict = NotTested
 	how := agentEnd(ex, timeout)
+	if ex.proxyErr != nil {
+		rec.Reason = fmt.Sprintf("The proxy did not start listening: %s.", strings.TrimSuffix(oneLine(ex.proxyErr.Error()), "."))
+		return
+	}
 	if ex.startErr != nil {
 		rec.Reason = fmt.Sprintf("The agent did not start: %s.", oneLine(ex.startErr.Error()))
 		return

@@ -41,6 +41,10 @@ type Plan struct {
 	// ScenarioArgs are extra proxy flags for the runs of one scenario
 	// (--retry-after for F2, --error-rate for chaos).
 	ScenarioArgs map[string][]string `json:"scenarioArgs"`
+	// AgentTransport is how the agent reaches its proxy: "" (stdio: the
+	// agent starts the proxy from mcp.json) or "http" (the campaign starts
+	// the proxy with --listen 127.0.0.1:0 and mcp.json names its URL).
+	AgentTransport string `json:"agentTransport,omitempty"`
 }
 
 // Variant is one arm of an A/B comparison: extra environment variables for

@@ -96,16 +96,32 @@ func (r *Runner) Do(ctx context.Context, u Unit) (Record, error) {
 		return Record{}, err
 	}
 	report := filepath.Join(dir, ReportFile)
-	mcpConfig := filepath.Join(dir, MCPConfigFile)
-	if err := writeAtomic(mcpConfig, r.mcpJSON(u, report)); err != nil {
-		return Record{}, err
-	}
 	rec := Record{Variant: u.Variant, Scenario: u.Scenario, Run: u.N, Seed: u.Seed,
 		Dir: filepath.ToSlash(u.Dir()), Violations: []string{}, Observations: []string{}, Patches: []Patch{}}
-
-	exit, wall, err := r.runAgent(ctx, u, dir, mcpConfig, &rec)
-	if err != nil {
+	var url string
+	var exit agentExit
+	var wall time.Duration
+	if r.Plan.AgentTransport == "http" {
+		hp, err := r.startHTTPProxy(ctx, u, dir, report)
+		if err != nil {
+			return Record{}, err
+		}
+		defer hp.stop(r.grace())
+		url = hp.url
+		if url == "" {
+			exit.proxyErr = hp.failure()
+		}
+	}
+	mcpConfig := filepath.Join(dir, MCPConfigFile)
+	if err := writeAtomic(mcpConfig, r.mcpJSON(u, report, url)); err != nil {
 		return Record{}, err
+	}
+	if exit.proxyErr == nil {
+		var err error
+		exit, wall, err = r.runAgent(ctx, u, dir, mcpConfig, url, &rec)
+		if err != nil {
+			return Record{}, err
+		}
 	}
 	rec.AgentWallMs = float64(wall.Microseconds()) / 1000
 	judgeRun(&rec, report, exit, r.AgentTimeout)
@@ -132,12 +148,18 @@ func (r *Runner) proxyArgs(u Unit, report string) []string {
 }
 
 // mcpJSON is the run's client configuration in the common format.
-func (r *Runner) mcpJSON(u Unit, report string) []byte {
+func (r *Runner) mcpJSON(u Unit, report, url string) []byte {
 	type server struct {
-		Command string   `json:"command"`
-		Args    []string `json:"args"`
+		Type    string   `json:"type,omitempty"`
+		URL     string   `json:"url,omitempty"`
+		Command string   `json:"command,omitempty"`
+		Args    []string `json:"args,omitempty"`
 	}
-	cfg := map[string]map[string]server{"mcpServers": {r.Plan.ServerName: {Command: r.Proxy, Args: r.proxyArgs(u, report)}}}
+	entry := server{Command: r.Proxy, Args: r.proxyArgs(u, report)}
+	if r.Plan.AgentTransport == "http" {
+		entry = server{Type: "http", URL: url}
+	}
+	cfg := map[string]map[string]server{"mcpServers": {r.Plan.ServerName: entry}}
 	b, _ := json.MarshalIndent(cfg, "", "  ")
 	return append(b, '\n')
 }
@@ -148,13 +170,16 @@ type agentExit struct {
 	signal   string
 	timedOut bool
 	startErr error
+	// proxyErr: with --agent-transport http, the proxy the campaign
+	// started did not listen; the agent was not started.
+	proxyErr error
 }
 
 // runAgent starts the agent in its own process group, waits for it (at
 // most AgentTimeout), then for its process group to end.
-func (r *Runner) runAgent(ctx context.Context, u Unit, dir, mcpConfig string, rec *Record) (agentExit, time.Duration, error) {
+func (r *Runner) runAgent(ctx context.Context, u Unit, dir, mcpConfig, url string, rec *Record) (agentExit, time.Duration, error) {
 	vars := map[string]string{
-		"mcp_config": mcpConfig, "mcp_url": "", "server_name": r.Plan.ServerName,
+		"mcp_config": mcpConfig, "mcp_url": url, "server_name": r.Plan.ServerName,
 		"scenario": u.Scenario, "run": strconv.Itoa(u.N), "run_dir": dir,
 	}
 	argv := make([]string, len(r.Plan.AgentCommand))
@@ -165,7 +190,7 @@ func (r *Runner) runAgent(ctx context.Context, u Unit, dir, mcpConfig string, re
 	cmd.Dir = r.Dir
 	cmd.Env = append(append([]string(nil), r.Env...),
 		"AGENT_HARNESS_MCP_CONFIG="+mcpConfig,
-		"AGENT_HARNESS_MCP_URL=",
+		"AGENT_HARNESS_MCP_URL="+url,
 		"AGENT_HARNESS_SERVER_NAME="+r.Plan.ServerName,
 		"AGENT_HARNESS_SCENARIO="+u.Scenario,
 		"AGENT_HARNESS_RUN="+strconv.Itoa(u.N),
