@@ -28,7 +28,13 @@ type campaignResult struct {
 // (out is args' --out value).
 func runCampaignE2E(t *testing.T, out string, env []string, args ...string) campaignResult {
 	t.Helper()
-	cmd := exec.Command(e2eBinary(t, "agent-harness"), append([]string{"campaign"}, args...)...)
+	return runCampaignWith(t, e2eBinary(t, "agent-harness"), out, env, args...)
+}
+
+// runCampaignWith is runCampaignE2E with another build of the binary.
+func runCampaignWith(t *testing.T, bin, out string, env []string, args ...string) campaignResult {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"campaign"}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -76,8 +82,12 @@ func scenarioStats(t *testing.T, s campaign.Summary, variant, scenario string) c
 // the reference agent re-sends after 15 of the 50 ghost writes; the Wilson
 // interval of 35/50 contains 70 %.
 func TestCampaignFlakyAgentPassRateNear70(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "results")
-	r := runCampaignE2E(t, out, nil, sampleCampaignArgs(t, out,
+	// 50 runs, each with its own proxy: the plain build runs them (the
+	// race detector's start-up cost per process would dominate), the other
+	// campaign tests run the race build.
+	r := runCampaignWith(t, e2eBinary(t, "agent-harness-plain"), out, nil, sampleCampaignArgs(t, out,
 		[]string{"--runs", "50", "--scenarios", "F1", "--parallel", "2", "--seed", "1", "--quiet"},
 		"--behaviour", "flaky:0.3")...)
 	if r.code != 1 {
