@@ -50,6 +50,15 @@ func showArguments(raw []byte, redact bool) shownArgs {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return shownArgs{value: jsonNull}
 	}
+	if !redact && utf8.Valid(raw) && json.Valid(raw) {
+		// The usual case, without building a tree: a 100 MB argument must
+		// not cost another 100 MB twice over to show its first 4 KiB.
+		text, more := compactPrefix(raw, MaxArgumentsBytes)
+		if more {
+			return shownArgs{value: appendJSON(nil, string(text[:cutUTF8(text, MaxArgumentsBytes)])), truncated: true}
+		}
+		return shownArgs{value: text}
+	}
 	d, err := canon.Parse(raw)
 	if err != nil {
 		s := shownArgs{invalid: true}
@@ -254,4 +263,35 @@ func redactKey(m map[string]string, k string) string {
 		return h
 	}
 	return hashText(canon.AppendString(nil, []byte(k)))
+}
+
+// compactPrefix returns the start of the compact form of the valid JSON
+// text raw (json.Compact's output: whitespace outside strings removed),
+// up to limit bytes and a few more; more is true when the compact form is
+// longer than limit. It reads raw once and allocates only what it returns.
+func compactPrefix(raw []byte, limit int) (text []byte, more bool) {
+	out := make([]byte, 0, min(len(raw), limit+4))
+	inString, escaped := false, false
+	for _, c := range raw {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		case c == '"':
+			inString = true
+		}
+		if len(out) == limit+4 {
+			return out, true
+		}
+		out = append(out, c)
+	}
+	return out, len(out) > limit
 }

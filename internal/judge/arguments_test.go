@@ -395,3 +395,24 @@ func FuzzShowArguments(f *testing.F) {
 		check(v)
 	})
 }
+
+// compactPrefix gives json.Compact's output, or its first bytes and more
+// when that is longer than the limit.
+func FuzzCompactPrefix(f *testing.F) {
+	for _, s := range []string{`{"a": [1, 2, {"b": "x y\" z"}]}`, ` "\\" `, `[ ]`, `{"k":"\u00e9 \n"}`, `12`} {
+		f.Add([]byte(s), 8)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte, limit int) {
+		if !json.Valid(raw) || limit < 0 || limit > 1<<16 {
+			return
+		}
+		var want bytes.Buffer
+		if err := json.Compact(&want, raw); err != nil {
+			t.Fatal(err)
+		}
+		got, more := compactPrefix(raw, limit)
+		if more != (want.Len() > limit) || !bytes.HasPrefix(want.Bytes(), got) || !more && !bytes.Equal(got, want.Bytes()) || more && len(got) <= limit {
+			t.Fatalf("compactPrefix(%q, %d) = %q, %v; compact %q", raw, limit, got, more, want.Bytes())
+		}
+	})
+}
