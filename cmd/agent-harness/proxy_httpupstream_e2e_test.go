@@ -204,7 +204,10 @@ func TestHTTPUpstreamStatus(t *testing.T) {
 		p := startProxy(t, nil, "--upstream-url", up.url, "--audit-tools", "off", "--report-file", report)
 		p.initialize()
 		resp := p.request("2", "tools/call", call)
-		if !bytes.Contains(resp, []byte("HTTP 500")) || !bytes.Contains(resp, []byte("outcome is unknown")) {
+		// A tool result the model sees (not a protocol error), marked so
+		// the judge counts it as unknown.
+		if !bytes.Contains(resp, []byte("HTTP 500")) || !bytes.Contains(resp, []byte("outcome is unknown")) ||
+			!bytes.Contains(resp, []byte(`"isError":true`)) || !bytes.Contains(resp, []byte(`"agent-harness/outcome":"unknown"`)) {
 			t.Fatalf("500: %s", resp)
 		}
 		p.closeAndWait()

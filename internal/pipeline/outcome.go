@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cuonztech/agent-harness/internal/wire"
 	"unicode/utf8"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
@@ -40,6 +41,9 @@ func outcomeOf(class classify.Class, resp relay.Response, err error) (judge.Outc
 		return judge.Unknown, incompleteDetail(kind)
 	}
 	if r.isError {
+		if outcomeMarkedUnknown(resp.Result) {
+			return judge.Unknown, "the upstream's HTTP answer does not tell whether the call ran"
+		}
 		return judge.UpstreamRejected, ""
 	}
 	return judge.Executed, ""
@@ -93,4 +97,15 @@ func incompleteDetail(kind string) string {
 func digest(result json.RawMessage) string {
 	sum := sha256.Sum256(result)
 	return hex.EncodeToString(sum[:])
+}
+
+// outcomeMarkedUnknown reports whether an isError result carries
+// _meta[relay.OutcomeMetaKey] = "unknown".
+func outcomeMarkedUnknown(result []byte) bool {
+	meta, _, ok := wire.Lookup(result, "_meta")
+	if !ok || len(meta) == 0 || meta[0] != '{' {
+		return false
+	}
+	v, _, ok := wire.Lookup(meta, relay.OutcomeMetaKey)
+	return ok && string(v) == `"unknown"`
 }

@@ -59,6 +59,15 @@ type RPCError struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
+// OutcomeMetaKey is the _meta member by which a result the proxy itself
+// made for a call whose outcome is unknown (an upstream HTTP error that
+// does not prove the call never ran, an expired upstream session) says so:
+// {"isError": true, "_meta": {"agent-harness/outcome": "unknown"}}. The
+// judge then counts the attempt as unknown, not as rejected. An upstream
+// that sent it itself only makes its own answer count as unknown, the
+// conservative reading.
+const OutcomeMetaKey = "agent-harness/outcome"
+
 // Forward sends the call to the upstream and returns its answer. It returns
 // ErrNoAnswer when the upstream did not answer in time and
 // ErrUpstreamUnavailable when the upstream is gone; in both cases the outcome

@@ -32,6 +32,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/relay"
 	"github.com/cuonztech/agent-harness/internal/relay/sse"
 	"github.com/cuonztech/agent-harness/internal/wire"
 )
@@ -429,9 +430,15 @@ func messageKind(env wire.Envelope) string {
 func (c *Conn) answer(env wire.Envelope, notExec bool, text string) {
 	q := strconv.Quote(text)
 	var b []byte
-	if notExec && env.Method == "tools/call" {
+	switch {
+	case notExec && env.Method == "tools/call":
 		b = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":%s}],"isError":true}}`, env.ID, q)
-	} else {
+	case env.Method == "tools/call":
+		// A tool result the agent's model sees, marked so the judge
+		// counts the outcome as unknown (it may have executed), not as a
+		// rejection (relay.OutcomeUnknownMeta).
+		b = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":%s}],"isError":true,"_meta":{%q:"unknown"}}}`, env.ID, q, relay.OutcomeMetaKey)
+	default:
 		b = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":%s}}`, env.ID, q)
 	}
 	c.deliver(b)
