@@ -57,11 +57,21 @@ type httpProxy struct {
 // the upstream command and waits for its "listening on URL" line.
 func startHTTPProxy(t testing.TB, args ...string) *httpProxy {
 	t.Helper()
+	return startHTTPProxyReport(t, true, args...)
+}
+
+// startHTTPProxyReport is startHTTPProxy, with or without a report file.
+func startHTTPProxyReport(t testing.TB, withReport bool, args ...string) *httpProxy {
+	t.Helper()
 	proxy, upstream := scnBinaries(t)
 	dir := t.TempDir()
 	p := &httpProxy{scnProxy: scnProxy{t: t, stderr: &scnLines{added: make(chan struct{})},
 		report: filepath.Join(dir, "report.json"), counts: filepath.Join(dir, "counts.json"), exited: make(chan struct{})}}
-	full := append([]string{"proxy", "--listen", "0", "--report-file", p.report}, args...)
+	full := []string{"proxy", "--listen", "0"}
+	if withReport {
+		full = append(full, "--report-file", p.report)
+	}
+	full = append(full, args...)
 	if !slices.Contains(args, "--upstream-url") {
 		full = append(full, "--", upstream, "-counts-file", p.counts)
 	}
