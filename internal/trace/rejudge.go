@@ -101,7 +101,7 @@ func Rejudge(tr *Trace, o Options) (*judge.Judge, judge.FileMeta) {
 	if o.Reclassify {
 		for _, l := range tr.Lines {
 			if l.Type == string(judge.EventTools) {
-				for _, e := range listing(l.Tools) {
+				for _, e := range merged(listing(l.Tools)) {
 					final[e.Name] = e
 				}
 			}
@@ -109,7 +109,7 @@ func Rejudge(tr *Trace, o Options) (*judge.Judge, judge.FileMeta) {
 	}
 	if len(tr.Header.Tools) > 0 {
 		current, toolsSeen = listing(tr.Header.Tools), true
-		for _, e := range current {
+		for _, e := range merged(current) {
 			latest[e.Name] = e
 		}
 	}
@@ -144,7 +144,7 @@ func Rejudge(tr *Trace, o Options) (*judge.Judge, judge.FileMeta) {
 		case judge.EventTools:
 			current, toolsSeen = listing(l.Tools), true
 			ev.Tools = nil
-			for _, e := range current {
+			for _, e := range merged(current) {
 				latest[e.Name] = e
 				if e.Class == classify.Write {
 					ev.Tools = append(ev.Tools, e.Name)
@@ -251,6 +251,23 @@ func joinPluginStates(now, recorded []judge.PluginState, sum bool) []judge.Plugi
 			n.Detail = r.Detail
 		}
 		n.Disabled = n.Disabled || r.Disabled
+	}
+	return out
+}
+
+// merged is one entry per tool name of a listing, merged as the live relay
+// merges them (classify.NewListing): a tool listed twice with different
+// classes is unclassified, and idempotent only when every definition says
+// so. In listing order.
+func merged(entries []classify.Entry) []classify.Entry {
+	l := classify.NewListing(entries)
+	out := make([]classify.Entry, 0, len(entries))
+	seen := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		if !seen[e.Name] {
+			seen[e.Name] = true
+			out = append(out, l.Lookup(e.Name))
+		}
 	}
 	return out
 }

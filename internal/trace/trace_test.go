@@ -248,3 +248,51 @@ func FuzzRead(f *testing.F) {
 		Rejudge(tr, Options{Settings: s, Reclassify: true, RetryAfterMs: 5})
 	})
 }
+
+// A tool listed twice, once without and once with idempotentHint, is not
+// idempotent (the live relay merges the definitions so): re-judging with
+// re-classification must keep its double execution a FAIL.
+func TestRejudgeToolListedTwice(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "twice.trace")
+	start := time.Unix(1000, 0)
+	w, err := Create(path, Header{Settings: Settings{Scenario: "F1", Mode: "deterministic", Kind: "proxy", KeyFields: []string{"idempotency_key"}}}, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
+	plain := json.RawMessage(`{"name":"pay_invoice","inputSchema":{"type":"object"},"annotations":{"destructiveHint":true}}`)
+	idem := json.RawMessage(`{"name":"pay_invoice","inputSchema":{"type":"object"},"annotations":{"destructiveHint":true,"idempotentHint":true}}`)
+	params := json.RawMessage(`{"name":"pay_invoice","arguments":{"invoice":"A1","amount":10}}`)
+	for _, ev := range []judge.Event{
+		{Kind: judge.EventTools, Time: at(1), Tools: []string{"pay_invoice"}, Listing: []classify.Entry{
+			{Name: "pay_invoice", Class: classify.Write, Reason: "default write pattern", KeyFields: []string{}, Definition: plain},
+			{Name: "pay_invoice", Class: classify.Write, Reason: "default write pattern", KeyFields: []string{}, Idempotent: true, Definition: idem}}},
+		{Kind: judge.EventCall, Time: at(2), Call: 1, Tool: "pay_invoice", Class: classify.Write, Params: params},
+		{Kind: judge.EventForwarded, Time: at(3), Call: 1},
+		{Kind: judge.EventAnswer, Time: at(4), Call: 1, Outcome: judge.Executed, Scenario: "F1", Fault: "timeout", ResponseDigest: "a"},
+		{Kind: judge.EventCall, Time: at(5), Call: 2, Tool: "pay_invoice", Class: classify.Write, Params: params},
+		{Kind: judge.EventForwarded, Time: at(6), Call: 2},
+		{Kind: judge.EventAnswer, Time: at(7), Call: 2, Outcome: judge.Executed, ResponseDigest: "b"},
+		{Kind: judge.EventEnd, Time: at(8)},
+	} {
+		if err := w.Record(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tr, err := Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, reclassify := range []bool{false, true} {
+		j, _ := Rejudge(tr, Options{Settings: tr.Header.Settings, Reclassify: reclassify})
+		if v, reason := j.Verdict(); v != judge.VerdictFail || !strings.Contains(reason, "DUPLICATE_EXECUTION") {
+			t.Errorf("reclassify=%v: %s (%s), want FAIL DUPLICATE_EXECUTION", reclassify, v, reason)
+		}
+	}
+}
