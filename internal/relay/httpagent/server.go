@@ -47,8 +47,8 @@ import (
 )
 
 const (
-	headerSession  = "Mcp-Session-Id"
-	headerVersion  = "Mcp-Protocol-Version"
+	headerSession  = sse.HeaderSessionID
+	headerVersion  = sse.HeaderProtocolVersion
 	headerLastID   = "Last-Event-ID"
 	maxBacklog     = 10000 // messages waiting for a GET stream
 	maxReplay      = 1000  // GET events kept for Last-Event-ID

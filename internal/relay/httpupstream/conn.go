@@ -38,8 +38,8 @@ import (
 )
 
 const (
-	headerSession = "Mcp-Session-Id"
-	headerVersion = "Mcp-Protocol-Version"
+	headerSession = sse.HeaderSessionID
+	headerVersion = sse.HeaderProtocolVersion
 	// closeWait bounds the DELETE that ends the upstream session.
 	closeWait = 2 * time.Second
 )
