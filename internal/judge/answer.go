@@ -58,6 +58,11 @@ func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
 		op.injected++
 		op.hadInjected = true
 		failure = true
+	case UpstreamNotExecuted:
+		// Proven not executed: a re-send is an ordinary retry.
+		a.state = aNotRun
+		op.notRun++
+		failure = true
 	case UpstreamRejected:
 		a.state = aRejected
 		op.rejected++

@@ -50,6 +50,11 @@ const (
 	// InjectedNotExecuted: the proxy answered with an injected fault and did
 	// not forward the call.
 	InjectedNotExecuted Outcome = "injected-not-executed"
+	// UpstreamNotExecuted: forwarded, and the upstream's HTTP status
+	// proves no tool ran (400, 401, 403, 405, 415, 429, 404 without a
+	// session id; behaviour §8.2): not executed, like an injected fault,
+	// but not injected.
+	UpstreamNotExecuted Outcome = "upstream-not-executed"
 	// UpstreamRejected: the upstream answered with isError: true.
 	UpstreamRejected Outcome = "upstream-rejected"
 	// Unknown: no usable answer (60 s timeout, upstream crash or gone, a

@@ -12,6 +12,7 @@ const (
 	aPending     astate = iota // sent, no answer yet (uncertain)
 	aExecuted                  // upstream result without isError
 	aInjected                  // injected fault, never forwarded
+	aNotRun                    // forwarded; the upstream's HTTP status proves no tool ran
 	aRejected                  // upstream isError (uncertain: may have written)
 	aUnknown                   // no usable answer (uncertain)
 	aUnknownTool               // tool not listed upstream; not judged
@@ -53,7 +54,7 @@ type operation struct {
 	// tool (behaviour §4.8), so repeats are no violation.
 	idempotent bool
 
-	attempts, executed, ghosts, injected, rejected, unknown, pending, unknownTool int
+	attempts, executed, ghosts, injected, notRun, rejected, unknown, pending, unknownTool int
 
 	failedSeen int
 	keys       []string // as shown: redacted with Config.RedactArguments

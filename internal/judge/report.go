@@ -115,6 +115,8 @@ func (a *attempt) outcome() Outcome {
 		return Executed
 	case aInjected:
 		return InjectedNotExecuted
+	case aNotRun:
+		return UpstreamNotExecuted
 	case aRejected:
 		return UpstreamRejected
 	case aUnknown:

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -41,6 +42,9 @@ func outcomeOf(class classify.Class, resp relay.Response, err error) (judge.Outc
 		return judge.Unknown, incompleteDetail(kind)
 	}
 	if r.isError {
+		if _, ok := notExecutedProof(resp.Result); ok {
+			return judge.UpstreamNotExecuted, "the upstream's HTTP status proves the call did not reach a tool"
+		}
 		if outcomeMarkedUnknown(resp.Result) {
 			return judge.Unknown, "the upstream's HTTP answer does not tell whether the call ran"
 		}
@@ -109,3 +113,23 @@ func outcomeMarkedUnknown(result []byte) bool {
 	v, _, ok := wire.Lookup(meta, relay.OutcomeMetaKey)
 	return ok && string(v) == `"unknown"`
 }
+
+// notExecutedProof reports whether result is the proxy's own answer for a
+// call that provably never reached a tool (relay.NotExecutedMark, made by
+// the HTTP upstream for a status such as 429), and returns it without the
+// mark, as the agent, the trace and the report get it. Only the exact
+// suffix the proxy writes counts: the mark holds a secret of this
+// process, so an upstream cannot make its own answer count as not
+// executed (RATIONALE: Streamable HTTP decisions).
+func notExecutedProof(result []byte) ([]byte, bool) {
+	suffix := notExecutedSuffix
+	if !bytes.HasSuffix(result, suffix) || len(result) < len(suffix)+2 {
+		return result, false
+	}
+	out := make([]byte, 0, len(result)-len(suffix)+1)
+	out = append(out, result[:len(result)-len(suffix)]...)
+	return append(out, '}'), true
+}
+
+// notExecutedSuffix is how the HTTP upstream's not-executed result ends.
+var notExecutedSuffix = fmt.Appendf(nil, `,"_meta":{%q:%q}}`, relay.OutcomeMetaKey, relay.NotExecutedMark)

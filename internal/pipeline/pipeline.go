@@ -260,6 +260,9 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.C
 	}
 	resp, ferr := forward(ctx)
 	outcome, detail := outcomeOf(call.Class, resp, ferr)
+	// The not-executed mark's secret reaches no agent, trace or report,
+	// whatever the call's class (an unlisted tool's too).
+	resp.Result, _ = notExecutedProof(resp.Result)
 	executed := outcome == judge.Executed
 	if s, ok := p.opts.Fault.(fault.Settler); ok && act.Scenario != "" {
 		s.Settle(fc, act, executed)

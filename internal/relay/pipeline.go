@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"time"
@@ -67,6 +68,15 @@ type RPCError struct {
 // that sent it itself only makes its own answer count as unknown, the
 // conservative reading.
 const OutcomeMetaKey = "agent-harness/outcome"
+
+// NotExecutedMark is the value of _meta[OutcomeMetaKey] by which a result
+// the proxy itself made for a tools/call that provably never reached a
+// tool (an upstream HTTP status such as 429, behaviour §8.2) says so. It
+// carries a random secret of this process, so an upstream cannot forge it
+// to make its own executed answer count as not executed; the pipeline
+// removes the mark before the agent, the trace or the report see the
+// result.
+var NotExecutedMark = "not-executed/" + rand.Text()
 
 // Forward sends the call to the upstream and returns its answer. It returns
 // ErrNoAnswer when the upstream did not answer in time and
