@@ -175,7 +175,8 @@ func TestHTTPUpstreamStdioAgent(t *testing.T) {
 }
 
 // TestHTTPUpstreamStatus maps the upstream's HTTP statuses to outcomes:
-// 429 before the tool (not executed, an isError result naming it), 500
+// 429 before the tool (not executed, an isError result naming it; the
+// operation NOT_EXECUTED, not UPSTREAM_REJECTED: issue 17 item 12), 500
 // after the tool ran (outcome unknown), and the session expiring (reported
 // once on stderr, no re-initialise).
 func TestHTTPUpstreamStatus(t *testing.T) {
@@ -194,7 +195,7 @@ func TestHTTPUpstreamStatus(t *testing.T) {
 		}
 		p.closeAndWait()
 		r, _ := readUpstreamReport(t, report)
-		if len(r.Report.Operations) != 1 || r.Report.Operations[0].Outcome != "UPSTREAM_REJECTED" || up.executions(t) != 0 {
+		if len(r.Report.Operations) != 1 || r.Report.Operations[0].Outcome != "NOT_EXECUTED" || up.executions(t) != 0 {
 			t.Errorf("report %+v, upstream executed %d", r.Report.Operations, up.executions(t))
 		}
 	})

@@ -138,8 +138,9 @@ func reportTransport(o proxyOptions) judge.Transport {
 // (--upstream-url).
 func newUpstreamConn(o proxyOptions, stderr io.Writer) *httpupstream.Conn {
 	return httpupstream.New(httpupstream.Options{
-		URL:    o.HTTP.UpstreamURL,
-		Header: o.HTTP.UpstreamHeaders,
+		URL:     o.HTTP.UpstreamURL,
+		Header:  o.HTTP.UpstreamHeaders,
+		Timeout: o.UpstreamTimeout,
 		Logf: func(format string, args ...any) {
 			fmt.Fprintf(stderr, "[agent-harness] %s\n", oneLine(fmt.Sprintf(format, args...)))
 		},

@@ -7,17 +7,24 @@
 //
 // HTTP errors become answers the relay judges (the relay sees messages
 // only):
-//   - 400, 401, 403, 404 (without an expired session), 405, 415, 429 prove
-//     the request never reached a tool: a tools/call gets an isError
-//     result naming the status (judged not executed), another request a
+//   - 400, 401, 403, 405, 415, 429, and 404 to a request that carried no
+//     session id, prove the request never reached a tool: a tools/call
+//     gets an isError result naming the status, marked with
+//     relay.NotExecutedMark (judged not executed), another request a
 //     JSON-RPC error;
-//   - any other status, or a connection that fails before the answer: the
-//     outcome is unknown, the request gets a JSON-RPC error (judged
-//     unknown);
+//   - any other status (also a redirect: redirects are never followed), a
+//     connection that fails before the answer, a body shorter than its
+//     Content-Length, a stream that ends without the answer and cannot be
+//     resumed: the outcome is unknown, a tools/call gets an isError result
+//     marked unknown, another request a JSON-RPC error;
 //   - 404 to a request that carried the session id: the upstream session
 //     expired. It is reported once; the proxy does not re-initialise: the
-//     pending request gets a JSON-RPC error (outcome unknown), every later
+//     pending request gets an answer of unknown outcome, every later
 //     request an answer saying the session expired without being sent.
+//
+// An event stream that ends after an event id without the answer (the
+// 2025-11-25 polling style, or a dropped connection) is resumed with GET
+// and Last-Event-ID until the answer arrives or Options.Timeout passes.
 package httpupstream
 
 import (
@@ -31,6 +38,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cuonztech/agent-harness/internal/relay"
 	"github.com/cuonztech/agent-harness/internal/relay/sse"
@@ -42,6 +50,14 @@ const (
 	headerVersion = sse.HeaderProtocolVersion
 	// closeWait bounds the DELETE that ends the upstream session.
 	closeWait = 2 * time.Second
+	// resumeDelay is the wait before a stream is resumed when the upstream
+	// sent no retry field; minResumeDelay bounds a retry field from below,
+	// so an upstream that closes every stream at once costs at most one
+	// GET per minResumeDelay.
+	resumeDelay    = time.Second
+	minResumeDelay = 100 * time.Millisecond
+	// maxLocation bounds the Location header quoted in an answer.
+	maxLocation = 200
 )
 
 // Options configure a Conn.
@@ -52,8 +68,12 @@ type Options struct {
 	// --upstream-header-env); never logged.
 	Header http.Header
 	// Client is the HTTP client; nil is a client without a timeout (the
-	// relay's call timeout bounds each request).
+	// relay's call timeout bounds each request). Redirects are never
+	// followed, whatever the client's CheckRedirect (behaviour §8.2).
 	Client *http.Client
+	// Timeout bounds the resumption of a request's event stream
+	// (--upstream-timeout, from the POST); 0 is no bound but Close.
+	Timeout time.Duration
 	// Logf writes one diagnostic line.
 	Logf func(format string, args ...any)
 	// OnExpired is called once when the upstream session expired.
@@ -86,9 +106,16 @@ type Conn struct {
 
 // New returns a Conn; nothing is sent before the relay's first message.
 func New(opts Options) *Conn {
-	if opts.Client == nil {
-		opts.Client = &http.Client{}
+	cl := http.Client{}
+	if opts.Client != nil {
+		cl = *opts.Client
 	}
+	// Never follow a redirect: the request was received (a tools/call may
+	// have executed), a re-send to the target would execute it again
+	// behind the judge's back, and the configured headers (secrets) would
+	// reach a host the user never named.
+	cl.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	opts.Client = &cl
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
@@ -237,7 +264,6 @@ func (c *Conn) post(body []byte, env wire.Envelope, done chan struct{}) {
 	isReq := env.IsRequest()
 	c.mu.Lock()
 	expired := c.expired
-	sentSession := c.session != ""
 	c.mu.Unlock()
 	if expired {
 		if isReq {
@@ -245,6 +271,7 @@ func (c *Conn) post(body []byte, env wire.Envelope, done chan struct{}) {
 		}
 		return
 	}
+	started := time.Now()
 	req, err := http.NewRequestWithContext(c.ctx, http.MethodPost, c.opts.URL, bytes.NewReader(body))
 	if err != nil {
 		if isReq {
@@ -253,6 +280,9 @@ func (c *Conn) post(body []byte, env wire.Envelope, done chan struct{}) {
 		return
 	}
 	c.setHeaders(req)
+	// Whether this very request carried a session id decides what a 404
+	// means (behaviour §8.2), not the session as it is now.
+	sentSession := req.Header.Get(headerSession) != ""
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := c.opts.Client.Do(req)
@@ -289,6 +319,16 @@ func (c *Conn) post(body []byte, env wire.Envelope, done chan struct{}) {
 			c.answer(env, false, "agent-harness: the upstream MCP session expired (HTTP 404) while this request was sent; the outcome is unknown")
 		}
 		return
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		// A redirect is never followed (New): the server received the
+		// request, so what it did is unknown.
+		loc := location(resp)
+		c.opts.Logf("WARNING: the upstream answered HTTP %d (Location: %s) to a %s; agent-harness does not follow redirects", resp.StatusCode, loc, messageKind(env))
+		if isReq {
+			c.answer(env, false, fmt.Sprintf("agent-harness: the upstream answered HTTP %d %s (Location: %s); agent-harness does not follow redirects; the outcome is unknown",
+				resp.StatusCode, http.StatusText(resp.StatusCode), loc))
+		}
+		return
 	case resp.StatusCode >= 300:
 		if !isReq {
 			c.opts.Logf("WARNING: the upstream answered HTTP %d to a %s", resp.StatusCode, messageKind(env))
@@ -307,43 +347,185 @@ func (c *Conn) post(body []byte, env wire.Envelope, done chan struct{}) {
 	}
 	ct := strings.ToLower(resp.Header.Get("Content-Type"))
 	got := false
+	var why string
 	switch {
 	case strings.HasPrefix(ct, "text/event-stream"):
-		err = sse.ReadEvents(bufio.NewReaderSize(resp.Body, 64<<10), func(_, typ string, data []byte) bool {
-			if typ == "message" && len(bytes.TrimSpace(data)) > 0 {
-				if isReq && answers(data, env.ID) {
-					got = true
-					if env.Method == "initialize" {
-						c.noteVersion(data)
-					}
-				}
-				c.deliver(data)
-			}
-			return true
-		})
+		var st streamState
+		got, err = c.readStream(resp.Body, env, &st)
+		if isReq && !got && st.lastID != "" && c.ctx.Err() == nil {
+			got, why = c.resume(env, &st, started)
+		} else if err != nil {
+			why = "the answer broke off: " + err.Error()
+		}
 	case strings.HasPrefix(ct, "application/json"):
 		var data []byte
 		data, err = io.ReadAll(resp.Body)
-		if len(bytes.TrimSpace(data)) > 0 {
+		switch {
+		case err != nil:
+			// Also a body shorter than its Content-Length
+			// (io.ErrUnexpectedEOF): never delivered, unknown at once.
+			why = "the answer broke off: " + err.Error()
+		case len(bytes.TrimSpace(data)) > 0:
 			got = isReq && answers(data, env.ID)
 			if got && env.Method == "initialize" {
 				c.noteVersion(data)
 			}
-			if err == nil {
-				c.deliver(data)
-			}
+			c.deliver(data)
 		}
 	}
 	if isReq && !got && c.ctx.Err() == nil {
-		why := "the answer carried no response"
-		if err != nil {
-			why = "the answer broke off: " + err.Error()
+		if why == "" {
+			why = "the answer carried no response"
 		}
 		c.answer(env, false, "agent-harness: the upstream's HTTP answer ended without the response ("+why+"); the outcome is unknown")
 	}
 	if env.Method == "initialize" && got {
 		c.openGet()
 	}
+}
+
+// streamState is what a request's event stream told so far: the last
+// event id (for Last-Event-ID) and the retry field.
+type streamState struct {
+	lastID string
+	retry  time.Duration
+	hasRet bool
+}
+
+// readStream reads one event stream of the request env (its POST's, or a
+// resumption of it), delivers its messages and reports whether the answer
+// was among them.
+func (c *Conn) readStream(body io.Reader, env wire.Envelope, st *streamState) (got bool, err error) {
+	isReq := env.IsRequest()
+	err = sse.ReadEventsRetry(bufio.NewReaderSize(body, 64<<10), func(id, typ string, data []byte) bool {
+		if id != "" {
+			st.lastID = id
+		}
+		if typ == "message" && len(bytes.TrimSpace(data)) > 0 {
+			if isReq && answers(data, env.ID) {
+				got = true
+				if env.Method == "initialize" {
+					c.noteVersion(data)
+				}
+			}
+			c.deliver(data)
+		}
+		return true
+	}, func(ms int64) {
+		st.retry, st.hasRet = time.Duration(ms)*time.Millisecond, true
+	})
+	return got, err
+}
+
+// resume re-opens the request's event stream with GET and Last-Event-ID
+// (MCP 2025-11-25, resumability) until its answer arrives, the upstream
+// refuses, or Options.Timeout from the POST passed. why says what ended it
+// without the answer.
+func (c *Conn) resume(env wire.Envelope, st *streamState, started time.Time) (got bool, why string) {
+	var deadline <-chan time.Time
+	if c.opts.Timeout > 0 {
+		t := time.NewTimer(c.opts.Timeout - time.Since(started))
+		defer t.Stop()
+		deadline = t.C
+	}
+	for st.lastID != "" {
+		wait := resumeDelay
+		if st.hasRet {
+			wait = max(st.retry, minResumeDelay)
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-timer.C:
+		case <-deadline:
+			timer.Stop()
+			return false, "the event stream ended after event " + short(st.lastID) + " and did not resume within the upstream timeout"
+		case <-c.ctx.Done():
+			timer.Stop()
+			return false, "the proxy stopped"
+		}
+		ctx, cancel := context.WithCancel(c.ctx)
+		stop := make(chan struct{})
+		go func() {
+			select {
+			case <-deadline:
+				cancel()
+			case <-stop:
+			}
+		}()
+		got, why = c.resumeOnce(ctx, env, st)
+		close(stop)
+		timedOut := ctx.Err() != nil && c.ctx.Err() == nil
+		cancel()
+		if got {
+			return true, ""
+		}
+		if timedOut {
+			return false, "the event stream ended after event " + short(st.lastID) + " and did not resume within the upstream timeout"
+		}
+		if why != "" {
+			return false, why
+		}
+	}
+	return false, "the event stream ended without an event id to resume from"
+}
+
+// resumeOnce is one GET with Last-Event-ID; why is set when the stream
+// cannot be resumed again.
+func (c *Conn) resumeOnce(ctx context.Context, env wire.Envelope, st *streamState) (got bool, why string) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.opts.URL, nil)
+	if err != nil {
+		return false, "cannot resume the event stream: " + err.Error()
+	}
+	c.setHeaders(req)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Last-Event-ID", st.lastID)
+	resp, err := c.opts.Client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, ""
+		}
+		return false, "resuming the event stream failed: " + err.Error()
+	}
+	defer resp.Body.Close()
+	ct := strings.ToLower(resp.Header.Get("Content-Type"))
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(ct, "text/event-stream") {
+		loc := ""
+		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			loc = " (Location: " + location(resp) + ")"
+		}
+		return false, fmt.Sprintf("the upstream answered HTTP %d%s to resuming the event stream after event %s", resp.StatusCode, loc, short(st.lastID))
+	}
+	before := st.lastID
+	got, _ = c.readStream(resp.Body, env, st)
+	if !got && st.lastID == before && ctx.Err() == nil {
+		// Nothing new: the same Last-Event-ID again is allowed (polling),
+		// bounded by the timeout and the delay between GETs.
+		return false, ""
+	}
+	return got, ""
+}
+
+// location is the redirect's Location header, cut to maxLocation bytes
+// (peer text: quoted where it is written).
+func location(resp *http.Response) string {
+	loc := resp.Header.Get("Location")
+	if loc == "" {
+		return "none"
+	}
+	return short(loc)
+}
+
+// short cuts peer text to maxLocation bytes and quotes control characters.
+func short(v string) string {
+	if len(v) > maxLocation {
+		n := maxLocation
+		for n > 0 && !utf8.RuneStart(v[n]) {
+			n--
+		}
+		v = v[:n] + "…"
+	}
+	q := strconv.Quote(v)
+	return q[1 : len(q)-1]
 }
 
 // noteVersion keeps the protocol version of the upstream's initialize
@@ -432,7 +614,9 @@ func (c *Conn) answer(env wire.Envelope, notExec bool, text string) {
 	var b []byte
 	switch {
 	case notExec && env.Method == "tools/call":
-		b = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":%s}],"isError":true}}`, env.ID, q)
+		// Marked with the process's secret (relay.NotExecutedMark), which
+		// the pipeline checks and removes: an upstream cannot send it.
+		b = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":%s}],"isError":true,"_meta":{%q:%q}}}`, env.ID, q, relay.OutcomeMetaKey, relay.NotExecutedMark)
 	case env.Method == "tools/call":
 		// A tool result the agent's model sees, marked so the judge
 		// counts the outcome as unknown (it may have executed), not as a

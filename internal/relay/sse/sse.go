@@ -45,6 +45,13 @@ func AppendEvent(dst []byte, id int64, msg []byte) []byte {
 // returns false. Comments and unknown fields are ignored. It returns the
 // read error (nil at the end of the body).
 func ReadEvents(r *bufio.Reader, fn func(id, typ string, data []byte) bool) error {
+	return ReadEventsRetry(r, fn, nil)
+}
+
+// ReadEventsRetry is ReadEvents that also calls retry, when not nil, with
+// each valid retry field (the reconnection time in milliseconds, a
+// number of ASCII digits).
+func ReadEventsRetry(r *bufio.Reader, fn func(id, typ string, data []byte) bool, retry func(ms int64)) error {
 	var id, typ string
 	var data []byte
 	have, seenData := false, false
@@ -86,7 +93,13 @@ func ReadEvents(r *bufio.Reader, fn func(id, typ string, data []byte) bool) erro
 				typ = string(value)
 				have = true
 			case "id":
-				id = string(value)
+				if bytes.IndexByte(value, 0) < 0 {
+					id = string(value)
+				}
+			case "retry":
+				if ms, err := strconv.ParseInt(string(value), 10, 64); err == nil && ms >= 0 && value[0] != '+' && retry != nil {
+					retry(ms)
+				}
 			}
 		}
 		if err != nil {
