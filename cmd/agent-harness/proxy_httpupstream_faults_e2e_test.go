@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -205,7 +206,8 @@ func TestHTTPUpstreamNotExecutedStatusRetry(t *testing.T) {
 				http.Error(w, http.StatusText(status), status)
 				return true
 			}
-			answers, r, _ := runFake(t, f, 2, nil)
+			tracePath := filepath.Join(t.TempDir(), "trace.jsonl")
+			answers, r, _ := runFake(t, f, 2, nil, "--trace", tracePath)
 			if !strings.Contains(string(answers[0]), "did not reach a tool") || strings.Contains(string(answers[0]), "agent-harness/outcome") {
 				t.Errorf("first answer %s", answers[0])
 			}
@@ -215,6 +217,15 @@ func TestHTTPUpstreamNotExecutedStatusRetry(t *testing.T) {
 			ops := r.Report.Operations
 			if r.Verdict != "PASS" || len(ops) != 1 || ops[0].Outcome != "EXECUTED" || ops[0].Executions != 1 || f.executed.Load() != 1 {
 				t.Errorf("verdict %s, operations %+v, upstream executed %d", r.Verdict, ops, f.executed.Load())
+			}
+			// The trace holds the outcome, not the mark: judged again
+			// offline, the run is the same PASS.
+			trace, err := os.ReadFile(tracePath)
+			if err != nil || !strings.Contains(string(trace), `"outcome":"upstream-not-executed"`) || strings.Contains(string(trace), "not-executed/") {
+				t.Errorf("trace: %v\n%s", err, trace)
+			}
+			if run, again := rejudge(t, tracePath); run.code != 0 || !strings.Contains(string(again), `"verdict":"PASS"`) {
+				t.Errorf("judge TRACE: exit %d, %s\n%s", run.code, run.stderr, again)
 			}
 		})
 	}

@@ -221,3 +221,42 @@ func TestStreamResumeBoundedByTimeout(t *testing.T) {
 		t.Errorf("answer %s", m)
 	}
 }
+
+// TestRedirectNotFollowedGetDelete (item 3): the GET stream and the
+// DELETE that ends the session are not redirected either.
+func TestRedirectNotFollowedGetDelete(t *testing.T) {
+	var targetHits atomic.Int32
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		targetHits.Add(1)
+	}))
+	defer target.Close()
+	methods := make(chan string, 4)
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			w.Header().Set("Mcp-Session-Id", "sess-1")
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+			return
+		}
+		methods <- r.Method
+		http.Redirect(w, r, target.URL, http.StatusTemporaryRedirect)
+	}))
+	defer origin.Close()
+	c := New(Options{URL: origin.URL})
+	if err := c.WriteMessage([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := c.ReadMessage(); err != nil || !strings.Contains(string(m), "protocolVersion") {
+		t.Fatalf("initialize: %s %v", m, err)
+	}
+	if m := <-methods; m != http.MethodGet {
+		t.Fatalf("first non-POST request %s, want the GET stream", m)
+	}
+	_ = c.Close()
+	if m := <-methods; m != http.MethodDelete {
+		t.Fatalf("second non-POST request %s, want DELETE", m)
+	}
+	if n := targetHits.Load(); n != 0 {
+		t.Errorf("the redirect target got %d requests", n)
+	}
+}
