@@ -123,6 +123,7 @@ func FuzzSimilarTransformed(f *testing.F) {
 	f.Add([]byte(`{"a":[1,"x",null,{"b":"Straße","c":2}],"d":"1e3"}`), []byte{0xff, 0})
 	f.Add([]byte(`{"a":"Ada\ud83d","b":{"note":null},"c":"\udc00x"}`), []byte{1, 5, 4})
 	f.Add([]byte("{\"a\":\"Zo\xc3\xa9\xff\"}"), []byte{4, 1})
+	f.Add([]byte(`{"d":["3 Nov 2026","11/03/2026 10:00 PM","Tue, 03 Nov 2026 10:00:00 GMT"],"e":{"at":"2026-11-03T10:00Z"}}`), []byte{1, 2, 3, 4})
 	f.Fuzz(func(t *testing.T, in, ops []byte) {
 		d, err := canon.Parse(in)
 		if err != nil {
