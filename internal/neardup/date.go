@@ -171,7 +171,7 @@ func (p *dateParser) accept(c byte) bool {
 
 // word consumes w when it is next.
 func (p *dateParser) word(w string) bool {
-	if len(p.s)-p.i >= len(w) && string(p.s[p.i:p.i+len(w)]) == w {
+	if len(p.s)-p.i >= len(w) && p.s[p.i] == w[0] && string(p.s[p.i:p.i+len(w)]) == w {
 		p.i += len(w)
 		return true
 	}
@@ -210,6 +210,9 @@ var weekdays = [...]string{"monday", "tuesday", "wednesday", "thursday", "friday
 // weekday skips a leading weekday name and a comma or dot after it. The
 // weekday is not checked against the date: the date decides.
 func (p *dateParser) weekday() {
+	if isDigit(p.peek()) {
+		return
+	}
 	for _, w := range weekdays {
 		if p.word(w) {
 			if !p.accept(',') {
@@ -233,6 +236,9 @@ var months = [...]struct {
 
 // month consumes a month name (and a dot after an abbreviation).
 func (p *dateParser) month() int {
+	if c := p.peek(); c < 'a' || c > 'z' {
+		return 0
+	}
 	for _, m := range months {
 		if p.word(m.name) {
 			p.accept('.')
