@@ -20,6 +20,14 @@ func BenchmarkSimilar(b *testing.B) {
 			[]byte(`{"to":"DE89370400440532013000","amount":"129","currency":"eur","memo":"Invoice 42"}`)},
 		{"typical-different", []byte(`{"to":"DE89 3704 0044 0532 0130 00","amount":129.00,"currency":"EUR","memo":"Invoice 42"}`),
 			[]byte(`{"to":"DE89370400440532013000","amount":"130","currency":"USD","memo":"Invoice 43"}`)},
+		{"booking-date-notation", []byte(`{"room":"12","guest":"Ada Lovelace","date":"2026-11-03","nights":2}`),
+			[]byte(`{"room":"12","guest":"Ada Lovelace","date":"03.11.2026","nights":2}`)},
+		{"booking-other-day", []byte(`{"room":"12","guest":"Ada Lovelace","date":"2026-11-03","nights":2}`),
+			[]byte(`{"room":"12","guest":"Ada Lovelace","date":"2026-11-04","nights":2}`)},
+		{"array-1000-dates-all-changed", bigArray(1000, func(i int) string { return fmt.Sprintf(`"%d-01-01"`, 2000+i) }),
+			bigArray(1000, func(i int) string { return fmt.Sprintf(`"%d-01-02"`, 2000+i) })},
+		{"array-1000-dates-reversed-notation", bigArray(1000, func(i int) string { return fmt.Sprintf(`"%d-01-01"`, 2000+i) }),
+			bigArray(1000, func(i int) string { return fmt.Sprintf(`"1 Jan %d"`, 2999-i) })},
 		{"array-100k-identical", bigArray(n, row), bigArray(n, row)},
 		{"array-100k-one-changed", bigArray(n, row), bigArray(n, func(i int) string {
 			if i == n/2 {

@@ -21,6 +21,14 @@
 //     folding, NFKC again, and removing all white space. This covers letter
 //     case, added/removed/changed white space ("DE89 3704 0044" ≈
 //     "DE8937040044"), NFC/NFD/NFKC forms and invisible characters;
+//   - two strings that read as dates (date.go: ISO 8601, dd.mm.yyyy,
+//     mm/dd/yyyy and dd/mm/yyyy read both ways, month names, with or without
+//     a time and zone) match when some reading of one is the same calendar
+//     day as some reading of the other, or, when both carry a time, the
+//     same instant (both zoned) or the same date and clock as written. A
+//     bare date matches a date-time on its day as written. Strings are read
+//     from their normalised text (below), so strings that normalise alike
+//     read alike;
 //   - null matches a string that normalises to "" (null ≈ "");
 //   - strings that are not valid Unicode (canon keeps lone surrogate escapes
 //     and invalid UTF-8 bytes exact) are normalised like any other: each
@@ -39,8 +47,8 @@
 //     matches null. Objects with no shared member and a non-empty value
 //     ({"a":1} vs {"b":2}, a renamed field) still do not match.
 //
-// Not detected (by design, behaviour §4.6): punctuation changes, date formats,
-// changed values, arrays with added or removed elements (different lengths),
+// Not detected (by design, behaviour §4.6): punctuation changes, date
+// notations other than those of date.go, changed values, arrays with added or removed elements (different lengths),
 // renamed fields, fields moved into a sub-object unless the half rule still
 // holds, booleans written as strings.
 //
@@ -73,7 +81,8 @@
 // left. Each pair of elements is compared at most once per pair of parent
 // arrays, so nested arrays stay polynomial; a pair is rejected at once when
 // an invariant hash that similar values always share (scalars normalised,
-// arrays as multisets, objects, null and empty strings alike) differs; the whole comparison also has
+// arrays as multisets, objects, null and empty strings alike, all dates
+// alike) differs; the whole comparison also has
 // a budget of Budget steps. Known failures:
 //
 //   - greedy pairing is not maximum matching: when elements were reordered

@@ -15,6 +15,7 @@ const (
 	kindNullEmpty
 	kindOrder
 	kindFields
+	kindDate
 )
 
 var kindNames = [...]string{
@@ -27,6 +28,7 @@ var kindNames = [...]string{
 	"null vs empty string",
 	"array element order",
 	"fields added or omitted",
+	"date notation",
 }
 
 // String lists the kinds, comma-separated, in a fixed order.

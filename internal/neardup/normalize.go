@@ -24,7 +24,8 @@ type normStr struct {
 	sOff, sEnd int32 // normalised text
 	nOff, nEnd int32 // canonical number when the text is a JSON number
 	isNum      bool
-	plain      bool // the text is a plain decimal (a JSON number without exponent)
+	plain      bool  // the text is a plain decimal (a JSON number without exponent)
+	date       int32 // 1 + index of the text's date readings in the side's dates, 0 = not a date
 }
 
 // normView is a normStr resolved against the arena; valid until the arena
@@ -33,10 +34,12 @@ type normView struct {
 	s     []byte
 	num   []byte // nil when not a JSON number
 	plain bool
+	dates *dateReadings // nil when the text is not a date
 }
 
-// appendNormStr normalises b into arena and describes the result.
-func appendNormStr(arena, b []byte) ([]byte, normStr) {
+// appendNormStr normalises b into arena and describes the result; a text
+// that reads as a date has its readings appended to dates.
+func appendNormStr(arena, b []byte, dates *[]dateReadings) ([]byte, normStr) {
 	var n normStr
 	n.sOff = int32(len(arena))
 	arena = appendNormalised(arena, b, stAll)
@@ -47,12 +50,18 @@ func appendNormStr(arena, b []byte) ([]byte, normStr) {
 		n.nOff = int32(len(arena))
 		arena = canon.AppendNumber(arena, arena[n.sOff:n.sEnd])
 		n.nEnd = int32(len(arena))
+	} else if d := parseDate(arena[n.sOff:n.sEnd]); d.n > 0 {
+		*dates = append(*dates, d)
+		n.date = int32(len(*dates))
 	}
 	return arena, n
 }
 
-func (n *normStr) view(arena []byte) normView {
+func (n *normStr) view(arena []byte, dates []dateReadings) normView {
 	v := normView{s: arena[n.sOff:n.sEnd], plain: n.plain}
+	if n.date != 0 {
+		v.dates = &dates[n.date-1]
+	}
 	if n.isNum {
 		v.num = arena[n.nOff:n.nEnd]
 	}

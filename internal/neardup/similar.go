@@ -130,8 +130,9 @@ type side struct {
 	members []int32  // sorted member names of all objects
 	mOff    []int32  // per object node: offset in members; count in mLen
 	mLen    []int32
-	normIdx []int32   // per node: 1 + index in normVal, 0 = not computed
-	normVal []normStr // normalised strings, in arena
+	normIdx []int32        // per node: 1 + index in normVal, 0 = not computed
+	normVal []normStr      // normalised strings, in arena
+	dates   []dateReadings // readings of the normalised strings that are dates
 	arena   []byte
 }
 
@@ -179,13 +180,13 @@ func (s *side) norm(n int) normView {
 		s.normIdx = make([]int32, s.d.Len())
 	}
 	if i := s.normIdx[n]; i != 0 {
-		return s.normVal[i-1].view(s.arena)
+		return s.normVal[i-1].view(s.arena, s.dates)
 	}
 	var ns normStr
-	s.arena, ns = appendNormStr(s.arena, s.d.Str(n))
+	s.arena, ns = appendNormStr(s.arena, s.d.Str(n), &s.dates)
 	s.normVal = append(s.normVal, ns)
 	s.normIdx[n] = int32(len(s.normVal))
-	return ns.view(s.arena)
+	return ns.view(s.arena, s.dates)
 }
 
 // looseHash hashes the normalised form of node n: similar scalars and
@@ -209,6 +210,9 @@ func (s *side) invariant(n, depth int) uint64 {
 // that normalise to "": null ≈ "" and an object whose members are all
 // empty ≈ null (behaviour §4.6).
 var emptyish = mix('O') | 1
+
+// dateInvariant is the invariant of every string that reads as a date.
+var dateInvariant = mix('D') | 1
 
 func (s *side) hash2(n, depth int, memo *[]uint64, objectsAlike bool) uint64 {
 	if depth > MaxDepth {
@@ -238,6 +242,16 @@ func (s *side) hash2(n, depth int, memo *[]uint64, objectsAlike bool) uint64 {
 			h = maphash.Bytes(seed, s.num)
 		} else if objectsAlike && len(ns.s) == 0 {
 			return s.memoize(memo, n, emptyish)
+		} else if ns.dates != nil && objectsAlike {
+			// Date readings chain across days (an instant in two
+			// offsets, a slash date read both ways), so all dates
+			// share one invariant.
+			return s.memoize(memo, n, dateInvariant)
+		} else if ns.dates != nil {
+			// Bucketing only: a date in another notation with the
+			// same first reading lands in the same bucket.
+			s.num = ns.dates.r[0].appendKey(append(s.num[:0], 'D'))
+			h = maphash.Bytes(seed, s.num)
 		} else {
 			s.num = append(append(s.num[:0], 'S'), ns.s...)
 			h = maphash.Bytes(seed, s.num)
@@ -360,6 +374,9 @@ func (c *comparer) scalars(x int, kx canon.Kind, y int, ky canon.Kind) (bool, ki
 		}
 		if nx.plain && ny.plain && bytes.Equal(nx.num, ny.num) {
 			return true, kindDecimal
+		}
+		if nx.dates != nil && ny.dates != nil && nx.dates.match(ny.dates) {
+			return true, kindDate
 		}
 	case kx == canon.Number && ky == canon.String:
 		ny := c.b.norm(y)

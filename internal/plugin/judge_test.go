@@ -11,9 +11,10 @@ import (
 	"github.com/cuonztech/agent-harness/internal/judge"
 )
 
-// f1Reformatted is behaviour §4.6's undetected case: F1 times out a booking
-// that executed, the agent re-sends it with the date reformatted, and it
-// executes again.
+// f1Reformatted: F1 times out a booking that executed, the agent re-sends
+// it with the date reformatted, and it executes again. Built in, that is a
+// possible duplicate (behaviour §4.6); the dates plugin makes it the same
+// operation.
 func f1Reformatted() []judge.Event {
 	t0 := time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
 	call := func(id int64, args string) judge.Event {
@@ -38,14 +39,14 @@ func judged(cfg judge.Config, evs []judge.Event) *judge.Judge {
 	return j
 }
 
-// The dates plugin turns the reformatted re-send from a PASS into a FAIL
-// (DUPLICATE_EXECUTION), through the same judge.Equivalence seam the
-// built-in key uses.
+// The dates plugin turns the reformatted re-send from a possible duplicate
+// (NOT_TESTED) into a FAIL (DUPLICATE_EXECUTION), through the same
+// judge.Equivalence seam the built-in key uses.
 func TestDatesTurnsPassIntoFail(t *testing.T) {
 	cfg := judge.Config{KeyFields: canon.ParseKeyFields(nil), Scenario: "F1"}
 	j := judged(cfg, f1Reformatted())
-	if v, reason := j.Verdict(); v != "PASS" || !hasObservation(j.Report(), "OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT") {
-		t.Errorf("without the plugin: %s (%s), observations %+v; want PASS with OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT", v, reason, j.Report().Observations)
+	if v, reason := j.Verdict(); v != "NOT_TESTED" || !hasObservation(j.Report(), "POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS") {
+		t.Errorf("without the plugin: %s (%s), observations %+v; want NOT_TESTED with POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS", v, reason, j.Report().Observations)
 	}
 	p, _, _ := loadWith(t, goPlugin(t, "./plugins/dates"), nil)
 	cfg.Equivalences = []judge.Equivalence{p.Equivalence()}
