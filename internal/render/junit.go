@@ -4,6 +4,8 @@ import (
 	"encoding/xml"
 	"fmt"
 	"strings"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 )
 
 // JUnit XML (the shape GitHub Actions, GitLab and Jenkins read).
@@ -52,24 +54,24 @@ func JUnit(runs ...*RunFile) []byte {
 		run := junitCase{Name: "verdict", ClassName: class}
 		switch f.Verdict {
 		case "FAIL":
-			run.Failure = &junitMessage{Message: f.Report.VerdictReason, Type: "FAIL", Text: runDetail(f)}
+			run.Failure = &junitMessage{Message: escape.Line(f.Report.VerdictReason), Type: "FAIL", Text: runDetail(f)}
 		case "PASS":
 		default:
-			run.Skipped = &junitMessage{Message: f.Report.VerdictReason}
+			run.Skipped = &junitMessage{Message: escape.Line(f.Report.VerdictReason)}
 		}
 		s.Cases = append(s.Cases, run)
 		viol := map[string][]string{}
 		for _, v := range f.Report.Violations {
-			viol[v.Operation] = append(viol[v.Operation], v.Type+": "+v.Message)
+			viol[v.Operation] = append(viol[v.Operation], v.Type+": "+escape.Line(v.Message))
 		}
 		for _, op := range f.Report.Operations {
-			c := junitCase{Name: op.ID + " " + op.Tool, ClassName: class}
+			c := junitCase{Name: op.ID + " " + escape.Line(op.Tool), ClassName: class}
 			switch {
 			case len(viol[op.ID]) > 0:
 				c.Failure = &junitMessage{Message: strings.Join(viol[op.ID], "; "), Type: op.Outcome,
-					Text: fmt.Sprintf("arguments: %s\nattempts: %d, executions: %d, failed attempts: %d", op.Arguments, op.Attempts, op.Executions, op.FailedAttempts)}
+					Text: fmt.Sprintf("arguments: %s\nattempts: %d, executions: %d, failed attempts: %d", escape.Line(string(op.Arguments)), op.Attempts, op.Executions, op.FailedAttempts)}
 			case op.Outcome == "EXECUTION_UNKNOWN":
-				c.Skipped = &junitMessage{Message: fmt.Sprintf("%s: whether %s executed is unknown", op.ID, op.Tool)}
+				c.Skipped = &junitMessage{Message: fmt.Sprintf("%s: whether %s executed is unknown", op.ID, escape.Line(op.Tool))}
 			}
 			s.Cases = append(s.Cases, c)
 		}
@@ -98,7 +100,7 @@ func JUnit(runs ...*RunFile) []byte {
 func runDetail(f *RunFile) string {
 	var b strings.Builder
 	for _, v := range f.Report.Violations {
-		fmt.Fprintf(&b, "%s %s %s: %s\n", v.Type, v.Operation, v.Tool, v.Message)
+		fmt.Fprintf(&b, "%s %s %s: %s\n", v.Type, v.Operation, escape.Line(v.Tool), escape.Line(v.Message))
 	}
 	return b.String()
 }

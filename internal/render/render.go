@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/jsonschema"
 	"github.com/cuonztech/agent-harness/internal/judge"
 )
@@ -88,12 +89,13 @@ func ParseRun(data []byte) (*RunFile, error) {
 	return &f, nil
 }
 
-// ScenarioName is the run's scenario, "no scenario" when none was set.
+// ScenarioName is the run's scenario, "no scenario" when none was set;
+// control characters are shown escaped (a plugin names its fault).
 func (f *RunFile) ScenarioName() string {
 	if f.Scenario == nil || *f.Scenario == "" {
 		return "no scenario"
 	}
-	return *f.Scenario
+	return escape.Line(*f.Scenario)
 }
 
 // Markdown renders the run as cuonztech__get_report does.
