@@ -13,8 +13,8 @@ import (
 )
 
 // Line returns s with every character that could break a line or act on a
-// terminal shown as a Go-style escape: C0 controls (line breaks and ESC
-// included) as \n, \r, \t, \x1b…, DEL and C1 controls as \x7f, \u009b…,
+// terminal shown as a Go-style escape: C0 controls but the tab (line breaks
+// and ESC included) as \n, \r, \x1b…, DEL and C1 controls as \x7f, \u009b…,
 // the Unicode line and paragraph separators and the bidirectional controls
 // (which reorder what a reader sees) as \u2028…, and bytes that are not
 // UTF-8 as \xff…. Everything else, backslashes included, is kept.
@@ -57,6 +57,8 @@ func unsafe(r rune, n int) bool {
 	switch {
 	case r == utf8.RuneError && n == 1:
 		return true
+	case r == '\t':
+		return false // harmless within a line, and common in upstream logs
 	case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
 		return true
 	case r == 0x2028 || r == 0x2029:
@@ -76,8 +78,6 @@ func writeEscape(b *strings.Builder, first byte, r rune, n int) {
 		b.WriteString(`\n`)
 	case r == '\r':
 		b.WriteString(`\r`)
-	case r == '\t':
-		b.WriteString(`\t`)
 	case r < 0x80:
 		b.WriteString(`\x`)
 		b.WriteString(hex2(byte(r)))

@@ -52,7 +52,7 @@ func checkRendered(t *testing.T, peer, md string) {
 		}
 	}
 	for _, r := range md {
-		if (r < 0x20 && r != '\n') || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) {
 			t.Fatalf("peer text %q: raw %U in the Markdown\n%s", peer, r, md)
 		}
 	}
