@@ -87,6 +87,9 @@ func TestJudgeInterruptedTrace(t *testing.T) {
 			if err := json.Unmarshal(b, &rep); err != nil || rep.Status != tc.status || rep.Verdict != "PASS" {
 				t.Errorf("report %s %s (%v), want %s PASS", rep.Status, rep.Verdict, err, tc.status)
 			}
+			if strings.Contains(stdout.String(), "the run did not finish") != (tc.status != "finished") {
+				t.Errorf("stdout Markdown does not say whether the run finished:\n%s", stdout.String())
+			}
 			if n := strings.Count(stderr.String(), "WARNING"); n != tc.warnings ||
 				(n > 0 && !strings.Contains(stderr.String(), "no end line") && !strings.Contains(stderr.String(), "not a finished run")) {
 				t.Errorf("stderr %q, want %d warning(s) about the missing end line", stderr.String(), tc.warnings)
@@ -159,6 +162,21 @@ func TestReportUnfinishedStatus(t *testing.T) {
 				warned := strings.Contains(stderr.String(), "WARNING") && strings.Contains(stderr.String(), "status is "+tc.status)
 				if code != tc.code || warned != (tc.status != "finished") {
 					t.Errorf("%s: exit %d, want %d; stderr %q", format, code, tc.code, stderr.String())
+				}
+				// Nor does the rendering look finished: the Markdown says so
+				// under its heading, the JUnit verdict case is skipped.
+				unfinished := tc.status != "finished"
+				switch out := stdout.String(); format {
+				case "markdown":
+					if strings.Contains(out, "the run did not finish") != unfinished {
+						t.Errorf("markdown: note %v, want %v", !unfinished, unfinished)
+					}
+				case "junit":
+					verdict := out[strings.Index(out, `<testcase name="verdict"`):]
+					verdict = verdict[:strings.Index(verdict, "</testcase>")+len("</testcase>")]
+					if strings.Contains(verdict, "<skipped") != unfinished {
+						t.Errorf("junit verdict case %s, skipped want %v", verdict, unfinished)
+					}
 				}
 			}
 		})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/plugin"
+	"github.com/cuonztech/agent-harness/internal/render"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 	"github.com/cuonztech/agent-harness/internal/trace"
 )
@@ -189,7 +190,7 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("cannot write report file %s: %w", o.reportFile, err)
 		}
 	}
-	fmt.Fprint(stdout, j.Markdown())
+	fmt.Fprint(stdout, render.WithStatus(j.Markdown(), meta.Status))
 	v, _ := j.Verdict()
 	if meta.StartupError != "" {
 		v = judge.VerdictNotTested

@@ -44,7 +44,8 @@ type junitMessage struct {
 
 // JUnit renders runs as one <testsuites> with a <testsuite> per run, named
 // after its scenario: one <testcase> for the run's verdict and one per
-// operation. FAIL is a <failure>, NOT_TESTED a <skipped>; an operation
+// operation. FAIL is a <failure>, NOT_TESTED a <skipped>, and so is the
+// PASS of a run that did not finish (RunFile.Unfinished); an operation
 // with a violation fails, one whose execution is unknown is skipped.
 func JUnit(runs ...*RunFile) []byte {
 	all := junitSuites{Name: "agent-harness"}
@@ -56,6 +57,9 @@ func JUnit(runs ...*RunFile) []byte {
 		case "FAIL":
 			run.Failure = &junitMessage{Message: escape.Line(f.Report.VerdictReason), Type: "FAIL", Text: runDetail(f)}
 		case "PASS":
+			if note := f.Unfinished(); note != "" {
+				run.Skipped = &junitMessage{Message: note}
+			}
 		default:
 			run.Skipped = &junitMessage{Message: escape.Line(f.Report.VerdictReason)}
 		}
