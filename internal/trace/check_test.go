@@ -136,7 +136,10 @@ func TestReadRefusesForgedTraces(t *testing.T) {
 func TestReadAcceptsWhatTheWriterWrites(t *testing.T) {
 	lines := doubleBooking(t)
 	plugin := `{"type":"plugin-failure","t":10,"plugin":"dates","detail":"trap"}`
-	dropped := `{"type":"dropped-call","t":5.5,"tool":"create_booking"}`
+	dropped := string(mustJSON(LineOf(judge.Event{Kind: judge.EventDroppedCall, Tool: "create_booking"}, 5500*time.Microsecond)))
+	if dropped != `{"type":"dropped-call","t":5.5,"tool":"create_booking"}` {
+		t.Fatalf("the writer's dropped-call line is %s", dropped)
+	}
 	for name, tc := range map[string][]string{
 		"plugin failure after end": append(pick(lines, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11), plugin),
 		"dropped call":             append(append(pick(lines, 1, 2, 3, 4, 5, 6, 7), dropped), pick(lines, 8, 9, 10, 11)...),
