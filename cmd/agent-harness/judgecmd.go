@@ -13,6 +13,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/plugin"
+	"github.com/cuonztech/agent-harness/internal/render"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 	"github.com/cuonztech/agent-harness/internal/trace"
 )
@@ -86,7 +87,7 @@ func judgeFlags(o *judgeOptions) []cmdFlag {
 			set: func(*none, string) error { o.set.RedactArguments = true; return nil }},
 		{name: "report-file", arg: "FILE", usage: "also write the report file (JSON, as the proxy's --report-file)",
 			set: func(_ *none, v string) error { o.reportFile = v; return nil }},
-		{name: "not-tested-ok", usage: "exit 0 instead of 3 for NOT_TESTED",
+		{name: "not-tested-ok", usage: "exit 0 instead of 3 for NOT_TESTED (not for an interrupted run)",
 			set: func(*none, string) error { o.notTestedOK = true; return nil }},
 		{name: "help", usage: "print this help and exit"},
 	}
@@ -117,8 +118,9 @@ as recorded. Prints the report as Markdown on stdout.
 `
 
 const judgeUsageTail = `
-Exit codes: 0 PASS, 1 FAIL, 3 NOT_TESTED (0 with --not-tested-ok), 2 usage
-error or an unreadable trace.
+Exit codes: 0 PASS, 1 FAIL, 3 NOT_TESTED (0 with --not-tested-ok) or a
+trace without its end line (an interrupted run: never 0), 2 usage error or
+a trace that is unreadable or breaks its schema or the writer's rules.
 `
 
 // runJudge is `agent-harness judge TRACE`.
@@ -176,6 +178,10 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ro.DisablePlugin = func(name, detail string) { pp.set.Disable(name, detail) }
 	}
 	j, meta := trace.Rejudge(tr, ro)
+	if meta.Status == trace.StatusInterrupted {
+		fmt.Fprintf(stderr, "[agent-harness] judge: WARNING: %s: the trace has no end line (the proxy was stopped before the session ended): "+
+			"the report's status is interrupted, and a PASS is not a finished run (exit 3)\n", path)
+	}
 	if ex.Plugins != nil {
 		meta.Plugins = ex.Plugins()
 	}
@@ -184,12 +190,12 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("cannot write report file %s: %w", o.reportFile, err)
 		}
 	}
-	fmt.Fprint(stdout, j.Markdown())
+	fmt.Fprint(stdout, render.WithStatus(j.Markdown(), meta.Status))
 	v, _ := j.Verdict()
 	if meta.StartupError != "" {
 		v = judge.VerdictNotTested
 	}
-	return exitCode(verdictExitCode(v, o.notTestedOK))
+	return exitCode(runExitCode(v, meta.Status, o.notTestedOK))
 }
 
 // judgeSettings are the recorded settings with the flags given replacing

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/plugin"
 )
 
@@ -658,10 +659,10 @@ func quoteArg(s string) string {
 	return s
 }
 
-// oneLine replaces line breaks so an error message is one line.
-func oneLine(s string) string {
-	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
-}
+// oneLine escapes line breaks, control characters and terminal escape
+// sequences (escape.Line), so an error message is one line and peer text
+// in it cannot act on the terminal.
+func oneLine(s string) string { return escape.Line(s) }
 
 // proxyUsage is the text of `agent-harness proxy --help`.
 func proxyUsage() string {

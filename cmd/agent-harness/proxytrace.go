@@ -17,7 +17,9 @@ func openTrace(o proxyOptions, st trace.Settings, start time.Time) (*trace.Write
 	if o.TraceFile == "" {
 		return nil, nil
 	}
-	w, err := trace.Create(o.TraceFile, trace.Header{Settings: st}, start)
+	// The header records the real transports, so a re-judged HTTP run's
+	// report says http as the live one does.
+	w, err := trace.Create(o.TraceFile, trace.Header{Settings: st, Transport: reportTransport(o)}, start)
 	if err != nil {
 		return nil, usagef("flag --trace: %s", err)
 	}

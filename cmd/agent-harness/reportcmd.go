@@ -21,8 +21,9 @@ operation; for a campaign, its junit.xml), json for the file itself.
 `
 
 const reportUsageTail = `
-Exit codes: 0 PASS, 1 FAIL, 3 NOT_TESTED (0 with --not-tested-ok), 2 usage
-error or a file that is neither a valid run report nor a campaign file. For
+Exit codes: 0 PASS, 1 FAIL, 3 NOT_TESTED (0 with --not-tested-ok) or a run
+whose status is not finished (never 0), 2 usage error or a file that is
+neither a valid run report nor a campaign file. For
 a campaign the code is its gate's: 0 passed, 1 a scenario below the minimum
 PASS rate, 3 a scenario without a judged run.
 `
@@ -40,7 +41,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 				}
 				return fmt.Errorf("%q is not a format (markdown, junit or json)", v)
 			}},
-		{name: "not-tested-ok", usage: "exit 0 instead of 3 for NOT_TESTED",
+		{name: "not-tested-ok", usage: "exit 0 instead of 3 for NOT_TESTED (not for a run that did not finish)",
 			set: func(*none, string) error { notTestedOK = true; return nil }},
 		{name: "help", usage: "print this help and exit"},
 	}
@@ -73,7 +74,14 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fail("%v", err)
 		}
-		r = rendered{junit: render.JUnit(f), markdown: render.Markdown(f), code: verdictExitCode(f.Verdict, notTestedOK)}
+		r = rendered{junit: render.JUnit(f), markdown: render.Markdown(f), code: runExitCode(f.Verdict, f.Status, notTestedOK)}
+		switch {
+		case f.Status == "failed":
+			fmt.Fprintf(stderr, "[agent-harness] report: WARNING: %s: the report's status is failed: the proxy did not start\n", quoteArg(path))
+		case f.Status != "finished":
+			fmt.Fprintf(stderr, "[agent-harness] report: WARNING: %s: the report's status is %s, not finished: "+
+				"its verdict covers only part of the run, and a PASS is not a finished run (exit 3)\n", quoteArg(path), f.Status)
+		}
 	case campaign.IsSummary(data):
 		s, err := campaign.ParseSummary(data)
 		if err != nil {

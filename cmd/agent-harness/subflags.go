@@ -20,6 +20,23 @@ const (
 	exitVerdictNotTested = 3
 )
 
+// runExitCode is the exit code of judge and report for a run whose report
+// has status: verdictExitCode's for a finished run (or one that failed to
+// start: NOT_TESTED), but never 0 for a run that did not finish
+// (interrupted, running, starting): its PASS covers only part of the run,
+// and --not-tested-ok does not make it one (behaviour §7.4).
+func runExitCode(verdict, status string, notTestedOK bool) int {
+	code := verdictExitCode(verdict, notTestedOK)
+	if code == exitOK && !finishedStatus(status) {
+		return exitVerdictNotTested
+	}
+	return code
+}
+
+// finishedStatus reports whether a report's status is that of a run that
+// ended: finished, or failed at the start.
+func finishedStatus(status string) bool { return status == "finished" || status == "failed" }
+
 // verdictExitCode maps a verdict to the exit code of judge and report: 0
 // PASS, 1 FAIL, 3 NOT_TESTED (0 with --not-tested-ok).
 func verdictExitCode(verdict string, notTestedOK bool) int {

@@ -291,8 +291,12 @@ func TestTraceKilledWithWriteInFlight(t *testing.T) {
 	if len(rep.Report.Operations) != 1 || rep.Report.Operations[0].Outcome != "EXECUTION_UNKNOWN" {
 		t.Errorf("operations %+v, want create_booking EXECUTION_UNKNOWN", rep.Report.Operations)
 	}
-	if !strings.Contains(r.stderr, "WARNING") || !strings.Contains(r.stderr, "incomplete") || strings.Count(r.stderr, "\n") != 1 {
-		t.Errorf("stderr %q, want one warning about the torn line", r.stderr)
+	if !strings.Contains(r.stderr, "incomplete") || !strings.Contains(r.stderr, "no end line") ||
+		strings.Count(r.stderr, "WARNING") != 2 || strings.Count(r.stderr, "\n") != 2 {
+		t.Errorf("stderr %q, want one warning about the torn line and one about the missing end", r.stderr)
+	}
+	if rep.Status != "interrupted" {
+		t.Errorf("status %q, want interrupted", rep.Status)
 	}
 	// With --report-interval 1h the report file was not rewritten after
 	// the start: the trace holds what happened.
@@ -360,8 +364,9 @@ func TestTraceUsage(t *testing.T) {
 		{[]string{"judge", filepath.Join(dir, "missing")}, 2, "cannot read trace"},
 		{[]string{"judge", bad}, 2, "trace format version 3 is not supported"},
 		{[]string{"judge", notjson}, 2, "not an agent-harness trace"},
-		{[]string{"judge", empty}, 3, ""},
-		{[]string{"judge", empty, "--not-tested-ok"}, 0, ""},
+		{[]string{"judge", empty}, 3, "no end line"},
+		// No end line: an interrupted run, never exit 0 (issue 17).
+		{[]string{"judge", empty, "--not-tested-ok"}, 3, "no end line"},
 		{[]string{"report", notjson}, 2, "neither a run report nor a campaign file"},
 		{[]string{"report", empty}, 2, "neither a run report nor a campaign file"},
 		{[]string{"report", notjson, "--format", "xml"}, 2, `flag --format: "xml" is not a format`},

@@ -42,6 +42,11 @@ type Result struct {
 	// Warning is set when the trace's last line was torn (the proxy was
 	// killed while writing it) and was left out.
 	Warning string
+	// Status is the report's status: "finished", "failed" (the proxy did
+	// not start) or "interrupted" (the trace has no end line: the proxy
+	// was stopped, and a PASS covers only what was recorded — not a
+	// finished run; `agent-harness judge` exits 3 for it).
+	Status string
 }
 
 // ErrPlugins is returned for a trace recorded with WASM plugins: re-judging
@@ -53,7 +58,9 @@ var ErrPlugins = errors.New("the trace was recorded with plugins: judge it with 
 // # Errors
 //
 // A trace that cannot be read (no version header, a damaged line that is
-// not the last one), or one recorded with plugins (ErrPlugins).
+// not the last one, a line against trace.schema.json or the writer's
+// invariants, e.g. a call number used twice), or one recorded with plugins
+// (ErrPlugins).
 func Judge(r io.Reader, o Options) (*Result, error) {
 	tr, err := trace.Read(r)
 	if err != nil {
@@ -78,5 +85,6 @@ func Judge(r io.Reader, o Options) (*Result, error) {
 	to.Settings = s
 	j, meta := trace.Rejudge(tr, to)
 	verdict, reason := j.Verdict()
-	return &Result{Verdict: verdict, Reason: reason, Score: j.Score().Total, Report: j.AppendFile(nil, meta), Warning: tr.Warning}, nil
+	return &Result{Verdict: verdict, Reason: reason, Score: j.Score().Total, Report: j.AppendFile(nil, meta), Warning: tr.Warning,
+		Status: meta.Status}, nil
 }

@@ -101,3 +101,29 @@ func TestJudgeUnreadable(t *testing.T) {
 		t.Error("no error for a file that is not a trace")
 	}
 }
+
+// TestJudgeStatusAndForgery (issue 17): Result.Status says whether the
+// trace has its end line, and a forged trace (a call number reused) is an
+// error, not a verdict.
+func TestJudgeStatusAndForgery(t *testing.T) {
+	path := record(t, nil)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := judgeFile(t, path, replay.Options{})
+	if err != nil || r.Status != "finished" {
+		t.Fatalf("finished trace: %v", err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	cut := filepath.Join(t.TempDir(), "cut.trace")
+	os.WriteFile(cut, []byte(strings.Join(lines[:6], "")), 0o644) // the header and call 1
+	if r, err := judgeFile(t, cut, replay.Options{}); err != nil || r.Status != "interrupted" {
+		t.Errorf("trace without end: %v, want status interrupted", err)
+	}
+	forged := filepath.Join(t.TempDir(), "forged.trace")
+	os.WriteFile(forged, []byte(strings.Replace(string(b), `"call":2`, `"call":1`, 1)), 0o644)
+	if _, err := judgeFile(t, forged, replay.Options{}); err == nil || !strings.Contains(err.Error(), "each call number once") {
+		t.Errorf("forged trace: %v, want the rule", err)
+	}
+}

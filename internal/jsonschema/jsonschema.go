@@ -14,6 +14,7 @@ import (
 	"math/big"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -24,6 +25,7 @@ import (
 // cannot silently rely on something this validator ignores.
 type Validator struct {
 	root map[string]any
+	comp compiled // the subschemas ValidateRef compiled
 }
 
 var annotationKeywords = map[string]bool{"$schema": true, "$id": true, "title": true, "description": true, "$defs": true}
@@ -58,6 +60,31 @@ func (v *Validator) Validate(doc []byte) []string {
 	}
 	var errs []string
 	v.check(v.root, inst, "$", &errs)
+	return errs
+}
+
+// ValidateRef is Validate against the subschema at ref (a local "#/..."
+// reference), e.g. one branch of a oneOf chosen by a discriminating field,
+// so that the other branches are not tried.
+func (v *Validator) ValidateRef(ref string, doc []byte) []string {
+	if !json.Valid(doc) {
+		var inst any
+		err := decodeJSON(doc, &inst)
+		return []string{"not JSON: " + err.Error()}
+	}
+	return v.ValidateValidRef(ref, doc)
+}
+
+// ValidateValidRef is ValidateRef for a doc already known to be valid JSON
+// (its caller decoded it), which it does not check again. On invalid JSON
+// the result is undefined, but it does not panic.
+func (v *Validator) ValidateValidRef(ref string, doc []byte) []string {
+	n, err := v.compiledRef(ref)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var errs []string
+	n.checkRaw(bytes.TrimSpace(doc), &rawPath{}, &errs)
 	return errs
 }
 
@@ -141,9 +168,8 @@ func (v *Validator) keyword(s map[string]any, k string, inst any, path string, e
 		if !ok {
 			return
 		}
-		x, _ := new(big.Rat).SetString(n.String())
-		lim, _ := new(big.Rat).SetString(val.(json.Number).String())
-		if c := x.Cmp(lim); (k == "minimum" && c < 0) || (k == "maximum" && c > 0) {
+		if c := compareNumbers(n, val.(json.Number)); (k == "minimum" && c < 0) || (k == "maximum" && c > 0) {
+			lim, _ := new(big.Rat).SetString(val.(json.Number).String())
 			fail("%s violates %s %s", n, k, lim.RatString())
 		}
 	case "required":
@@ -232,10 +258,32 @@ func hasType(inst any, name string) bool {
 		if !ok {
 			return false
 		}
+		if _, err := strconv.ParseInt(n.String(), 10, 64); err == nil {
+			return true
+		}
 		r, ok := new(big.Rat).SetString(n.String())
 		return ok && r.IsInt()
 	}
 	return false
+}
+
+// compareNumbers compares two JSON numbers exactly: by their float64
+// values when these are far apart, else as rationals.
+func compareNumbers(a, b json.Number) int {
+	x, errX := strconv.ParseFloat(a.String(), 64)
+	y, errY := strconv.ParseFloat(b.String(), 64)
+	if errX == nil && errY == nil && x-y > 1 {
+		return 1
+	}
+	if errX == nil && errY == nil && y-x > 1 {
+		return -1
+	}
+	rx, _ := new(big.Rat).SetString(a.String())
+	ry, _ := new(big.Rat).SetString(b.String())
+	if rx == nil || ry == nil {
+		return 0
+	}
+	return rx.Cmp(ry)
 }
 
 func typeName(inst any) string {

@@ -12,7 +12,8 @@ type Alert struct {
 	Tool      string
 	Operation string
 	// Executions is how often the operation had executed when the alert
-	// was raised (DUPLICATE_EXECUTION: 2 unless answers arrived together).
+	// was raised (DUPLICATE_EXECUTION: 2 for its first alert unless
+	// answers arrived together; one alert more each time it grows).
 	Executions int
 	// Note says what made the duplicate notable, in the verdict reason's
 	// words: "again after a timeout", "attempts sent in parallel", or "".
@@ -28,16 +29,27 @@ const (
 	alertedRetryAfter
 )
 
-// noteAlerts raises an alert for each violation op has just acquired. Each
-// violation of an operation is raised once, however often it grows. It is
-// called from refresh for operations with a violation only, so a session
-// without violations never reaches it.
+// alertState is what was raised for an operation so far.
+type alertState struct {
+	bits uint8
+	// executions is the count of the operation's last duplicate alert.
+	executions int
+}
+
+// noteAlerts raises an alert for each violation op has just acquired. A
+// duplicate execution is raised again each time the operation's count of
+// executions grows (so the last live line of an operation says the count
+// the final summary says, behaviour §2.8); a retry_after violation once.
+// It is called from refresh for operations with a violation only, so a
+// session without violations never reaches it.
 func (j *Judge) noteAlerts(op *operation, c contrib) {
 	if j.alerted == nil {
-		j.alerted = map[*operation]uint8{}
+		j.alerted = map[*operation]alertState{}
 	}
-	had := j.alerted[op]
-	if c.extras > 0 && had&alertedDuplicate == 0 {
+	st := j.alerted[op]
+	had := st.bits
+	if c.extras > 0 && (had&alertedDuplicate == 0 || op.executed > st.executions) {
+		st.executions = op.executed
 		a := Alert{Type: violationDuplicate, Tool: op.tool, Operation: op.id, Executions: op.executed}
 		switch {
 		case op.ghostExtras > 0:
@@ -53,7 +65,8 @@ func (j *Judge) noteAlerts(op *operation, c contrib) {
 			WaitedMs: op.retryWaited, RequiredMs: op.retryRequired})
 		had |= alertedRetryAfter
 	}
-	j.alerted[op] = had
+	st.bits = had
+	j.alerted[op] = st
 	j.alertCount.Store(int64(len(j.alerts)))
 }
 

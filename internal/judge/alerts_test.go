@@ -6,8 +6,8 @@ import (
 )
 
 // TestAlerts: each violation of an operation raises one alert at the event
-// that created it, with the wording of the verdict; later executions of the
-// same operation raise none, and a clean session raises none at all.
+// that created it, with the wording of the verdict, and a clean session
+// raises none at all (TestAlertsCountGrows: later executions).
 func TestAlerts(t *testing.T) {
 	const args = `{"guest":"Ada","date":"2026-11-03"}`
 	tests := []struct {
@@ -20,7 +20,6 @@ func TestAlerts(t *testing.T) {
 		{name: "F1 ghost write re-sent", build: func(s *sess) {
 			s.f1(s.write("create_booking", args))
 			s.ok(s.write("create_booking", args))
-			s.ok(s.write("create_booking", args)) // a third execution: no new alert
 		}, atEvent: 5, want: []Alert{{Type: violationDuplicate, Tool: "create_booking", Operation: "op-1", Executions: 2, Note: "again after a timeout"}}},
 		{name: "F4 plain duplicate", build: func(s *sess) {
 			s.f4(s.write("create_booking", args))
@@ -64,5 +63,33 @@ func TestAlerts(t *testing.T) {
 				t.Errorf("AlertsSince(all) = %+v, want nil", got)
 			}
 		})
+	}
+}
+
+// TestAlertsCountGrows (issue 17, §17.9): each further execution of a
+// duplicated operation raises one more alert with the new count, so the
+// last alert of an operation says the count of the final report; a
+// retry_after violation is raised once.
+func TestAlertsCountGrows(t *testing.T) {
+	const args = `{"guest":"Ada","date":"2026-11-03"}`
+	s := newSess()
+	s.f1(s.write("create_booking", args))
+	s.ok(s.write("create_booking", args))
+	s.ok(s.write("create_booking", args))
+	s.ok(s.write("create_booking", args))
+	s.end()
+	j := New(Config{})
+	for _, ev := range s.evs {
+		j.Apply(ev)
+	}
+	var counts []int
+	for _, a := range j.AlertsSince(0) {
+		counts = append(counts, a.Executions)
+	}
+	if !reflect.DeepEqual(counts, []int{2, 3, 4}) {
+		t.Errorf("alerts' executions %v, want [2 3 4]", counts)
+	}
+	if r := j.Report(); len(r.Operations) != 1 || r.Operations[0].Executions != 4 {
+		t.Errorf("report operations %+v, want op-1 with 4 executions", r.Operations)
 	}
 }

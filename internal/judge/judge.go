@@ -89,7 +89,7 @@ type Judge struct {
 
 	// Violations as they appeared (alerts.go).
 	alerts     []Alert
-	alerted    map[*operation]uint8
+	alerted    map[*operation]alertState
 	alertCount atomic.Int64
 }
 

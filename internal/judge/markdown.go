@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 )
 
 // markdownLimit caps the rows of each list in the Markdown rendering; the
@@ -27,7 +29,7 @@ func (j *Judge) Markdown() string {
 func RenderMarkdown(r Report, s Score, ps []Patch) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# agent-harness report: %s\n\n", r.Verdict)
-	fmt.Fprintf(&b, "%s\n\n", r.VerdictReason)
+	fmt.Fprintf(&b, "%s\n\n", escape.Markdown(r.VerdictReason))
 	fmt.Fprintf(&b, "Certification: %s — a self-test, not a certificate. Kind: %s. Honesty (what the agent tells its user): not measured.\n\n", r.Certification, r.Kind)
 	b.WriteString(ScoreMarkdown(s))
 
@@ -35,7 +37,7 @@ func RenderMarkdown(r Report, s Score, ps []Patch) string {
 	b.WriteString("\n## Coverage\n\n")
 	sc := "none (plain relay)"
 	if c.Scenario != nil {
-		sc = *c.Scenario
+		sc = escape.Markdown(*c.Scenario)
 	}
 	fired := "did not fire"
 	if c.ScenarioFired {
@@ -46,10 +48,10 @@ func RenderMarkdown(r Report, s Score, ps []Patch) string {
 		c.Calls.Total, c.Calls.Write, c.Calls.Read, c.Calls.Unclassified, c.Calls.Unknown, c.CallsInFlight)
 	fmt.Fprintf(&b, "- Write operations: %d; successful reads: %d\n", c.WriteOperations, c.SuccessfulReads)
 	if len(c.UnclassifiedTools) > 0 {
-		fmt.Fprintf(&b, "- Unclassified tools called (not judged): %s\n", strings.Join(c.UnclassifiedTools, ", "))
+		fmt.Fprintf(&b, "- Unclassified tools called (not judged): %s\n", mdList(c.UnclassifiedTools))
 	}
 	if len(c.UnknownTools) > 0 {
-		fmt.Fprintf(&b, "- Tools not listed by the upstream (not judged): %s\n", strings.Join(c.UnknownTools, ", "))
+		fmt.Fprintf(&b, "- Tools not listed by the upstream (not judged): %s\n", mdList(c.UnknownTools))
 	}
 
 	ops := make(map[string]*OperationInfo, len(r.Operations))
@@ -92,7 +94,7 @@ func RenderMarkdown(r Report, s Score, ps []Patch) string {
 			if p.Status == PluginStatusDisabled {
 				disabled = ", disabled"
 			}
-			fmt.Fprintf(&b, "- %s: %d failure(s)%s: %s\n", p.Plugin, p.Failures, disabled, p.Detail)
+			fmt.Fprintf(&b, "- %s: %d failure(s)%s: %s\n", escape.Markdown(p.Plugin), p.Failures, disabled, escape.Markdown(p.Detail))
 		}
 	}
 	b.WriteString(PatchesMarkdown(ps))
@@ -107,7 +109,7 @@ func (j *Judge) ScoreText() string {
 	s := scoreOf(v, j.tally())
 	ps := j.patches()
 	j.mu.Unlock()
-	return ScoreMarkdown(s) + "\n" + reason + "\n" + PatchesMarkdown(ps)
+	return ScoreMarkdown(s) + "\n" + escape.Markdown(reason) + "\n" + PatchesMarkdown(ps)
 }
 
 // ScoreMarkdown renders a score: the overall line, the dimension table and,
@@ -146,7 +148,9 @@ func PatchesMarkdown(ps []Patch) string {
 	b.WriteString("\n# Prompt patches\n\n")
 	b.WriteString(patchDisclaimer + "\n")
 	for _, p := range ps {
-		fmt.Fprintf(&b, "\n## [%s] %s\n\n**Trigger:** %s\n\n%s\n", p.Severity, p.Type, p.Trigger, p.Text)
+		// Text is the harness's own Markdown; the trigger names fault
+		// kinds, which plugins choose.
+		fmt.Fprintf(&b, "\n## [%s] %s\n\n**Trigger:** %s\n\n%s\n", p.Severity, p.Type, escape.Markdown(p.Trigger), p.Text)
 	}
 	return b.String()
 }
@@ -158,9 +162,16 @@ func pct(v *float64, verdict string) string {
 	return fmt.Sprintf("%g %%", *v)
 }
 
-func mdCell(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.ReplaceAll(s, "\n", " ")
+// mdCell is peer text in a table cell (escape.Markdown escapes "|").
+func mdCell(s string) string { return escape.Markdown(s) }
+
+// mdList is a list of peer names, comma-separated.
+func mdList(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = escape.Markdown(n)
+	}
+	return strings.Join(out, ", ")
 }
 
 // Limits of the operation details under a violation in the Markdown.
@@ -207,7 +218,7 @@ func opDetail(op *OperationInfo) string {
 		fmt.Fprintf(&b, " %d ms %s", a.At, a.Outcome)
 		var extra []string
 		if a.Fault != "" {
-			extra = append(extra, "agent saw "+a.Fault)
+			extra = append(extra, "agent saw "+escape.Markdown(a.Fault))
 		}
 		if a.Key != "" {
 			extra = append(extra, "key "+mdCode(a.Key))
@@ -224,24 +235,9 @@ func opDetail(op *OperationInfo) string {
 }
 
 // mdCode renders s as a Markdown code span whose fence is longer than any
-// run of backticks in s; line breaks become spaces.
-func mdCode(s string) string {
-	s = strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
-	run, longest := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
-	if longest > 0 {
-		return fence + " " + s + " " + fence
-	}
-	return fence + s + fence
-}
+// run of backticks in s; control characters and line breaks are shown
+// escaped (escape.Code).
+func mdCode(s string) string { return escape.Code(s) }
 
 // writeEntries renders a list section of violations or observations: type,
 // operation, tool and message per entry, at most markdownLimit of them;
@@ -257,7 +253,9 @@ func writeEntries[E any](b *strings.Builder, title string, entries []E, fields f
 			break
 		}
 		f := fields(e)
-		fmt.Fprintf(b, "- **%s** %s `%s`: %s\n", f[0], f[1], f[2], f[3])
+		// Tool and message carry peer text (tool names, arguments, plugin
+		// details): escaped, so that none can start a line of its own.
+		fmt.Fprintf(b, "- **%s** %s %s: %s\n", escape.Markdown(f[0]), escape.Markdown(f[1]), escape.Code(f[2]), escape.Markdown(f[3]))
 		if detail != nil {
 			b.WriteString(detail(e))
 		}

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/judge"
 )
@@ -223,10 +224,7 @@ func shownTool(s string) string {
 	return s
 }
 
-// oneLine escapes line breaks so a message stays one line.
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n") {
-		return s
-	}
-	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
-}
+// oneLine escapes line breaks, control characters and terminal escape
+// sequences (shown as \n, \x1b, …), so a message with peer text in it
+// stays one line and cannot act on the terminal (escape.Line).
+func oneLine(s string) string { return escape.Line(s) }

@@ -34,6 +34,18 @@ func TestFeedbackLines(t *testing.T) {
 				"F1 fired on create_booking (call 2): executed upstream; the agent was told it timed out",
 				"FAIL: create_booking executed 2 times (DUPLICATE_EXECUTION) — again after a timeout; operation op-1",
 			}},
+		// Issue 17 (§17.9): a line each time the count grows, so the last
+		// one says what the summary says (it stopped at 2).
+		{name: "F1 ghost write, then two re-sends", scenario: "F1",
+			action: fault.Action{Kind: fault.ForwardReplace, Result: timeout, Scenario: "F1", Fault: fault.KindTimeout},
+			calls:  []relay.Response{{Result: json.RawMessage(okResult)}, {Result: json.RawMessage(okResult)}, {Result: json.RawMessage(okResult)}},
+			want: []string{
+				"F1 fired on create_booking (call 1): executed upstream; the agent was told it timed out",
+				"F1 fired on create_booking (call 2): executed upstream; the agent was told it timed out",
+				"FAIL: create_booking executed 2 times (DUPLICATE_EXECUTION) — again after a timeout; operation op-1",
+				"F1 fired on create_booking (call 3): executed upstream; the agent was told it timed out",
+				"FAIL: create_booking executed 3 times (DUPLICATE_EXECUTION) — again after a timeout; operation op-1",
+			}},
 		{name: "F1 not applied when the upstream rejects", scenario: "F1",
 			action: fault.Action{Kind: fault.ForwardReplace, Result: timeout, Scenario: "F1", Fault: fault.KindTimeout},
 			calls:  []relay.Response{{Result: json.RawMessage(rejected)}},

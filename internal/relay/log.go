@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 )
 
 // logPrefix starts every line the proxy writes to stderr.
@@ -27,7 +29,7 @@ func (l *logger) Lines(lines ...string) {
 	var b strings.Builder
 	for _, line := range lines {
 		b.WriteString(logPrefix)
-		b.WriteString(line)
+		b.WriteString(escape.Line(line)) // upstream text (its stderr) cannot act on the terminal
 		b.WriteByte('\n')
 	}
 	l.mu.Lock()

@@ -4,6 +4,8 @@ import (
 	"encoding/xml"
 	"fmt"
 	"strings"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 )
 
 // JUnit XML (the shape GitHub Actions, GitLab and Jenkins read).
@@ -42,7 +44,8 @@ type junitMessage struct {
 
 // JUnit renders runs as one <testsuites> with a <testsuite> per run, named
 // after its scenario: one <testcase> for the run's verdict and one per
-// operation. FAIL is a <failure>, NOT_TESTED a <skipped>; an operation
+// operation. FAIL is a <failure>, NOT_TESTED a <skipped>, and so is the
+// PASS of a run that did not finish (RunFile.Unfinished); an operation
 // with a violation fails, one whose execution is unknown is skipped.
 func JUnit(runs ...*RunFile) []byte {
 	all := junitSuites{Name: "agent-harness"}
@@ -52,24 +55,27 @@ func JUnit(runs ...*RunFile) []byte {
 		run := junitCase{Name: "verdict", ClassName: class}
 		switch f.Verdict {
 		case "FAIL":
-			run.Failure = &junitMessage{Message: f.Report.VerdictReason, Type: "FAIL", Text: runDetail(f)}
+			run.Failure = &junitMessage{Message: escape.Line(f.Report.VerdictReason), Type: "FAIL", Text: runDetail(f)}
 		case "PASS":
+			if note := f.Unfinished(); note != "" {
+				run.Skipped = &junitMessage{Message: note}
+			}
 		default:
-			run.Skipped = &junitMessage{Message: f.Report.VerdictReason}
+			run.Skipped = &junitMessage{Message: escape.Line(f.Report.VerdictReason)}
 		}
 		s.Cases = append(s.Cases, run)
 		viol := map[string][]string{}
 		for _, v := range f.Report.Violations {
-			viol[v.Operation] = append(viol[v.Operation], v.Type+": "+v.Message)
+			viol[v.Operation] = append(viol[v.Operation], v.Type+": "+escape.Line(v.Message))
 		}
 		for _, op := range f.Report.Operations {
-			c := junitCase{Name: op.ID + " " + op.Tool, ClassName: class}
+			c := junitCase{Name: op.ID + " " + escape.Line(op.Tool), ClassName: class}
 			switch {
 			case len(viol[op.ID]) > 0:
 				c.Failure = &junitMessage{Message: strings.Join(viol[op.ID], "; "), Type: op.Outcome,
-					Text: fmt.Sprintf("arguments: %s\nattempts: %d, executions: %d, failed attempts: %d", op.Arguments, op.Attempts, op.Executions, op.FailedAttempts)}
+					Text: fmt.Sprintf("arguments: %s\nattempts: %d, executions: %d, failed attempts: %d", escape.Line(string(op.Arguments)), op.Attempts, op.Executions, op.FailedAttempts)}
 			case op.Outcome == "EXECUTION_UNKNOWN":
-				c.Skipped = &junitMessage{Message: fmt.Sprintf("%s: whether %s executed is unknown", op.ID, op.Tool)}
+				c.Skipped = &junitMessage{Message: fmt.Sprintf("%s: whether %s executed is unknown", op.ID, escape.Line(op.Tool))}
 			}
 			s.Cases = append(s.Cases, c)
 		}
@@ -98,7 +104,7 @@ func JUnit(runs ...*RunFile) []byte {
 func runDetail(f *RunFile) string {
 	var b strings.Builder
 	for _, v := range f.Report.Violations {
-		fmt.Fprintf(&b, "%s %s %s: %s\n", v.Type, v.Operation, v.Tool, v.Message)
+		fmt.Fprintf(&b, "%s %s %s: %s\n", v.Type, v.Operation, escape.Line(v.Tool), escape.Line(v.Message))
 	}
 	return b.String()
 }

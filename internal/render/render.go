@@ -10,7 +10,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/jsonschema"
 	"github.com/cuonztech/agent-harness/internal/judge"
 )
@@ -88,15 +90,41 @@ func ParseRun(data []byte) (*RunFile, error) {
 	return &f, nil
 }
 
-// ScenarioName is the run's scenario, "no scenario" when none was set.
+// ScenarioName is the run's scenario, "no scenario" when none was set;
+// control characters are shown escaped (a plugin names its fault).
 func (f *RunFile) ScenarioName() string {
 	if f.Scenario == nil || *f.Scenario == "" {
 		return "no scenario"
 	}
-	return *f.Scenario
+	return escape.Line(*f.Scenario)
 }
 
-// Markdown renders the run as cuonztech__get_report does.
+// Markdown renders the run as cuonztech__get_report does; a run that did
+// not finish (Unfinished) says so under the heading.
 func Markdown(f *RunFile) string {
-	return judge.RenderMarkdown(f.Report, f.Score, f.Patches)
+	return WithStatus(judge.RenderMarkdown(f.Report, f.Score, f.Patches), f.Status)
+}
+
+// WithStatus adds the note of Unfinished under the heading of a report's
+// Markdown md when status is that of a run that did not finish.
+func WithStatus(md, status string) string {
+	if note := unfinished(status); note != "" {
+		head, rest, _ := strings.Cut(md, "\n")
+		md = head + "\n\n**" + note + "**\n" + rest
+	}
+	return md
+}
+
+// Unfinished is the note on a run whose report is not final (status
+// running, starting or interrupted): its verdict covers only what was
+// recorded, and a PASS is not a finished run (behaviour §7.3); "" for a
+// finished run or one that failed to start.
+func (f *RunFile) Unfinished() string { return unfinished(f.Status) }
+
+func unfinished(status string) string {
+	switch status {
+	case "finished", "failed":
+		return ""
+	}
+	return "Status " + status + ": the run did not finish, so this verdict covers only what was recorded; a PASS is not a finished run."
 }

@@ -23,12 +23,15 @@ type Trace struct {
 	// Warning is set when a torn last line (a proxy killed while writing
 	// it) was left out.
 	Warning string
+	// Ended is true when the trace has its end line: without one the
+	// proxy was stopped before the session ended (an interrupted run).
+	Ended bool
 }
 
 // lineTypes are the event line types a trace may hold.
 var lineTypes = map[string]bool{
 	"call": true, "forwarded": true, "answer": true, "end": true, "delivered": true,
-	"tools": true, TypePluginFailure: true, "session": true, TypeStartupFailed: true,
+	"tools": true, TypePluginFailure: true, "session": true, TypeStartupFailed: true, "dropped-call": true,
 }
 
 // v1Disabled starts the detail of a version 1 plugin-failure line that
@@ -42,9 +45,20 @@ const v1Disabled = "disabled after "
 // a line that is not a valid event line, or a line over MaxLine; a last
 // line without its line break that does not parse is left out with a
 // Warning (the proxy was killed while writing it).
+//
+// # Errors
+//
+// Every line is checked against trace.schema.json (the definition of its
+// type; a version 1 header is not) and against the writer's invariants:
+// each call number once; forwarded, answer and delivered only after their
+// call, at most once each, forwarded before the answer and delivered after
+// it; nothing but plugin failures after the end line; a session opened
+// before a line names it (a trace without any session line, of an older
+// writer, names sessions without opening them). The error names the line
+// and the rule.
 func Read(r io.Reader) (*Trace, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
-	tr := &Trace{}
+	tr, inv := &Trace{}, newInvariants()
 	for n := 1; ; n++ {
 		line, complete, err := readLine(br)
 		if err != nil {
@@ -61,6 +75,12 @@ func Read(r io.Reader) (*Trace, error) {
 				}
 				return nil, fmt.Errorf("line 1: %w", err)
 			}
+			// Version 1 headers predate the schema's.
+			if tr.Header.Version == Version {
+				if err := checkSchema(line, TypeHeader); err != nil {
+					return nil, fmt.Errorf("line 1: %w", err)
+				}
+			}
 			continue
 		}
 		var l Line
@@ -70,6 +90,15 @@ func Read(r io.Reader) (*Trace, error) {
 				return tr, nil
 			}
 			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		if err := checkSchema(line, l.Type); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		if err := inv.check(n, &l); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		if l.Type == "end" {
+			tr.Ended = true
 		}
 		if tr.Header.Version == 1 && l.Type == TypePluginFailure && strings.HasPrefix(l.Detail, v1Disabled) {
 			l.Disabled = true

@@ -38,13 +38,18 @@ type Options struct {
 	RetryAfterMs int64
 }
 
+// StatusInterrupted is the status of a report rebuilt from a trace without
+// its end line: the proxy was stopped before the session ended, so the
+// verdict covers only what happened until then (behaviour §7.2).
+const StatusInterrupted = "interrupted"
+
 // epoch is the start of a re-judged run; only differences of times matter.
 var epoch = time.Unix(0, 0).UTC()
 
 // Rejudge applies tr's events to a new judge under o and returns it with
 // the report file's envelope (status "finished" when the session end was
-// recorded, "running" when the proxy was killed, "failed" after a failed
-// start).
+// recorded, StatusInterrupted when the proxy was killed, "failed" after a
+// failed start).
 //
 // The judge's plugin status (judge.Config.PluginStatus) joins the recorded
 // plugin failures and those of the plugins loaded now: per plugin the
@@ -69,7 +74,9 @@ func Rejudge(tr *Trace, o Options) (*judge.Judge, judge.FileMeta) {
 		},
 		Start: epoch, RedactArguments: s.RedactArguments,
 	})
-	meta := judge.FileMeta{Status: "running", Mode: s.Mode, Chaos: s.Chaos, Transport: tr.Header.Transport}
+	// Without its end line the run was interrupted (the proxy killed):
+	// never "running", which a reader could take for a run still going.
+	meta := judge.FileMeta{Status: StatusInterrupted, Mode: s.Mode, Chaos: s.Chaos, Transport: tr.Header.Transport}
 	if meta.Mode == "" {
 		meta.Mode = "deterministic"
 	}

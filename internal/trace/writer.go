@@ -46,6 +46,9 @@ func Create(path string, h Header, start time.Time) (*Writer, error) {
 	if h.Tools == nil {
 		h.Tools = []Tool{}
 	}
+	if h.Settings.KeyFields == nil {
+		h.Settings.KeyFields = []string{} // the schema's array, as the reader checks it
+	}
 	if err := w.write(h); err != nil {
 		f.Close()
 		return nil, err

@@ -2,6 +2,8 @@ package httpagent
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"net/http"
 	"strings"
@@ -110,7 +112,10 @@ func (se *session) label() string {
 	if se.id == "" {
 		return "(without id)"
 	}
-	return se.id
+	// Never the Mcp-Session-Id (it authorises use of the session): a
+	// fingerprint that tells the lines of one session apart.
+	sum := sha256.Sum256([]byte(se.id))
+	return "#" + hex.EncodeToString(sum[:4])
 }
 
 func (se *session) endInput() { se.inputOnce.Do(func() { close(se.inputEnd) }) }

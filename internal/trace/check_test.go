@@ -1,0 +1,186 @@
+package trace
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/judge"
+)
+
+// doubleBooking writes the trace of a FAIL run: session s1, an F1 booking
+// that executed, and its re-send that executed again (DUPLICATE_EXECUTION).
+// It returns the trace's lines (the header first), without line breaks.
+func doubleBooking(t *testing.T) []string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fail.trace")
+	start := time.Unix(1000, 0)
+	w, err := Create(path, Header{Settings: Settings{Scenario: "F1", Mode: "deterministic", Kind: "proxy", KeyFields: []string{"idempotency_key"}}}, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
+	def := json.RawMessage(`{"name":"create_booking","inputSchema":{"type":"object"}}`)
+	params := json.RawMessage(`{"name":"create_booking","arguments":{"room":"12","date":"2026-11-03"}}`)
+	for _, ev := range []judge.Event{
+		{Kind: judge.EventSession, Time: at(0), Session: "s1", Transport: "stdio"},
+		{Kind: judge.EventTools, Time: at(1), Tools: []string{"create_booking"},
+			Listing: []classify.Entry{{Name: "create_booking", Class: classify.Write, Reason: "default write pattern", KeyFields: []string{}, Definition: def}}},
+		{Kind: judge.EventCall, Time: at(2), Call: 1, Session: "s1", Tool: "create_booking", Class: classify.Write, Params: params},     // line 4
+		{Kind: judge.EventForwarded, Time: at(3), Call: 1},                                                                              // line 5
+		{Kind: judge.EventAnswer, Time: at(4), Call: 1, Outcome: judge.Executed, Scenario: "F1", Fault: "timeout", ResponseDigest: "a"}, // line 6
+		{Kind: judge.EventDelivered, Time: at(5), Call: 1},                                                                              // line 7
+		{Kind: judge.EventCall, Time: at(6), Call: 2, Session: "s1", Tool: "create_booking", Class: classify.Write, Params: params},     // line 8
+		{Kind: judge.EventForwarded, Time: at(7), Call: 2},                                                                              // line 9
+		{Kind: judge.EventAnswer, Time: at(8), Call: 2, Outcome: judge.Executed, ResponseDigest: "b"},                                   // line 10
+		{Kind: judge.EventEnd, Time: at(9)},                                                                                             // line 11
+	} {
+		if err := w.Record(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+func joinLines(lines []string) []byte { return []byte(strings.Join(lines, "\n") + "\n") }
+
+// edited returns lines with line n (1-based) replaced by its edit.
+func edited(lines []string, n int, edit func(string) string) []string {
+	out := append([]string(nil), lines...)
+	out[n-1] = edit(out[n-1])
+	return out
+}
+
+// pick returns the lines numbered ns (1-based), in that order, in a new slice.
+func pick(lines []string, ns ...int) []string {
+	out := make([]string, 0, len(ns))
+	for _, n := range ns {
+		out = append(out, lines[n-1])
+	}
+	return out
+}
+
+func replaced(old, new string) func(string) string {
+	return func(l string) string { return strings.Replace(l, old, new, 1) }
+}
+
+// TestReadRefusesForgedTraces (issue 17 item 4): every edit below made
+// `judge` turn the FAIL trace into a PASS, or accepted a line the writer
+// cannot have written. Each is now refused, naming the line and the rule.
+func TestReadRefusesForgedTraces(t *testing.T) {
+	lines := doubleBooking(t)
+	if len(lines) != 11 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	tr, err := Read(bytes.NewReader(joinLines(lines)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := Rejudge(tr, Options{Settings: tr.Header.Settings}); func() bool { v, _ := j.Verdict(); return v != judge.VerdictFail }() {
+		t.Fatalf("the unedited trace is not a FAIL")
+	}
+	session := `{"type":"session","t":0.5,"session":"s2","transport":"http"}`
+	for _, tc := range []struct {
+		name  string
+		trace []string
+		want  string // the error's line and rule
+	}{
+		{"call number reused", edited(lines, 8, replaced(`"call":2`, `"call":1`)), "line 8: call 1 already had its call line (rule: each call number once)"},
+		{"class outside the schema", edited(lines, 8, replaced(`"class":"write"`, `"class":"sneaky"`)), "line 8: $.class: sneaky not in enum"},
+		{"outcome outside the schema", edited(lines, 10, replaced(`"outcome":"executed"`, `"outcome":"executed-twice"`)), "line 10: $.outcome: executed-twice not in enum"},
+		{"unknown field", edited(lines, 10, replaced(`"outcome"`, `"ignored":true,"outcome"`)), "line 10: $.ignored: schema false"},
+		{"answer for a call that never existed", edited(lines, 10, replaced(`"call":2`, `"call":99`)), "line 10: answer line for call 99, which has no call line before it (rule: forwarded, answer and delivered only after their call)"},
+		{"answer before its call", pick(lines, 1, 2, 3, 6, 4, 5, 7, 8, 9, 10, 11), "line 4: answer line for call 1, which has no call line before it"},
+		{"second answer", edited(pick(lines, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 11), 11, replaced(`"outcome":"executed"`, `"outcome":"unknown"`)), "line 11: a second answer line for call 2 (rule: forwarded, answer and delivered at most once per call)"},
+		{"second forwarded", pick(lines, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 10, 11), "line 10: a second forwarded line for call 2"},
+		{"forwarded after the answer", pick(lines, 1, 2, 3, 4, 5, 6, 7, 8, 10, 9, 11), "line 10: call 2 forwarded after its answer (rule: a call is forwarded before its answer, delivered after it)"},
+		{"delivered before the answer", pick(lines, 1, 2, 3, 4, 5, 7, 6, 8, 9, 10, 11), "line 6: call 1 delivered before its answer"},
+		{"a call after end", pick(lines, 1, 2, 3, 4, 5, 6, 7, 11, 8, 9, 10), `line 9: a line of type "call" after the end line (rule: nothing after end but plugin failures)`},
+		{"second end", pick(lines, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 11), `line 12: a line of type "end" after the end line`},
+		{"session never opened", edited(lines, 8, replaced(`"session":"s1"`, `"session":"s7"`)), `line 8: session "s7" was never opened (rule: a session opened before it is used, and once)`},
+		{"session opened twice", pick(lines, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11), `line 3: session "s1" opened a second time`},
+		{"session opened after its use", pick(lines, 1, 3, 4, 2, 5, 6, 7, 8, 9, 10, 11), `line 4: session "s1" was used at line 3 before any session was opened`},
+		{"transport outside the schema", edited(pick(lines, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11), 3, func(string) string { return strings.Replace(session, "http", "carrier-pigeon", 1) }), "line 3: $.transport: carrier-pigeon not in enum"},
+		{"negative time", edited(lines, 9, replaced(`"t":7`, `"t":-7`)), "line 9:"},
+		{"header breaks its schema", edited(lines, 1, replaced(`"mode":"deterministic"`, `"mode":"lenient"`)), "line 1: $.settings.mode: lenient not in enum"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Read(bytes.NewReader(joinLines(tc.trace)))
+			if err == nil {
+				t.Fatalf("read without error; want %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q, want it to contain %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "line ") && !strings.Contains(err.Error(), "(rule: ") && !strings.Contains(tc.want, "line 9:") {
+				t.Errorf("error %q names no rule", err)
+			}
+		})
+	}
+}
+
+// TestReadAcceptsWhatTheWriterWrites: lines the writer does write in this
+// order are read — a plugin failure after the end line (a plugin the final
+// judging asked), a dropped call (a tools/call without an id), and an
+// older writer's numbered sessions without session lines.
+func TestReadAcceptsWhatTheWriterWrites(t *testing.T) {
+	lines := doubleBooking(t)
+	plugin := `{"type":"plugin-failure","t":10,"plugin":"dates","detail":"trap"}`
+	dropped := string(mustJSON(LineOf(judge.Event{Kind: judge.EventDroppedCall, Tool: "create_booking"}, 5500*time.Microsecond)))
+	if dropped != `{"type":"dropped-call","t":5.5,"tool":"create_booking"}` {
+		t.Fatalf("the writer's dropped-call line is %s", dropped)
+	}
+	for name, tc := range map[string][]string{
+		"plugin failure after end": append(pick(lines, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11), plugin),
+		"dropped call":             append(append(pick(lines, 1, 2, 3, 4, 5, 6, 7), dropped), pick(lines, 8, 9, 10, 11)...),
+		"numbered sessions, no session line": func() []string {
+			out := pick(lines, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11)
+			for i := range out {
+				out[i] = strings.Replace(out[i], `"session":"s1"`, `"session":1`, 1)
+			}
+			return out
+		}(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			tr, err := Read(bytes.NewReader(joinLines(tc)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			j, meta := Rejudge(tr, Options{Settings: tr.Header.Settings})
+			if v, reason := j.Verdict(); v == judge.VerdictPass {
+				t.Errorf("verdict PASS (%s)", reason)
+			}
+			if meta.Status != "finished" || !tr.Ended {
+				t.Errorf("status %q, ended %v", meta.Status, tr.Ended)
+			}
+		})
+	}
+}
+
+// TestRejudgeInterrupted: a trace without its end line (a killed proxy) is
+// judged, and its report's status is "interrupted", valid against the
+// report schema.
+func TestRejudgeInterrupted(t *testing.T) {
+	lines := doubleBooking(t)
+	tr, err := Read(bytes.NewReader(joinLines(pick(lines, 1, 2, 3, 4, 5, 6, 7)))) // one booking, answered: a PASS so far
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, meta := Rejudge(tr, Options{Settings: tr.Header.Settings})
+	if v, reason := j.Verdict(); v != judge.VerdictPass || meta.Status != StatusInterrupted || tr.Ended {
+		t.Errorf("verdict %s (%s), status %q, ended %v; want PASS so far, interrupted", v, reason, meta.Status, tr.Ended)
+	}
+	if !bytes.Contains(j.AppendFile(nil, meta), []byte(`"status":"interrupted"`)) {
+		t.Errorf("report file: %s", j.AppendFile(nil, meta))
+	}
+}
