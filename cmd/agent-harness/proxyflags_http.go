@@ -130,7 +130,7 @@ var httpFlags = []proxyFlag{
 			return nil
 		}},
 	{name: "listen-allow-remote", group: groupHTTP,
-		usage: "allow a --listen address that is not loopback (anyone who reaches it can use the upstream)",
+		usage: "allow a --listen address that is not loopback, and any Host header (anyone who reaches it can use the upstream)",
 		set: func(o *proxyOptions, _ string) error {
 			o.HTTP.ListenAllowRemote = true
 			return nil

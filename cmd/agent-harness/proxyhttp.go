@@ -52,6 +52,7 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 	srv := httpagent.New(httpagent.Options{
 		Path:           o.HTTP.ListenPath,
 		AllowOrigins:   o.HTTP.ListenAllowOrigins,
+		AllowAnyHost:   o.HTTP.ListenAllowRemote,
 		FaultLayerHTTP: o.HTTP.FaultLayer == "http",
 		GhostHold:      o.HTTP.GhostHold,
 		IdleTimeout:    o.HTTP.ExitWhenIdle,

@@ -34,7 +34,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -66,8 +68,13 @@ type Options struct {
 	// Path is the MCP endpoint (default /mcp).
 	Path string
 	// AllowOrigins are the Origin values served besides loopback ones
-	// (compared without case and trailing slash).
+	// (compared without case and trailing slash); their host names are
+	// also served as Host.
 	AllowOrigins []string
+	// AllowAnyHost serves every Host header (--listen-allow-remote);
+	// false serves loopback names (localhost, a loopback IP address) and
+	// the host names of AllowOrigins only (DNS-rebinding protection).
+	AllowAnyHost bool
 	// FaultLayerHTTP delivers injected faults as HTTP (relay.FaultConn):
 	// rate_limit → 429 with Retry-After, server_error and chaos → 500,
 	// truncated_json → a 200 whose body is cut after `{"`, timeout → the
@@ -177,6 +184,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	if !s.hostAllowed(r.Host) {
+		// The go-sdk's handler answers the same (DNS-rebinding protection).
+		s.opts.Logf("refused a request for Host %q (403): not a loopback name and not the host of a --listen-allow-origin origin (--listen-allow-remote serves any)", r.Host)
+		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+		return
+	}
 	if !s.originAllowed(r.Header.Get("Origin")) {
 		s.opts.Logf("refused a request from Origin %q (403): not a loopback origin and not given by --listen-allow-origin", r.Header.Get("Origin"))
 		http.Error(w, "Forbidden: origin not allowed", http.StatusForbidden)
@@ -235,6 +248,43 @@ func (s *Server) originAllowed(origin string) bool {
 		}
 	}
 	return true
+}
+
+// hostAllowed: any Host with Options.AllowAnyHost; else localhost, a
+// loopback IP address or the host name of one of Options.AllowOrigins,
+// with any port (compared without case). A page of a rebinding DNS name
+// reaches the proxy with that name as Host and is refused.
+func (s *Server) hostAllowed(host string) bool {
+	if s.opts.AllowAnyHost {
+		return true
+	}
+	name := hostName(host)
+	if name == "" {
+		return false
+	}
+	if strings.EqualFold(name, "localhost") {
+		return true
+	}
+	if a, err := netip.ParseAddr(name); err == nil && a.Zone() == "" && a.IsLoopback() {
+		return true
+	}
+	for _, o := range s.opts.AllowOrigins {
+		if u, err := url.Parse(o); err == nil && u.Hostname() != "" && strings.EqualFold(u.Hostname(), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostName is the host of a Host header without its port and brackets.
+func hostName(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		return h
+	}
+	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		return host[1 : len(host)-1]
+	}
+	return host
 }
 
 // lookup finds the session of a request: nil and a status to answer with
