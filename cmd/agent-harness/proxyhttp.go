@@ -56,6 +56,8 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 		FaultLayerHTTP: o.HTTP.FaultLayer == "http",
 		GhostHold:      o.HTTP.GhostHold,
 		IdleTimeout:    o.HTTP.ExitWhenIdle,
+		SessionIdle:    sessionIdle(o.HTTP),
+		MaxSessions:    o.HTTP.MaxSessions,
 		Logf:           logf,
 		Run: func(ctx context.Context, conn relay.Conn, id string) error {
 			so := ro
@@ -103,6 +105,20 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 		sig = nil // exit 0 after --exit-when-idle
 	}
 	return proxyEnd(nil, failed, sig)
+}
+
+// sessionIdle is how long a session may be idle: --session-idle, at most
+// --exit-when-idle (a proxy told to exit when idle treats an idle session
+// as gone; see RATIONALE.md).
+func sessionIdle(h httpOptions) time.Duration {
+	d := h.SessionIdle
+	if d <= 0 {
+		d = httpagent.DefaultSessionIdle
+	}
+	if h.ExitWhenIdle > 0 && h.ExitWhenIdle < d {
+		d = h.ExitWhenIdle
+	}
+	return d
 }
 
 // listenURL is the endpoint's URL for the listening address.

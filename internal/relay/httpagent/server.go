@@ -56,6 +56,11 @@ const (
 	maxReplay      = 1000  // GET events kept for Last-Event-ID
 	methodInit     = "initialize"
 	methodProgress = "notifications/progress"
+
+	// DefaultMaxSessions is Options.MaxSessions when zero.
+	DefaultMaxSessions = 32
+	// DefaultSessionIdle is Options.SessionIdle when zero.
+	DefaultSessionIdle = 10 * time.Minute
 )
 
 // SupportedVersions are the MCP-Protocol-Version values served (the
@@ -81,10 +86,19 @@ type Options struct {
 	// connection is dropped after GhostHold without an answer.
 	FaultLayerHTTP bool
 	GhostHold      time.Duration
-	// IdleTimeout, when positive, ends a session that has had neither a
-	// request nor an open stream for that long, and closes Idle once no
-	// session has been open for that long (counted from New).
+	// IdleTimeout, when positive, closes Idle once no session has been
+	// open for that long (counted from New).
 	IdleTimeout time.Duration
+	// SessionIdle ends a session that has had neither a request nor an
+	// open stream for that long (its relay session's input ends, so its
+	// upstream is stopped with it); zero is DefaultSessionIdle.
+	SessionIdle time.Duration
+	// MaxSessions is the most sessions alive at once, the shared stateless
+	// one included; zero is DefaultMaxSessions. A session is alive until
+	// its relay session returned (its upstream stopped), so this also
+	// bounds the upstream sessions. A request that would start one more
+	// gets 503 and starts nothing.
+	MaxSessions int
 	// Run runs one relay session over conn and returns when it ended
 	// (conn's ReadMessage returned io.EOF, or ctx was cancelled). id is
 	// the session's Mcp-Session-Id ("" for the shared stateless session).
@@ -103,6 +117,8 @@ type Server struct {
 	sessions map[string]*session
 	shared   *session
 	ending   bool
+	live     int  // sessions whose relay session has not returned
+	full     bool // a 503 for --max-sessions was logged since the last session ended
 	wg       sync.WaitGroup
 
 	idle      chan struct{}
@@ -117,6 +133,12 @@ func New(opts Options) *Server {
 	}
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
+	}
+	if opts.SessionIdle <= 0 {
+		opts.SessionIdle = DefaultSessionIdle
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{opts: opts, ctx: ctx, cancel: cancel, sessions: map[string]*session{}, idle: make(chan struct{})}
@@ -317,6 +339,14 @@ func (s *Server) start(withID bool) (*session, int) {
 	if !withID && s.shared != nil {
 		return s.shared, 0
 	}
+	if s.live >= s.opts.MaxSessions {
+		if !s.full {
+			s.full = true
+			s.opts.Logf("refused a new session (503): %d sessions are open, the most --max-sessions allows; further refusals are not logged until one ends", s.live)
+		}
+		return nil, http.StatusServiceUnavailable
+	}
+	s.live++
 	se := newSession(s, "")
 	if withID {
 		se.id = newSessionID()
@@ -328,6 +358,14 @@ func (s *Server) start(withID bool) (*session, int) {
 	s.wg.Add(1)
 	go se.run()
 	return se, 0
+}
+
+// ended counts a session whose relay session returned: its slot is free.
+func (s *Server) ended() {
+	s.mu.Lock()
+	s.live--
+	s.full = false
+	s.mu.Unlock()
 }
 
 // forget removes an ended session: later requests naming it get 404.
@@ -342,6 +380,12 @@ func (s *Server) forget(se *session) {
 	}
 	s.noteSessionsLocked()
 	s.mu.Unlock()
+}
+
+func (s *Server) isEnding() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ending
 }
 
 func newSessionID() string {
@@ -382,7 +426,11 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		se, status = s.start(false)
 	}
 	if se == nil {
-		http.Error(w, http.StatusText(status), status)
+		msg := http.StatusText(status)
+		if status == http.StatusServiceUnavailable && !s.isEnding() {
+			msg = fmt.Sprintf("Service Unavailable: the proxy serves at most %d sessions at once (--max-sessions); end one with DELETE or let one expire", s.opts.MaxSessions)
+		}
+		http.Error(w, msg, status)
 		return
 	}
 	se.busy()

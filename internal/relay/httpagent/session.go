@@ -92,6 +92,7 @@ func (se *session) run() {
 	}
 	se.srv.forget(se)
 	se.endInput()
+	se.srv.ended()
 	close(se.done)
 	se.mu.Lock()
 	for _, st := range se.waiting {
@@ -322,14 +323,14 @@ func (se *session) busy() {
 	se.mu.Unlock()
 }
 
-// release ends what busy counted; with Options.IdleTimeout the session
-// expires after that long without a request or stream.
+// release ends what busy counted; the session expires after
+// Options.SessionIdle without a request or stream.
 func (se *session) release() {
 	se.mu.Lock()
 	defer se.mu.Unlock()
 	se.active--
-	d := se.srv.opts.IdleTimeout
-	if se.active > 0 || d <= 0 {
+	d := se.srv.opts.SessionIdle
+	if se.active > 0 {
 		return
 	}
 	if se.expiry == nil {
@@ -340,13 +341,18 @@ func (se *session) release() {
 }
 
 func (se *session) expire() {
+	select {
+	case <-se.done:
+		return // ended otherwise (DELETE, the relay ended): nothing to say
+	default:
+	}
 	se.mu.Lock()
 	idle := se.active == 0
 	se.mu.Unlock()
 	if !idle {
 		return
 	}
-	se.srv.opts.Logf("session %s ended: neither a request nor an open stream for %s", se.label(), se.srv.opts.IdleTimeout)
+	se.srv.opts.Logf("session %s ended: neither a request nor an open stream for %s", se.label(), se.srv.opts.SessionIdle)
 	se.srv.forget(se)
 	se.endInput()
 }
