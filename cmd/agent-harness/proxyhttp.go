@@ -79,8 +79,7 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 			return err
 		},
 	})
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second,
-		ErrorLog: log.New(prefixWriter{w: stderr, prefix: "[agent-harness] http: "}, "", 0)}
+	hs := srv.HTTPServer(log.New(prefixWriter{w: stderr, prefix: "[agent-harness] http: "}, "", 0))
 	go func() { _ = hs.Serve(ln) }()
 	logf("listening on %s", listenURL(ln.Addr(), o.HTTP.ListenPath))
 

@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"math"
 	"net"
 	"net/http"
@@ -61,6 +62,11 @@ const (
 	DefaultMaxSessions = 32
 	// DefaultSessionIdle is Options.SessionIdle when zero.
 	DefaultSessionIdle = 10 * time.Minute
+	// DefaultHeaderTimeout, DefaultBodyTimeout and DefaultKeepAliveTimeout
+	// are the Options timeouts when zero.
+	DefaultHeaderTimeout    = 10 * time.Second
+	DefaultBodyTimeout      = 60 * time.Second
+	DefaultKeepAliveTimeout = 120 * time.Second
 )
 
 // SupportedVersions are the MCP-Protocol-Version values served (the
@@ -99,6 +105,12 @@ type Options struct {
 	// bounds the upstream sessions. A request that would start one more
 	// gets 503 and starts nothing.
 	MaxSessions int
+	// HeaderTimeout bounds reading a request's header, BodyTimeout its
+	// body, KeepAliveTimeout the wait for the next request on a kept-alive
+	// connection (zero: the defaults, 10 s, 60 s, 120 s), so that slow or
+	// idle clients cannot hold every descriptor. Open response streams
+	// are not bounded.
+	HeaderTimeout, BodyTimeout, KeepAliveTimeout time.Duration
 	// Run runs one relay session over conn and returns when it ended
 	// (conn's ReadMessage returned io.EOF, or ctx was cancelled). id is
 	// the session's Mcp-Session-Id ("" for the shared stateless session).
@@ -140,12 +152,28 @@ func New(opts Options) *Server {
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = DefaultMaxSessions
 	}
+	for _, d := range []struct {
+		p   *time.Duration
+		def time.Duration
+	}{{&opts.HeaderTimeout, DefaultHeaderTimeout}, {&opts.BodyTimeout, DefaultBodyTimeout}, {&opts.KeepAliveTimeout, DefaultKeepAliveTimeout}} {
+		if *d.p <= 0 {
+			*d.p = d.def
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{opts: opts, ctx: ctx, cancel: cancel, sessions: map[string]*session{}, idle: make(chan struct{})}
 	if opts.IdleTimeout > 0 {
 		s.idleTimer = time.AfterFunc(opts.IdleTimeout, s.checkIdle)
 	}
 	return s
+}
+
+// HTTPServer returns an http.Server for s with the header and keep-alive
+// timeouts of Options (the body's is set per request). It has no
+// ReadTimeout or WriteTimeout: those would also end the long-lived GET and
+// POST event streams.
+func (s *Server) HTTPServer(errorLog *log.Logger) *http.Server {
+	return &http.Server{Handler: s, ReadHeaderTimeout: s.opts.HeaderTimeout, IdleTimeout: s.opts.KeepAliveTimeout, ErrorLog: errorLog}
 }
 
 // Idle is closed once no session has been open for Options.IdleTimeout.
@@ -399,8 +427,15 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Unsupported Media Type: Content-Type must be application/json", http.StatusUnsupportedMediaType)
 		return
 	}
-	body, err := io.ReadAll(r.Body)
+	body, err := s.readBody(w, r)
 	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			s.opts.Logf("refused a request whose body did not arrive within %s (408)", s.opts.BodyTimeout)
+			w.Header().Set("Connection", "close")
+			http.Error(w, fmt.Sprintf("Request Timeout: the body did not arrive within %s", s.opts.BodyTimeout), http.StatusRequestTimeout)
+			return
+		}
 		http.Error(w, "Bad Request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
@@ -460,6 +495,21 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.respond(w, r, se, st, env.ID)
+}
+
+// readBody reads a request's body within Options.BodyTimeout, then lifts
+// the deadline (the connection stays open for the answer and, kept
+// alive, for the next request). After a timeout the deadline stays, so
+// the server's drain of the unread body fails at once and the
+// connection closes.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	limited := rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout)) == nil
+	b, err := io.ReadAll(r.Body)
+	if limited && err == nil {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	return b, err
 }
 
 // respond writes what the relay sends to a POST's stream until its answer.
