@@ -10,7 +10,9 @@
 // Routing of the relay's messages to HTTP responses:
 //   - the answer to a request goes to the POST that carried the request,
 //     as application/json when nothing else went to that POST first, else
-//     as the last event of its text/event-stream;
+//     as the last event of its text/event-stream; when that POST went away
+//     (the client closed it) the answer is dropped with a warning, as MCP
+//     allows an answer on no other stream (the judge recorded it before);
 //   - notifications/progress go to the POST whose request carried its
 //     progressToken;
 //   - any other message (a notification, a request of the server such as

@@ -186,6 +186,12 @@ func (se *session) route(msg []byte, f *relay.TransportFault) error {
 			st.push(outMsg{data: data, final: true, fault: f})
 			return nil
 		}
+		// Its POST went away (the client disconnected). MCP (2025-11-25
+		// transports) allows an answer only on its own request's stream, not
+		// on the GET stream or another POST's: it is dropped. The judge has
+		// recorded it already; the relay need not know.
+		se.srv.opts.Logf("WARNING: the answer to request %s was not delivered: the client closed the POST that carried it, and an answer may go on no other stream (the report records it as answered)", env.ID)
+		return nil
 	}
 	if err == nil && env.Method == methodProgress {
 		if tok, _, ok := wire.Lookup(env.Params, "progressToken"); ok && usableID(tok) {
@@ -250,7 +256,6 @@ func (se *session) await(key, token string, st *stream) bool {
 func (se *session) unawait(key, token string, st *stream) {
 	st.close()
 	se.mu.Lock()
-	defer se.mu.Unlock()
 	if se.waiting[key] == st {
 		delete(se.waiting, key)
 	}
@@ -263,7 +268,15 @@ func (se *session) unawait(key, token string, st *stream) {
 			break
 		}
 	}
+	se.mu.Unlock()
+	if testHookPostClosed != nil {
+		testHookPostClosed()
+	}
 }
+
+// testHookPostClosed, when set by a test, runs after a POST stopped
+// waiting for its answer.
+var testHookPostClosed func()
 
 // openGet makes st the session's GET stream, with the backlog (and, after
 // Last-Event-ID, the remembered events after it) queued first; false when
