@@ -232,6 +232,11 @@ func (s *Server) Shutdown(ctx context.Context) {
 
 // ServeHTTP implements the Streamable HTTP endpoint.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Options.BodyTimeout bounds the body from here, also a body no handler
+	// reads: net/http drains it after an early answer (a 404, a 403) before
+	// the connection is reused. A POST lifts it once the body is read, the
+	// GET stream before it starts.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
 	if r.URL.Path != s.opts.Path {
 		http.NotFound(w, r)
 		return
@@ -499,17 +504,15 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	s.respond(w, r, se, st, env.ID)
 }
 
-// readBody reads a request's body within Options.BodyTimeout, then lifts
-// the deadline (the connection stays open for the answer and, kept
-// alive, for the next request). After a timeout the deadline stays, so
-// the server's drain of the unread body fails at once and the
+// readBody reads a request's body within Options.BodyTimeout (set in
+// ServeHTTP), then lifts the deadline: the connection stays open for the
+// answer, which may be a long event stream. After a timeout the deadline
+// stays, so the server's drain of the unread body fails at once and the
 // connection closes.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	rc := http.NewResponseController(w)
-	limited := rc.SetReadDeadline(time.Now().Add(s.opts.BodyTimeout)) == nil
 	b, err := io.ReadAll(r.Body)
-	if limited && err == nil {
-		_ = rc.SetReadDeadline(time.Time{})
+	if err == nil {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 	}
 	return b, err
 }
@@ -634,6 +637,11 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Method Not Allowed: GET needs an Mcp-Session-Id", http.StatusMethodNotAllowed)
 		return
 	}
+	if r.ContentLength != 0 {
+		// Its drain stays bounded by the body deadline; the stream may not be.
+		http.Error(w, "Bad Request: a GET has no body", http.StatusBadRequest)
+		return
+	}
 	se, status := s.lookup(r)
 	if se == nil {
 		http.Error(w, http.StatusText(status), status)
@@ -656,6 +664,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	se.busy()
 	defer se.release()
 	defer se.closeGet(st)
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{}) // an open stream has no time limit
 	startSSE(w)
 	flush(w)
 	var buf []byte

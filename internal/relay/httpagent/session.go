@@ -365,7 +365,7 @@ func (se *session) expire() {
 	if !idle {
 		return
 	}
-	se.srv.opts.Logf("session %s ended: neither a request nor an open stream for %s", se.label(), se.srv.opts.SessionIdle)
-	se.srv.forget(se)
+	se.srv.forget(se) // first: once the line is out, the id is unknown
 	se.endInput()
+	se.srv.opts.Logf("session %s ended: neither a request nor an open stream for %s", se.label(), se.srv.opts.SessionIdle)
 }

@@ -8,6 +8,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"runtime"
@@ -56,7 +57,7 @@ func serveLimitedChild() {
 		os.Exit(1)
 	}
 	opts := Options{Run: fakeRelay}
-	if os.Getenv(childEnv) == "lowered" {
+	if m := os.Getenv(childEnv); m == "lowered" || m == "post-only" {
 		opts.HeaderTimeout, opts.BodyTimeout, opts.KeepAliveTimeout = childTimeout, childTimeout, childTimeout
 	}
 	srv := New(opts)
@@ -65,15 +66,25 @@ func serveLimitedChild() {
 		hs.ReadHeaderTimeout, hs.IdleTimeout = 30*time.Second, 0
 		srv.opts.BodyTimeout = time.Hour
 	}
+	if os.Getenv(childEnv) == "post-only" { // the body timeout on POST bodies only
+		hs.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost {
+				http.NotFound(w, r)
+				return
+			}
+			srv.ServeHTTP(w, r)
+		})
+	}
 	fmt.Println(ln.Addr())
 	go func() { _, _ = io.Copy(io.Discard, os.Stdin); os.Exit(0) }()
 	_ = hs.Serve(ln)
 }
 
 // TestSlowClientsCannotLockOut: a proxy process whose descriptor limit
-// leaves it 6 connections is held by 30 slow clients — 10 kept-alive
+// leaves it 6 connections is held by 40 slow clients — 10 kept-alive
 // connections left idle after a request, 10 that never finish their
-// header, 10 whose POST body never finishes. With the header, body and
+// header, 10 whose POST body never finishes, 10 whose body of a request
+// answered at once (404) never finishes. With the header, body and
 // keep-alive timeouts (lowered to 150 ms here; 10 s, 60 s, 120 s by
 // default) they are closed in turn and the agent's initialize, queued
 // behind them, is answered. Without them ("none": the server as it was,
@@ -85,7 +96,7 @@ func TestSlowClientsCannotLockOut(t *testing.T) {
 	}
 	mode := "lowered"
 	if m := os.Getenv("HTTPAGENT_TEST_SLOW_MODE"); m != "" {
-		mode = m // "none" shows the lock-out the test guards against
+		mode = m // "none" (no timeouts) and "post-only" (no body deadline outside POST) show the lock-out
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+mode)
@@ -122,6 +133,8 @@ func TestSlowClientsCannotLockOut(t *testing.T) {
 		dial("GET /elsewhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") // answered 404, then kept alive, idle
 		dial("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n")
 		dial("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{")
+		// Answered 404 at once; net/http then drains the body that never comes.
+		dial("DELETE /elsewhere HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n{")
 	}
 
 	start := time.Now()
@@ -133,7 +146,7 @@ func TestSlowClientsCannotLockOut(t *testing.T) {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := hc.Do(req)
 	if err != nil {
-		t.Fatalf("the agent's initialize behind 30 slow clients at a 6-connection descriptor limit: %v", err)
+		t.Fatalf("the agent's initialize behind 40 slow clients at a 6-connection descriptor limit: %v", err)
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -162,5 +175,29 @@ func TestHTTPServerTimeouts(t *testing.T) {
 	if hs.ReadHeaderTimeout != 10*time.Second || hs.IdleTimeout != 120*time.Second || srv.opts.BodyTimeout != 60*time.Second ||
 		hs.ReadTimeout != 0 || hs.WriteTimeout != 0 {
 		t.Fatalf("header %s, keep-alive %s, body %s, read %s, write %s", hs.ReadHeaderTimeout, hs.IdleTimeout, srv.opts.BodyTimeout, hs.ReadTimeout, hs.WriteTimeout)
+	}
+}
+
+// TestGetWithBodyRefused: a GET stream has no time limit, so a GET that
+// declares a body (which the server would drain after the stream) is 400
+// and opens no stream.
+func TestGetWithBodyRefused(t *testing.T) {
+	srv := New(Options{Run: fakeRelay})
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	defer srv.Shutdown(context.Background())
+	resp := post(t, hs.URL+"/mcp", "", initBody)
+	resp.Body.Close()
+	req, _ := http.NewRequest(http.MethodGet, hs.URL+"/mcp", strings.NewReader("x"))
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", resp.Header.Get("Mcp-Session-Id"))
+	g, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(g.Body)
+	g.Body.Close()
+	if g.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "a GET has no body") {
+		t.Fatalf("GET with a body: %d %q", g.StatusCode, b)
 	}
 }
