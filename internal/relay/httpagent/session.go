@@ -190,7 +190,7 @@ func (se *session) route(msg []byte, f *relay.TransportFault) error {
 		// transports) allows an answer only on its own request's stream, not
 		// on the GET stream or another POST's: it is dropped. The judge has
 		// recorded it already; the relay need not know.
-		se.srv.opts.Logf("WARNING: the answer to request %s was not delivered: the client closed the POST that carried it, and an answer may go on no other stream (the report records it as answered)", env.ID)
+		se.srv.opts.Logf("WARNING: the answer to request %s was not delivered: the client closed the POST that carried it, and an answer may go on no other stream (a tool call is judged as the upstream answered it)", env.ID)
 		return nil
 	}
 	if err == nil && env.Method == methodProgress {
