@@ -252,6 +252,9 @@ func TestHTTPFaultLayerRaw(t *testing.T) {
 			if ops := hr.Report.Operations; len(ops) != 1 || len(ops[0].AttemptLog) != 1 || ops[0].AttemptLog[0].Fault != tc.fault {
 				t.Errorf("report operations %+v, want one attempt with fault %q", ops, tc.fault)
 			}
+			if tc.scenario == "F1" && !strings.Contains(p.stderr.String(), "F1 fired on create_booking (call 1): executed upstream; the agent's connection was dropped without an answer") {
+				t.Errorf("no F1 line saying the connection was dropped; stderr:\n%s", p.stderr.String())
+			}
 		})
 	}
 }

@@ -29,6 +29,10 @@ type httpOptions struct {
 	// ExitWhenIdle, when positive, ends the proxy once no session has been
 	// open for that long.
 	ExitWhenIdle time.Duration
+	// MaxSessions is the most agent sessions at once (0: the default, 32).
+	MaxSessions int
+	// SessionIdle ends a session idle that long (0: the default, 10m).
+	SessionIdle time.Duration
 	// FaultLayer is "tool" (default) or "http".
 	FaultLayer string
 	// GhostHold is how long --fault-layer http holds F1's answer before
@@ -130,7 +134,7 @@ var httpFlags = []proxyFlag{
 			return nil
 		}},
 	{name: "listen-allow-remote", group: groupHTTP,
-		usage: "allow a --listen address that is not loopback (anyone who reaches it can use the upstream)",
+		usage: "allow a --listen address that is not loopback, and any Host header (anyone who reaches it can use the upstream)",
 		set: func(o *proxyOptions, _ string) error {
 			o.HTTP.ListenAllowRemote = true
 			return nil
@@ -148,6 +152,12 @@ var httpFlags = []proxyFlag{
 	{name: "exit-when-idle", arg: "DURATION", group: groupHTTP, def: "never",
 		usage: "with --listen: exit 0 once no session has been open for this long (from launch), 1ms–24h",
 		set:   setDuration(time.Millisecond, 24*time.Hour, "1ms–24h", func(o *proxyOptions) *time.Duration { return &o.HTTP.ExitWhenIdle })},
+	{name: "max-sessions", arg: "N", group: groupHTTP, def: "32",
+		usage: "with --listen: serve at most N sessions at once; an initialize beyond them gets HTTP 503, 1–10000",
+		set:   setInt(1, 10000, "sessions", func(o *proxyOptions) *int { return &o.HTTP.MaxSessions })},
+	{name: "session-idle", arg: "DURATION", group: groupHTTP, def: "10m",
+		usage: "with --listen: end a session with neither a request nor an open stream for this long, 1ms–24h",
+		set:   setDuration(time.Millisecond, 24*time.Hour, "1ms–24h", func(o *proxyOptions) *time.Duration { return &o.HTTP.SessionIdle })},
 	{name: "fault-layer", arg: "tool|http", group: groupHTTP, def: "tool",
 		usage: "tool: faults are tool results; http (with --listen): 429, 500, a cut body, a dropped connection",
 		set: func(o *proxyOptions, v string) error {

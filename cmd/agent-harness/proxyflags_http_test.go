@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseHTTPFlags(t *testing.T) {
@@ -25,6 +26,13 @@ func TestParseHTTPFlags(t *testing.T) {
 			func(o proxyOptions) bool {
 				return o.HTTP.ListenPath == "/x/mcp" && len(o.HTTP.ListenAllowOrigins) == 2 && o.HTTP.ExitWhenIdle.Minutes() == 5
 			}},
+		{withBase("--listen", "0", "--max-sessions", "2", "--session-idle", "90s"), func(o proxyOptions) bool {
+			return o.HTTP.MaxSessions == 2 && o.HTTP.SessionIdle == 90*time.Second && sessionIdle(o.HTTP) == 90*time.Second
+		}},
+		{withBase("--listen", "0", "--exit-when-idle", "5s"), func(o proxyOptions) bool {
+			return o.HTTP.MaxSessions == 0 && sessionIdle(o.HTTP) == 5*time.Second // at most --exit-when-idle
+		}},
+		{withBase("--listen", "0"), func(o proxyOptions) bool { return sessionIdle(o.HTTP) == 10*time.Minute }},
 		{[]string{"--upstream-url", "https://mcp.example.com/mcp", "--upstream-header", "X-A: b c", "--upstream-header-env", "Authorization=AH_TEST_TOKEN"},
 			func(o proxyOptions) bool {
 				return o.HTTP.UpstreamURL == "https://mcp.example.com/mcp" && o.HTTP.UpstreamHeaders.Get("X-A") == "b c" &&
@@ -48,6 +56,11 @@ func TestParseHTTPFlags(t *testing.T) {
 		{withBase("--listen", "70000"), `flag --listen: "70000" has no port number 0–65535`},
 		{withBase("--listen-path", "/x"), "flag --listen-path: only with --listen"},
 		{withBase("--exit-when-idle", "1s"), "flag --exit-when-idle: only with --listen"},
+		{withBase("--max-sessions", "4"), "flag --max-sessions: only with --listen"},
+		{withBase("--session-idle", "1m"), "flag --session-idle: only with --listen"},
+		{withBase("--listen", "0", "--max-sessions", "0"), "flag --max-sessions: 0 is out of range (1–10000 sessions)"},
+		{withBase("--listen", "0", "--max-sessions", "lots"), `flag --max-sessions: "lots" is not a whole number of sessions`},
+		{withBase("--listen", "0", "--session-idle", "0s"), "flag --session-idle: "},
 		{withBase("--listen-allow-remote"), "flag --listen-allow-remote: only with --listen"},
 		{withBase("--fault-layer", "http"), "flag --fault-layer: http only with --listen"},
 		{withBase("--fault-layer", "wire"), `flag --fault-layer: "wire" is not tool or http`},

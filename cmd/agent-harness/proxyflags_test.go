@@ -30,6 +30,7 @@ var valueFlags = map[string]string{
 	"plugin-max-failures": "2", "plugin-pool-size": "1", "plugin-max-instances": "2", "plugin-max-delay": "1s",
 	"upstream-timeout": "5s", "idempotent-tools": "set_*", "trace": "t.trace", "report-interval": "0s",
 	"listen": "0", "listen-path": "/x", "listen-allow-origin": "https://a.example", "exit-when-idle": "1s",
+	"max-sessions": "4", "session-idle": "1m",
 	"fault-layer": "http", "ghost-hold": "1s", "upstream-url": "http://127.0.0.1:1/mcp",
 	"upstream-header": "X-A: b", "upstream-header-env": "X-Token=PATH",
 }
@@ -41,7 +42,7 @@ var singleValueFlags = []string{
 	"plugin-start-timeout", "plugin-input-limit", "plugin-output-limit", "plugin-log-limit", "plugin-recycle-calls",
 	"plugin-recycle-memory", "plugin-max-failures", "plugin-pool-size", "plugin-max-instances", "plugin-max-delay",
 	"trace", "report-interval",
-	"listen", "listen-path", "exit-when-idle", "fault-layer", "ghost-hold", "upstream-url",
+	"listen", "listen-path", "exit-when-idle", "max-sessions", "session-idle", "fault-layer", "ghost-hold", "upstream-url",
 }
 
 func TestProxyFlagTablesCoverEveryFlag(t *testing.T) {

@@ -52,9 +52,12 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 	srv := httpagent.New(httpagent.Options{
 		Path:           o.HTTP.ListenPath,
 		AllowOrigins:   o.HTTP.ListenAllowOrigins,
+		AllowAnyHost:   o.HTTP.ListenAllowRemote,
 		FaultLayerHTTP: o.HTTP.FaultLayer == "http",
 		GhostHold:      o.HTTP.GhostHold,
 		IdleTimeout:    o.HTTP.ExitWhenIdle,
+		SessionIdle:    sessionIdle(o.HTTP),
+		MaxSessions:    o.HTTP.MaxSessions,
 		Logf:           logf,
 		Run: func(ctx context.Context, conn relay.Conn, id string) error {
 			so := ro
@@ -76,8 +79,7 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 			return err
 		},
 	})
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second,
-		ErrorLog: log.New(prefixWriter{w: stderr, prefix: "[agent-harness] http: "}, "", 0)}
+	hs := srv.HTTPServer(log.New(prefixWriter{w: stderr, prefix: "[agent-harness] http: "}, "", 0))
 	go func() { _ = hs.Serve(ln) }()
 	logf("listening on %s", listenURL(ln.Addr(), o.HTTP.ListenPath))
 
@@ -102,6 +104,20 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 		sig = nil // exit 0 after --exit-when-idle
 	}
 	return proxyEnd(nil, failed, sig)
+}
+
+// sessionIdle is how long a session may be idle: --session-idle, at most
+// --exit-when-idle (a proxy told to exit when idle treats an idle session
+// as gone; see RATIONALE.md).
+func sessionIdle(h httpOptions) time.Duration {
+	d := h.SessionIdle
+	if d <= 0 {
+		d = httpagent.DefaultSessionIdle
+	}
+	if h.ExitWhenIdle > 0 && h.ExitWhenIdle < d {
+		d = h.ExitWhenIdle
+	}
+	return d
 }
 
 // listenURL is the endpoint's URL for the listening address.

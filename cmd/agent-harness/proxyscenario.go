@@ -100,6 +100,7 @@ func newScenario(o proxyOptions, report pipeline.ReportWriter, ex scenarioExtras
 		Plugins:        ex.Plugins,
 		AuditTools:     o.AuditTools,
 		Transport:      reportTransport(o),
+		FaultLayerHTTP: o.HTTP.FaultLayer == "http",
 		Stderr:         stderr,
 		Feedback:       feedbackWriter(o, stderr),
 		Fatal:          s.fatal,

@@ -26,8 +26,9 @@ cancel_booking (write, idempotentHint). Not idempotent without a key.
 Flags:
   --state-file FILE  append every execution to FILE as one JSON line, as it
                      happens (the ground truth; created if missing)
-  --listen ADDR      serve Streamable HTTP on ADDR (e.g. 127.0.0.1:0) at /mcp
-                     instead of stdio; the URL is printed on stderr
+  --listen ADDR      serve Streamable HTTP on ADDR (HOST:PORT, :PORT or PORT;
+                     :PORT and PORT bind 127.0.0.1, port 0 picks a free one)
+                     at /mcp instead of stdio; the URL is printed on stderr
   --help             show this help
 `
 
@@ -35,7 +36,12 @@ type sampleServerFlags struct{ stateFile, listen string }
 
 var sampleServerTable = []flagSpec[sampleServerFlags]{
 	{name: "state-file", arg: "FILE", set: func(f *sampleServerFlags, v string) error { f.stateFile = v; return nil }},
-	{name: "listen", arg: "ADDR", set: func(f *sampleServerFlags, v string) error { f.listen = v; return nil }},
+	{name: "listen", arg: "ADDR", set: func(f *sampleServerFlags, v string) error {
+		// As the proxy's --listen: no host is loopback, never every interface.
+		addr, err := parseListen(v)
+		f.listen = addr
+		return err
+	}},
 	{name: "help"},
 }
 

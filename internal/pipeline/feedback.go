@@ -31,8 +31,9 @@ type alertSource interface {
 // released, so a slow stderr never holds up other calls; flushes are
 // serialised, so the order survives.
 type feedback struct {
-	w      io.Writer
-	alerts alertSource // nil: the judge reports no alerts
+	w         io.Writer
+	alerts    alertSource // nil: the judge reports no alerts
+	httpLayer bool        // Options.FaultLayerHTTP
 
 	// Guarded by Pipeline.mu.
 	tools map[int64]string // the tool of each call without answer
@@ -45,11 +46,11 @@ type feedback struct {
 	wmu     sync.Mutex  // serialises flushes
 }
 
-func newFeedback(w io.Writer, j Judge) *feedback {
+func newFeedback(w io.Writer, j Judge, httpLayer bool) *feedback {
 	if w == nil {
 		return nil
 	}
-	f := &feedback{w: w, tools: map[int64]string{}, fired: map[string]int{}}
+	f := &feedback{w: w, tools: map[int64]string{}, fired: map[string]int{}, httpLayer: httpLayer}
 	f.alerts, _ = j.(alertSource)
 	return f
 }
@@ -66,7 +67,7 @@ func (f *feedback) noteLocked(ev judge.Event, j Judge) {
 		delete(f.tools, ev.Call)
 		if ok && ev.Scenario != "" {
 			f.fired[ev.Scenario]++
-			f.push(firedLine(ev, tool, f.fired[ev.Scenario]))
+			f.push(firedLine(ev, tool, f.fired[ev.Scenario], f.httpLayer))
 		}
 	case judge.EventEnd:
 		clear(f.tools)
@@ -108,27 +109,32 @@ func (f *feedback) flush() {
 
 // firedLine says which fault fired on which call, whether the upstream
 // executed the call, and what the agent was told. n counts the scenario's
-// firings so far (F4 marks two writes).
-func firedLine(ev judge.Event, tool string, n int) string {
+// firings so far (F4 marks two writes); httpLayer: faults are delivered as
+// HTTP (Options.FaultLayerHTTP).
+func firedLine(ev judge.Event, tool string, n int, httpLayer bool) string {
 	head := fmt.Sprintf("%s fired on %s (call %d)", ev.Scenario, shownTool(tool), ev.Call)
 	if ev.Scenario == "F4" {
 		head = fmt.Sprintf("F4 marked %s (call %d) as write %d of %d", shownTool(tool), ev.Call, n, fault.F4Writes)
 	}
 	switch {
 	case ev.Outcome == judge.InjectedNotExecuted:
-		return head + ": not executed upstream (not forwarded); " + agentTold(ev)
+		return head + ": not executed upstream (not forwarded); " + agentTold(ev, httpLayer)
 	case ev.Fault != "":
 		// Forwarded, executed, and the answer replaced.
-		return head + ": executed upstream; " + agentTold(ev)
+		return head + ": executed upstream; " + agentTold(ev, httpLayer)
 	}
 	// Applied without changing anything (F4, a plugin fault that passes).
 	return head + ": passed through unchanged; " + upstreamDid(ev)
 }
 
-// agentTold names the injected answer the agent got.
-func agentTold(ev judge.Event) string {
+// agentTold names the injected answer the agent got. At the HTTP layer
+// F1's answer is no answer: the connection is dropped (behaviour §8.4).
+func agentTold(ev judge.Event, httpLayer bool) string {
 	switch ev.Fault {
 	case fault.KindTimeout:
+		if httpLayer {
+			return "the agent's connection was dropped without an answer"
+		}
 		return "the agent was told it timed out"
 	case fault.KindRateLimit:
 		return fmt.Sprintf("the agent got HTTP 429 asking to retry after %d s", ev.RetryAfterMs/1000)

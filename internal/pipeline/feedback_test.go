@@ -22,9 +22,11 @@ func TestFeedbackLines(t *testing.T) {
 	tests := []struct {
 		name     string
 		scenario string
-		action   fault.Action
-		calls    []relay.Response // the upstream's answer per write call
-		want     []string
+		// httpLayer: Options.FaultLayerHTTP (--fault-layer http).
+		httpLayer bool
+		action    fault.Action
+		calls     []relay.Response // the upstream's answer per write call
+		want      []string
 	}{
 		{name: "F1 ghost write, then the re-send", scenario: "F1",
 			action: fault.Action{Kind: fault.ForwardReplace, Result: timeout, Scenario: "F1", Fault: fault.KindTimeout},
@@ -46,6 +48,16 @@ func TestFeedbackLines(t *testing.T) {
 				"F1 fired on create_booking (call 3): executed upstream; the agent was told it timed out",
 				"FAIL: create_booking executed 3 times (DUPLICATE_EXECUTION) — again after a timeout; operation op-1",
 			}},
+		{name: "F1 at the HTTP layer: the connection is dropped", scenario: "F1", httpLayer: true,
+			action: fault.Action{Kind: fault.ForwardReplace, Result: timeout, Scenario: "F1", Fault: fault.KindTimeout},
+			calls:  []relay.Response{{Result: json.RawMessage(okResult)}},
+			want: []string{
+				"F1 fired on create_booking (call 1): executed upstream; the agent's connection was dropped without an answer",
+			}},
+		{name: "F2 at the HTTP layer", scenario: "F2", httpLayer: true,
+			action: fault.Action{Kind: fault.Inject, Result: fault.RateLimitResult(60 * time.Second), Scenario: "F2", Fault: fault.KindRateLimit, RetryAfter: 60 * time.Second},
+			calls:  []relay.Response{{}},
+			want:   []string{"F2 fired on create_booking (call 1): not executed upstream (not forwarded); the agent got HTTP 429 asking to retry after 60 s"}},
 		{name: "F1 not applied when the upstream rejects", scenario: "F1",
 			action: fault.Action{Kind: fault.ForwardReplace, Result: timeout, Scenario: "F1", Fault: fault.KindTimeout},
 			calls:  []relay.Response{{Result: json.RawMessage(rejected)}},
@@ -98,6 +110,7 @@ func TestFeedbackLines(t *testing.T) {
 			h := newHarness(t, f, func(o *Options) {
 				o.Judge = judge.New(judge.Config{Scenario: tt.scenario})
 				o.Feedback = &fb
+				o.FaultLayerHTTP = tt.httpLayer
 			})
 			for i, resp := range tt.calls {
 				u := &upstream{h: h, resp: resp}

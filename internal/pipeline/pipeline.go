@@ -69,6 +69,10 @@ type Options struct {
 	// Transport is the report file's transport object; empty fields are
 	// "stdio".
 	Transport judge.Transport
+	// FaultLayerHTTP: the agent side delivers faults as HTTP (--fault-layer
+	// http), so the fired line of F1 says the connection was dropped, not
+	// that the agent was told of a timeout.
+	FaultLayerHTTP bool
 	// Clock is the time source; nil is the system clock.
 	Clock Clock
 	// Grace is how long the session end waits for calls in flight; zero is
@@ -154,7 +158,7 @@ func New(opts Options) *Pipeline {
 		opts.Fatal = func(error) { os.Exit(1) }
 	}
 	return &Pipeline{opts: opts, judge: opts.Judge, clock: opts.Clock, status: StatusStarting,
-		fb: newFeedback(opts.Feedback, opts.Judge)}
+		fb: newFeedback(opts.Feedback, opts.Judge, opts.FaultLayerHTTP)}
 }
 
 // Now returns the pipeline clock's time: the relay stamps calls with it

@@ -10,7 +10,9 @@
 // Routing of the relay's messages to HTTP responses:
 //   - the answer to a request goes to the POST that carried the request,
 //     as application/json when nothing else went to that POST first, else
-//     as the last event of its text/event-stream;
+//     as the last event of its text/event-stream; when that POST went away
+//     (the client closed it) the answer is dropped with a warning, as MCP
+//     allows an answer on no other stream (the judge recorded it before);
 //   - notifications/progress go to the POST whose request carried its
 //     progressToken;
 //   - any other message (a notification, a request of the server such as
@@ -33,8 +35,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"math"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -54,6 +59,16 @@ const (
 	maxReplay      = 1000  // GET events kept for Last-Event-ID
 	methodInit     = "initialize"
 	methodProgress = "notifications/progress"
+
+	// DefaultMaxSessions is Options.MaxSessions when zero.
+	DefaultMaxSessions = 32
+	// DefaultSessionIdle is Options.SessionIdle when zero.
+	DefaultSessionIdle = 10 * time.Minute
+	// DefaultHeaderTimeout, DefaultBodyTimeout and DefaultKeepAliveTimeout
+	// are the Options timeouts when zero.
+	DefaultHeaderTimeout    = 10 * time.Second
+	DefaultBodyTimeout      = 60 * time.Second
+	DefaultKeepAliveTimeout = 120 * time.Second
 )
 
 // SupportedVersions are the MCP-Protocol-Version values served (the
@@ -66,18 +81,38 @@ type Options struct {
 	// Path is the MCP endpoint (default /mcp).
 	Path string
 	// AllowOrigins are the Origin values served besides loopback ones
-	// (compared without case and trailing slash).
+	// (compared without case and trailing slash); their host names are
+	// also served as Host.
 	AllowOrigins []string
+	// AllowAnyHost serves every Host header (--listen-allow-remote);
+	// false serves loopback names (localhost, a loopback IP address) and
+	// the host names of AllowOrigins only (DNS-rebinding protection).
+	AllowAnyHost bool
 	// FaultLayerHTTP delivers injected faults as HTTP (relay.FaultConn):
 	// rate_limit → 429 with Retry-After, server_error and chaos → 500,
 	// truncated_json → a 200 whose body is cut after `{"`, timeout → the
 	// connection is dropped after GhostHold without an answer.
 	FaultLayerHTTP bool
 	GhostHold      time.Duration
-	// IdleTimeout, when positive, ends a session that has had neither a
-	// request nor an open stream for that long, and closes Idle once no
-	// session has been open for that long (counted from New).
+	// IdleTimeout, when positive, closes Idle once no session has been
+	// open for that long (counted from New).
 	IdleTimeout time.Duration
+	// SessionIdle ends a session that has had neither a request nor an
+	// open stream for that long (its relay session's input ends, so its
+	// upstream is stopped with it); zero is DefaultSessionIdle.
+	SessionIdle time.Duration
+	// MaxSessions is the most sessions alive at once, the shared stateless
+	// one included; zero is DefaultMaxSessions. A session is alive until
+	// its relay session returned (its upstream stopped), so this also
+	// bounds the upstream sessions. A request that would start one more
+	// gets 503 and starts nothing.
+	MaxSessions int
+	// HeaderTimeout bounds reading a request's header, BodyTimeout its
+	// body, KeepAliveTimeout the wait for the next request on a kept-alive
+	// connection (zero: the defaults, 10 s, 60 s, 120 s), so that slow or
+	// idle clients cannot hold every descriptor. Open response streams
+	// are not bounded.
+	HeaderTimeout, BodyTimeout, KeepAliveTimeout time.Duration
 	// Run runs one relay session over conn and returns when it ended
 	// (conn's ReadMessage returned io.EOF, or ctx was cancelled). id is
 	// the session's Mcp-Session-Id ("" for the shared stateless session).
@@ -96,6 +131,8 @@ type Server struct {
 	sessions map[string]*session
 	shared   *session
 	ending   bool
+	live     int  // sessions whose relay session has not returned
+	full     bool // a 503 for --max-sessions was logged since the last session ended
 	wg       sync.WaitGroup
 
 	idle      chan struct{}
@@ -111,12 +148,34 @@ func New(opts Options) *Server {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
+	if opts.SessionIdle <= 0 {
+		opts.SessionIdle = DefaultSessionIdle
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	for _, d := range []struct {
+		p   *time.Duration
+		def time.Duration
+	}{{&opts.HeaderTimeout, DefaultHeaderTimeout}, {&opts.BodyTimeout, DefaultBodyTimeout}, {&opts.KeepAliveTimeout, DefaultKeepAliveTimeout}} {
+		if *d.p <= 0 {
+			*d.p = d.def
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{opts: opts, ctx: ctx, cancel: cancel, sessions: map[string]*session{}, idle: make(chan struct{})}
 	if opts.IdleTimeout > 0 {
 		s.idleTimer = time.AfterFunc(opts.IdleTimeout, s.checkIdle)
 	}
 	return s
+}
+
+// HTTPServer returns an http.Server for s with the header and keep-alive
+// timeouts of Options (the body's is set per request). It has no
+// ReadTimeout or WriteTimeout: those would also end the long-lived GET and
+// POST event streams.
+func (s *Server) HTTPServer(errorLog *log.Logger) *http.Server {
+	return &http.Server{Handler: s, ReadHeaderTimeout: s.opts.HeaderTimeout, IdleTimeout: s.opts.KeepAliveTimeout, ErrorLog: errorLog}
 }
 
 // Idle is closed once no session has been open for Options.IdleTimeout.
@@ -173,8 +232,19 @@ func (s *Server) Shutdown(ctx context.Context) {
 
 // ServeHTTP implements the Streamable HTTP endpoint.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Options.BodyTimeout bounds the body from here, also a body no handler
+	// reads: net/http drains it after an early answer (a 404, a 403) before
+	// the connection is reused. A POST lifts it once the body is read, the
+	// GET stream before it starts.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
 	if r.URL.Path != s.opts.Path {
 		http.NotFound(w, r)
+		return
+	}
+	if !s.hostAllowed(r.Host) {
+		// The go-sdk's handler answers the same (DNS-rebinding protection).
+		s.opts.Logf("refused a request for Host %q (403): not a loopback name and not the host of a --listen-allow-origin origin (--listen-allow-remote serves any)", r.Host)
+		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 		return
 	}
 	if !s.originAllowed(r.Header.Get("Origin")) {
@@ -237,6 +307,43 @@ func (s *Server) originAllowed(origin string) bool {
 	return true
 }
 
+// hostAllowed: any Host with Options.AllowAnyHost; else localhost, a
+// loopback IP address or the host name of one of Options.AllowOrigins,
+// with any port (compared without case). A page of a rebinding DNS name
+// reaches the proxy with that name as Host and is refused.
+func (s *Server) hostAllowed(host string) bool {
+	if s.opts.AllowAnyHost {
+		return true
+	}
+	name := hostName(host)
+	if name == "" {
+		return false
+	}
+	if strings.EqualFold(name, "localhost") {
+		return true
+	}
+	if a, err := netip.ParseAddr(name); err == nil && a.Zone() == "" && a.IsLoopback() {
+		return true
+	}
+	for _, o := range s.opts.AllowOrigins {
+		if u, err := url.Parse(o); err == nil && u.Hostname() != "" && strings.EqualFold(u.Hostname(), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostName is the host of a Host header without its port and brackets.
+func hostName(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		return h
+	}
+	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		return host[1 : len(host)-1]
+	}
+	return host
+}
+
 // lookup finds the session of a request: nil and a status to answer with
 // when there is none.
 func (s *Server) lookup(r *http.Request) (*session, int) {
@@ -267,6 +374,14 @@ func (s *Server) start(withID bool) (*session, int) {
 	if !withID && s.shared != nil {
 		return s.shared, 0
 	}
+	if s.live >= s.opts.MaxSessions {
+		if !s.full {
+			s.full = true
+			s.opts.Logf("refused a new session (503): %d sessions are open, the most --max-sessions allows; further refusals are not logged until one ends", s.live)
+		}
+		return nil, http.StatusServiceUnavailable
+	}
+	s.live++
 	se := newSession(s, "")
 	if withID {
 		se.id = newSessionID()
@@ -278,6 +393,14 @@ func (s *Server) start(withID bool) (*session, int) {
 	s.wg.Add(1)
 	go se.run()
 	return se, 0
+}
+
+// ended counts a session whose relay session returned: its slot is free.
+func (s *Server) ended() {
+	s.mu.Lock()
+	s.live--
+	s.full = false
+	s.mu.Unlock()
 }
 
 // forget removes an ended session: later requests naming it get 404.
@@ -294,6 +417,12 @@ func (s *Server) forget(se *session) {
 	s.mu.Unlock()
 }
 
+func (s *Server) isEnding() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ending
+}
+
 func newSessionID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
@@ -305,8 +434,15 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Unsupported Media Type: Content-Type must be application/json", http.StatusUnsupportedMediaType)
 		return
 	}
-	body, err := io.ReadAll(r.Body)
+	body, err := s.readBody(w, r)
 	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			s.opts.Logf("refused a request whose body did not arrive within %s (408)", s.opts.BodyTimeout)
+			w.Header().Set("Connection", "close")
+			http.Error(w, fmt.Sprintf("Request Timeout: the body did not arrive within %s", s.opts.BodyTimeout), http.StatusRequestTimeout)
+			return
+		}
 		http.Error(w, "Bad Request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
@@ -332,7 +468,11 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		se, status = s.start(false)
 	}
 	if se == nil {
-		http.Error(w, http.StatusText(status), status)
+		msg := http.StatusText(status)
+		if status == http.StatusServiceUnavailable && !s.isEnding() {
+			msg = fmt.Sprintf("Service Unavailable: the proxy serves at most %d sessions at once (--max-sessions); end one with DELETE or let one expire", s.opts.MaxSessions)
+		}
+		http.Error(w, msg, status)
 		return
 	}
 	se.busy()
@@ -362,6 +502,19 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.respond(w, r, se, st, env.ID)
+}
+
+// readBody reads a request's body within Options.BodyTimeout (set in
+// ServeHTTP), then lifts the deadline: the connection stays open for the
+// answer, which may be a long event stream. After a timeout the deadline
+// stays, so the server's drain of the unread body fails at once and the
+// connection closes.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(r.Body)
+	if err == nil {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	}
+	return b, err
 }
 
 // respond writes what the relay sends to a POST's stream until its answer.
@@ -484,6 +637,11 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Method Not Allowed: GET needs an Mcp-Session-Id", http.StatusMethodNotAllowed)
 		return
 	}
+	if r.ContentLength != 0 {
+		// Its drain stays bounded by the body deadline; the stream may not be.
+		http.Error(w, "Bad Request: a GET has no body", http.StatusBadRequest)
+		return
+	}
 	se, status := s.lookup(r)
 	if se == nil {
 		http.Error(w, http.StatusText(status), status)
@@ -506,6 +664,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	se.busy()
 	defer se.release()
 	defer se.closeGet(st)
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{}) // an open stream has no time limit
 	startSSE(w)
 	flush(w)
 	var buf []byte

@@ -159,7 +159,7 @@ func TestServerStreams(t *testing.T) {
 // TestServerIdle: with IdleTimeout, Idle closes when no session was open
 // that long; a session without requests or streams expires.
 func TestServerIdle(t *testing.T) {
-	srv := New(Options{Run: fakeRelay, IdleTimeout: 20 * time.Millisecond})
+	srv := New(Options{Run: fakeRelay, IdleTimeout: 20 * time.Millisecond, SessionIdle: 20 * time.Millisecond})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	resp := post(t, hs.URL+"/mcp", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)

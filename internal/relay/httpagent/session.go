@@ -94,6 +94,7 @@ func (se *session) run() {
 	}
 	se.srv.forget(se)
 	se.endInput()
+	se.srv.ended()
 	close(se.done)
 	se.mu.Lock()
 	for _, st := range se.waiting {
@@ -190,6 +191,12 @@ func (se *session) route(msg []byte, f *relay.TransportFault) error {
 			st.push(outMsg{data: data, final: true, fault: f})
 			return nil
 		}
+		// Its POST went away (the client disconnected). MCP (2025-11-25
+		// transports) allows an answer only on its own request's stream, not
+		// on the GET stream or another POST's: it is dropped. The judge has
+		// recorded it already; the relay need not know.
+		se.srv.opts.Logf("WARNING: the answer to request %s was not delivered: the client closed the POST that carried it, and an answer may go on no other stream (a tool call is judged as the upstream answered it)", env.ID)
+		return nil
 	}
 	if err == nil && env.Method == methodProgress {
 		if tok, _, ok := wire.Lookup(env.Params, "progressToken"); ok && usableID(tok) {
@@ -254,7 +261,6 @@ func (se *session) await(key, token string, st *stream) bool {
 func (se *session) unawait(key, token string, st *stream) {
 	st.close()
 	se.mu.Lock()
-	defer se.mu.Unlock()
 	if se.waiting[key] == st {
 		delete(se.waiting, key)
 	}
@@ -267,7 +273,15 @@ func (se *session) unawait(key, token string, st *stream) {
 			break
 		}
 	}
+	se.mu.Unlock()
+	if testHookPostClosed != nil {
+		testHookPostClosed()
+	}
 }
+
+// testHookPostClosed, when set by a test, runs after a POST stopped
+// waiting for its answer.
+var testHookPostClosed func()
 
 // openGet makes st the session's GET stream, with the backlog (and, after
 // Last-Event-ID, the remembered events after it) queued first; false when
@@ -327,14 +341,14 @@ func (se *session) busy() {
 	se.mu.Unlock()
 }
 
-// release ends what busy counted; with Options.IdleTimeout the session
-// expires after that long without a request or stream.
+// release ends what busy counted; the session expires after
+// Options.SessionIdle without a request or stream.
 func (se *session) release() {
 	se.mu.Lock()
 	defer se.mu.Unlock()
 	se.active--
-	d := se.srv.opts.IdleTimeout
-	if se.active > 0 || d <= 0 {
+	d := se.srv.opts.SessionIdle
+	if se.active > 0 {
 		return
 	}
 	if se.expiry == nil {
@@ -345,13 +359,18 @@ func (se *session) release() {
 }
 
 func (se *session) expire() {
+	select {
+	case <-se.done:
+		return // ended otherwise (DELETE, the relay ended): nothing to say
+	default:
+	}
 	se.mu.Lock()
 	idle := se.active == 0
 	se.mu.Unlock()
 	if !idle {
 		return
 	}
-	se.srv.opts.Logf("session %s ended: neither a request nor an open stream for %s", se.label(), se.srv.opts.IdleTimeout)
-	se.srv.forget(se)
+	se.srv.forget(se) // first: once the line is out, the id is unknown
 	se.endInput()
+	se.srv.opts.Logf("session %s ended: neither a request nor an open stream for %s", se.label(), se.srv.opts.SessionIdle)
 }
