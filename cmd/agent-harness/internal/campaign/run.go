@@ -39,9 +39,11 @@ type Record struct {
 	Run      int    `json:"run"`
 	Seed     int64  `json:"seed"`
 	// Dir is the run directory relative to OUT, with forward slashes.
-	Dir           string   `json:"dir"`
-	Verdict       string   `json:"verdict"`
-	Reason        string   `json:"reason"`
+	Dir     string `json:"dir"`
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+	// NotTestedKind is the kind of a NOT_TESTED run (KindNeverConnected …).
+	NotTestedKind string   `json:"notTestedKind,omitempty"`
 	Score         *int     `json:"score"`
 	Violations    []string `json:"violations"`
 	Observations  []string `json:"observations"`
