@@ -388,6 +388,10 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	ctx, stopSignals, caught := withStopSignals(ctx)
 	defer stopSignals()
 
+	// Processes of a run that leave its process group (a detached proxy)
+	// become the campaign's children when their parent ends, so the run
+	// finds and stops them (Linux; elsewhere they go to init).
+	_ = campaign.AdoptOrphans()
 	units := o.plan.Schedule(o.shard)
 	runner := &campaign.Runner{Plan: &o.plan, Out: out, Proxy: self, Env: os.Environ(), AgentTimeout: o.agentTimeout}
 	progress := &campaign.Progress{W: stderr, TTY: isTerminal(stderr), Quiet: o.quiet}

@@ -139,7 +139,7 @@ func TestJudgeRun(t *testing.T) {
 		{"pass, timed out", `{"status":"finished","verdict":"PASS","report":{"verdictReason":"Fine.","coverage":{"calls":{"total":2,"write":1}}},"score":{"total":100}}`,
 			agentExit{timedOut: true}, Pass, "Fine. (The agent was stopped after --agent-timeout 1s.)", true},
 		{"fail, proxy killed", `{"status":"running","verdict":"FAIL","report":{"verdictReason":"Twice.","violations":[{"type":"DUPLICATE_EXECUTION"}],"coverage":{"calls":{"total":2,"write":2}}},"score":{"total":0},"patches":[{"type":"GHOST_WRITE","severity":"CRITICAL","trigger":"t","text":"x"}]}`,
-			agentExit{code: &zero}, Fail, `Twice. (The proxy's last report said status "running".)`, true},
+			agentExit{code: &zero}, NotTested, `The proxy did not finish its report (status "running", last verdict FAIL); the agent exited with code 0.`, false},
 		{"odd verdict", `{"status":"finished","verdict":"MAYBE","report":{"verdictReason":"?"},"score":{"total":100}}`,
 			agentExit{code: &zero}, NotTested, "not PASS, FAIL or NOT_TESTED", false},
 	} {
@@ -248,11 +248,11 @@ func TestSummaryMatchesSchema(t *testing.T) {
 }
 
 func TestStatFields(t *testing.T) {
-	state, pgrp, ok := statFields([]byte("123 (a) b) Z 1 456 456 0 -1"))
+	state, _, pgrp, ok := statFields([]byte("123 (a) b) Z 1 456 456 0 -1"))
 	if !ok || state != 'Z' || pgrp != 456 {
 		t.Errorf("%c %d %v", state, pgrp, ok)
 	}
-	if _, _, ok := statFields([]byte("garbage")); ok {
+	if _, _, _, ok := statFields([]byte("garbage")); ok {
 		t.Error("garbage parsed")
 	}
 }

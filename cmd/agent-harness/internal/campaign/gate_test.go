@@ -1,6 +1,8 @@
 package campaign
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +128,30 @@ func TestJudgeRunNotTestedKind(t *testing.T) {
 				t.Errorf("kind %q, want %q (verdict %s, reason %q)", rec.NotTestedKind, c.kind, rec.Verdict, rec.Reason)
 			}
 		})
+	}
+}
+
+// TestAgentOutputCapped: a run keeps at most OutputCap bytes of the
+// agent's stdout, and the file's last line says how much was dropped.
+func TestAgentOutputCapped(t *testing.T) {
+	out := t.TempDir()
+	p := &Plan{Scenarios: []string{"F1"}, Runs: 1, ServerName: "harness",
+		AgentCommand: []string{"sh", "-c", "head -c 100 /dev/zero | tr '\\0' x; echo err >&2"}}
+	r := &Runner{Plan: p, Out: out, Proxy: "/nonexistent", AgentTimeout: time.Minute, OutputCap: 10}
+	u := p.Units()[0]
+	rec, err := r.Do(t.Context(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(out, u.Dir(), StdoutFile))
+	want := "xxxxxxxxxx\n[agent-harness] campaign: this output was capped at 10 bytes; 90 more bytes were dropped\n"
+	if string(b) != want {
+		t.Errorf("agent.stdout %q, want %q", b, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, u.Dir(), StderrFile)); string(b) != "err\n" {
+		t.Errorf("agent.stderr %q", b)
+	}
+	if rec.Verdict != NotTested || rec.NotTestedKind != KindNeverConnected {
+		t.Errorf("record %+v", rec)
 	}
 }

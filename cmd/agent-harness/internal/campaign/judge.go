@@ -60,8 +60,9 @@ func reportStatus(path string) string {
 	return r.Status
 }
 
-// judgeRun sets the record's verdict from the run's report and how the
-// agent ended (behaviour §9: the run's result is its report's verdict; an agent
+// judgeRun sets the record's verdict from the run's final report and how
+// the agent ended (behaviour §9: the run's result is its final report's
+// verdict, a report not finished is NOT_TESTED; an agent
 // that never connected or exited before a write is NOT_TESTED with that
 // reason). Anything the campaign cannot read is NOT_TESTED, never PASS.
 func judgeRun(rec *Record, reportPath string, ex agentExit, timeout time.Duration) {
@@ -104,6 +105,12 @@ func judgeReport(rec *Record, reportPath string, ex agentExit, timeout time.Dura
 		rec.Reason = fmt.Sprintf("The agent never connected to the proxy; it %s.", how)
 		rec.NotTestedKind = beforeWriteKind(ex, KindNeverConnected)
 		return
+	case r.Status != "finished":
+		// behaviour §9.1: a report still running may lack a write in
+		// flight; only the final one is judged.
+		rec.Reason = fmt.Sprintf("The proxy did not finish its report (status %q, last verdict %s); the agent %s.", r.Status, r.Verdict, how)
+		rec.NotTestedKind = KindOther
+		return
 	}
 	for _, v := range r.Report.Violations {
 		rec.Violations = append(rec.Violations, v.Type)
@@ -141,9 +148,6 @@ func judgeReport(rec *Record, reportPath string, ex agentExit, timeout time.Dura
 	}
 	if rec.Verdict == NotTested {
 		rec.Score = nil // a NOT_TESTED run has no score
-	}
-	if r.Status != "finished" && !ex.timedOut {
-		rec.Reason += fmt.Sprintf(" (The proxy's last report said status %q.)", r.Status)
 	}
 }
 

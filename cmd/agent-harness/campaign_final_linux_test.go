@@ -1,0 +1,140 @@
+package main
+
+// End-to-end tests of a run's record against its final report and of the
+// processes of a run (behaviour §9.1, §9.4): a re-send still in flight when
+// the agent ends, a proxy the agent started detached, a campaign killed by
+// kill -9.
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// heldUpstream is a booking server (bash) whose second create_booking
+// executes (a line in RUN/executions), kills the agent (RUN/agent.pid)
+// and holds its answer until HOLD says: "http" until the run's proxy is
+// ending (a GET to its URL is answered 503), "record" until RUN/run.json
+// exists. So the re-send is in flight when the agent ends, and answered
+// only once the campaign has stopped the proxy (http) or has written the
+// record (record).
+const heldUpstream = `
+run=$1 hold=$2 n=0
+while IFS= read -r line; do
+  id=$(sed -n 's/.*"id": *\("[^"]*"\|-\{0,1\}[0-9][0-9]*\).*/\1/p' <<<"$line")
+  case $line in
+  *'"method":"initialize"'*)
+    v=$(sed -n 's/.*"protocolVersion": *"\([^"]*\)".*/\1/p' <<<"$line")
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"%s","capabilities":{"tools":{}},"serverInfo":{"name":"held","version":"1"}}}\n' "$id" "$v";;
+  *'"method":"tools/list"'*)
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"create_booking","inputSchema":{"type":"object"}}]}}\n' "$id";;
+  *'"method":"tools/call"'*)
+    n=$((n+1)); echo "$n" >>"$run/executions"
+    if [ "$n" = 2 ]; then
+      kill -9 "$(cat "$run/agent.pid")"
+      if [ "$hold" = http ]; then
+        url=$(sed -n 's/.*"url": *"\([^"]*\)".*/\1/p' "$run/mcp.json")
+        until c=$(curl -s -o /dev/null -w '%{http_code}' -H 'Accept: text/event-stream' -H 'Mcp-Session-Id: probe' "$url"); [ "$c" = 503 ] || [ "$c" = 000 ]; do sleep 0.01; done
+      else
+        until [ -e "$run/run.json" ]; do sleep 0.01; done
+      fi
+    fi
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"booked B%s"}]}}\n' "$id" "$n";;
+  *'"method":'*'"id":'*|*'"id":'*'"method":'*)
+    printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}\n' "$id";;
+  esac
+done
+`
+
+func needTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, c := range tools {
+		if _, err := exec.LookPath(c); err != nil {
+			t.Skipf("needs %s", c)
+		}
+	}
+}
+
+// finalReport waits (bounded) until the run's report.json says finished
+// and no process holds it, and returns its status, verdict and reason.
+func finalReport(t *testing.T, runDir string) (status, verdict, reason string) {
+	t.Helper()
+	deadline := time.Now().Add(e2eWait)
+	for {
+		var rep struct {
+			Status  string `json:"status"`
+			Verdict string `json:"verdict"`
+			Report  struct {
+				VerdictReason string `json:"verdictReason"`
+			} `json:"report"`
+		}
+		b, err := os.ReadFile(filepath.Join(runDir, "report.json"))
+		if err == nil && json.Unmarshal(b, &rep) == nil && rep.Status == "finished" || time.Now().After(deadline) {
+			return rep.Status, rep.Verdict, rep.Report.VerdictReason
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A naive agent's re-send after F1 is in flight when the agent ends: the
+// run's record is the final report's verdict, never one read from a
+// report still running. Over HTTP the campaign stops the proxy first: the
+// re-send's answer arrives while it ends and the run is FAIL, 2
+// executions. Over stdio with a proxy the agent's client started detached
+// (setsid), the campaign waits for its final report.
+func TestCampaignRecordIsTheFinalReport(t *testing.T) {
+	needTools(t, "bash", "curl", "setsid", "sed")
+	t.Parallel()
+	bin := e2eBinary(t, "agent-harness")
+	plain := e2eBinary(t, "agent-harness-plain")
+	dir := t.TempDir()
+	upstream := filepath.Join(dir, "held.sh")
+	if err := os.WriteFile(upstream, []byte(heldUpstream), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	detach := filepath.Join(dir, "detach.sh")
+	if err := os.WriteFile(detach, []byte("#!/bin/sh\necho $$ > \"$AGENT_HARNESS_RUN_DIR/proxy.pid\"\nexec setsid "+bin+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, transport, hold string
+		agent                 string
+		verdict               string
+	}{
+		{"http", "http", "http",
+			`echo $$ > "$AGENT_HARNESS_RUN_DIR/agent.pid"; exec "$0" agent --behaviour naive --mcp-config "$AGENT_HARNESS_MCP_CONFIG"`, "FAIL"},
+		{"stdio, detached proxy", "stdio", "record",
+			`echo $$ > "$AGENT_HARNESS_RUN_DIR/agent.pid"; sed "s|\"command\": \"[^\"]*\"|\"command\": \"$1\"|" "$AGENT_HARNESS_MCP_CONFIG" > "$AGENT_HARNESS_RUN_DIR/detached.json"; exec "$0" agent --behaviour naive --mcp-config "$AGENT_HARNESS_RUN_DIR/detached.json"`, "NOT_TESTED"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "out")
+			run := filepath.Join(out, "runs", "F1", "1")
+			r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--quiet", "--agent-transport", c.transport,
+				"--upstream-command", "bash", "--upstream-arg", upstream, "--upstream-arg", run, "--upstream-arg", c.hold,
+				"--", "sh", "-c", c.agent, plain, detach)
+			status, verdict, reason := finalReport(t, run)
+			if len(r.summary.Runs) != 1 {
+				t.Fatalf("exit %d, %d records\nstderr:\n%s", r.code, len(r.summary.Runs), r.stderr)
+			}
+			rec := r.summary.Runs[0]
+			if status != "finished" || rec.Verdict != verdict {
+				t.Errorf("record %s (%s), final report %s %s (%s); want both %s", rec.Verdict, rec.Reason, status, verdict, reason, c.verdict)
+			}
+			if verdict != c.verdict {
+				t.Errorf("final report %s, want %s: %s", verdict, c.verdict, reason)
+			}
+			if b, _ := os.ReadFile(filepath.Join(run, "executions")); string(b) != "1\n2\n" {
+				t.Errorf("upstream executions %q, want 2", b)
+			}
+			if c.transport == "stdio" {
+				if pid := readPid(t, filepath.Join(run, "proxy.pid")); !processGone(pid) {
+					t.Errorf("the detached proxy %d still runs after the campaign", pid)
+				}
+			}
+		})
+	}
+}
