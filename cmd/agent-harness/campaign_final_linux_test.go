@@ -6,23 +6,28 @@ package main
 // kill -9.
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
 
 // heldUpstream is a booking server (bash) whose second create_booking
-// executes (a line in RUN/executions), kills the agent (RUN/agent.pid)
-// and holds its answer until HOLD says: "http" until the run's proxy is
-// ending (a GET to its URL is answered 503), "record" until RUN/run.json
-// exists. So the re-send is in flight when the agent ends, and answered
-// only once the campaign has stopped the proxy (http) or has written the
-// record (record).
+// executes (a line in RUN/executions) and holds its answer until HOLD
+// says: "http" kills the agent (RUN/agent.pid) and waits until the run's
+// proxy is ending (a GET to its URL is answered 503); "record" kills the
+// agent and waits until RUN/run.json exists; "orphan" writes its parent's
+// (the proxy's) pid to MARKS/proxy.pid, creates MARKS/inflight and waits
+// until RUN/run.json exists. So the re-send is in flight when the agent
+// ends, and answered only once the campaign has stopped the proxy (http)
+// or has written a record (record, orphan).
 const heldUpstream = `
-run=$1 hold=$2 n=0
+run=$1 hold=$2 marks=$3 n=0
 while IFS= read -r line; do
   id=$(sed -n 's/.*"id": *\("[^"]*"\|-\{0,1\}[0-9][0-9]*\).*/\1/p' <<<"$line")
   case $line in
@@ -34,7 +39,11 @@ while IFS= read -r line; do
   *'"method":"tools/call"'*)
     n=$((n+1)); echo "$n" >>"$run/executions"
     if [ "$n" = 2 ]; then
-      kill -9 "$(cat "$run/agent.pid")"
+      if [ "$hold" = orphan ]; then
+        echo $PPID >"$marks/proxy.pid"; touch "$marks/inflight"
+      else
+        kill -9 "$(cat "$run/agent.pid")"
+      fi
       if [ "$hold" = http ]; then
         url=$(sed -n 's/.*"url": *"\([^"]*\)".*/\1/p' "$run/mcp.json")
         until c=$(curl -s -o /dev/null -w '%{http_code}' -H 'Accept: text/event-stream' -H 'Mcp-Session-Id: probe' "$url"); [ "$c" = 503 ] || [ "$c" = 000 ]; do sleep 0.01; done
@@ -114,7 +123,7 @@ func TestCampaignRecordIsTheFinalReport(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out")
 			run := filepath.Join(out, "runs", "F1", "1")
 			r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--quiet", "--agent-transport", c.transport,
-				"--upstream-command", "bash", "--upstream-arg", upstream, "--upstream-arg", run, "--upstream-arg", c.hold,
+				"--upstream-command", "bash", "--upstream-arg", upstream, "--upstream-arg", run, "--upstream-arg", c.hold, "--upstream-arg", dir,
 				"--", "sh", "-c", c.agent, plain, detach)
 			status, verdict, reason := finalReport(t, run)
 			if len(r.summary.Runs) != 1 {
@@ -133,6 +142,102 @@ func TestCampaignRecordIsTheFinalReport(t *testing.T) {
 			if c.transport == "stdio" {
 				if pid := readPid(t, filepath.Join(run, "proxy.pid")); !processGone(pid) {
 					t.Errorf("the detached proxy %d still runs after the campaign", pid)
+				}
+			}
+		})
+	}
+}
+
+// goneWithin reports whether process pid has ended within d.
+func goneWithin(pid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for !processGone(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
+// awaitFile waits (bounded) until path exists.
+func awaitFile(t *testing.T, path string) {
+	t.Helper()
+	deadline := time.Now().Add(e2eWait)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not appear", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// kill -9 of a campaign while a naive agent's re-send is in flight: no
+// process of the killed campaign lives on (the agent and the proxy the
+// campaign started over HTTP have a parent-death signal), and none touches
+// the resumed run (behaviour §9.4). The resumed attempt's agent exits at
+// once without starting a proxy, so its run directory must not get a
+// report or a trace; the earlier attempt's upstream would answer its
+// re-send as soon as the resumed run has its run.json, and the old proxy
+// would then write its FAIL report there.
+func TestCampaignKilledLeavesNoWriter(t *testing.T) {
+	needTools(t, "bash", "sed")
+	t.Parallel()
+	bin := e2eBinary(t, "agent-harness")
+	plain := e2eBinary(t, "agent-harness-plain")
+	dir := t.TempDir()
+	upstream := filepath.Join(dir, "held.sh")
+	if err := os.WriteFile(upstream, []byte(heldUpstream), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			marks := t.TempDir()
+			out := filepath.Join(t.TempDir(), "out")
+			run := filepath.Join(out, "runs", "F1", "1")
+			args := []string{"campaign", "--out", out, "--runs", "1", "--scenarios", "F1", "--quiet", "--agent-transport", transport,
+				"--upstream-command", "bash", "--upstream-arg", upstream, "--upstream-arg", run, "--upstream-arg", "orphan", "--upstream-arg", marks,
+				"--", "sh", "-c", `[ -e "$1/second" ] && exit 0; exec "$0" agent --behaviour naive --mcp-config "$AGENT_HARNESS_MCP_CONFIG"`, plain, marks}
+			cmd := exec.Command(bin, args...)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			awaitFile(t, filepath.Join(marks, "inflight"))
+			proxy := readPid(t, filepath.Join(marks, "proxy.pid"))
+			t.Cleanup(func() { syscall.Kill(proxy, syscall.SIGKILL) })
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			_ = cmd.Wait()
+			if transport == "http" && !goneWithin(proxy, 10*time.Second) {
+				t.Errorf("the proxy %d the killed campaign started still runs", proxy)
+			}
+			if err := os.WriteFile(filepath.Join(marks, "second"), nil, 0o666); err != nil {
+				t.Fatal(err)
+			}
+			r := runCampaignE2E(t, out, nil, args[1:]...)
+			if len(r.summary.Runs) != 1 {
+				t.Fatalf("resume: exit %d, %d records\nstderr:\n%s", r.code, len(r.summary.Runs), r.stderr)
+			}
+			// The earlier attempt's proxy has had every chance to write.
+			if !goneWithin(proxy, e2eWait) {
+				t.Fatalf("the killed campaign's proxy %d still runs after the resume", proxy)
+			}
+			rec := r.summary.Runs[0]
+			if rec.Verdict != "NOT_TESTED" || !strings.Contains(rec.Reason, map[string]string{"stdio": "never started the proxy", "http": "called no tool"}[transport]) {
+				t.Errorf("resumed record %s: %s", rec.Verdict, rec.Reason)
+			}
+			// Over stdio the resumed attempt started no proxy: no report, no
+			// trace; over HTTP the campaign's proxy of the resumed attempt
+			// saw no call.
+			for _, f := range []string{"report.json", "trace.jsonl"} {
+				b, err := os.ReadFile(filepath.Join(run, f))
+				if err == nil && (transport == "stdio" || bytes.Contains(b, []byte("create_booking"))) {
+					t.Errorf("the resumed run has a %s the killed attempt wrote:\n%.300s", f, b)
 				}
 			}
 		})
