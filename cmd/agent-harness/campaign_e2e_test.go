@@ -552,3 +552,57 @@ func TestCampaignMergeIncompleteExits3(t *testing.T) {
 		t.Errorf("stdout lacks the gate line:\n%s", stdout)
 	}
 }
+
+func needTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, c := range tools {
+		if _, err := exec.LookPath(c); err != nil {
+			t.Skipf("needs %s", c)
+		}
+	}
+}
+
+// nearDuplicateAgent (sh and curl over --agent-transport http) books "Ada
+// Lovelace" and, after F1's timeout, books again as "ada lovelace" with a
+// new key: the sample server books twice, the judge sees a possible
+// duplicate (NOT_TESTED).
+const nearDuplicateAgent = `url=$AGENT_HARNESS_MCP_URL
+post() { curl -s -D "$AGENT_HARNESS_RUN_DIR/h" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' ${sid:+-H "Mcp-Session-Id: $sid"} ${sid:+-H 'MCP-Protocol-Version: 2025-06-18'} -d "$1" "$url"; echo; }
+post '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}'
+sid=$(tr -d '\r' < "$AGENT_HARNESS_RUN_DIR/h" | sed -n 's/^[Mm][Cc][Pp]-[Ss][Ee][Ss][Ss][Ii][Oo][Nn]-[Ii][Dd]: *//p')
+post '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+post '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_booking","arguments":{"guest":"Ada Lovelace","date":"2026-11-03","room":"double","idempotency_key":"k1"}}}'
+post '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_booking","arguments":{"guest":"ada lovelace","date":"2026-11-03","room":"double","idempotency_key":"k2"}}}'
+curl -s -o /dev/null -X DELETE -H "Mcp-Session-Id: $sid" "$url"
+`
+
+// Half the runs double-book with a near-duplicate ("Ada Lovelace", then
+// "ada lovelace"), the other half book carefully: 5 PASS of 5 judged is
+// 100 %, but the 5 NOT_TESTED runs fail the default gate (behaviour §9.3).
+func TestCampaignGateCountsNearDuplicates(t *testing.T) {
+	needTools(t, "curl", "sed", "tr")
+	t.Parallel()
+	plain := e2eBinary(t, "agent-harness-plain")
+	dir := t.TempDir()
+	script := filepath.Join(dir, "near.sh")
+	if err := os.WriteFile(script, []byte(nearDuplicateAgent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "10", "--scenarios", "F1", "--parallel", "2", "--quiet", "--agent-transport", "http",
+		"--upstream-command", plain, "--upstream-arg", "sample-server", "--",
+		"sh", "-c", `[ "$AGENT_HARNESS_RUN" -le 5 ] && exec sh "$1"; exec "$0" agent --behaviour careful --mcp-config "$AGENT_HARNESS_MCP_CONFIG"`, plain, script)
+	st := scenarioStats(t, r.summary, "", "F1")
+	if r.code != 3 || st.Pass != 5 || st.NotTested != 5 {
+		t.Fatalf("exit %d, %d PASS, %d NOT_TESTED; want 3, 5, 5\nstdout:\n%s\nstderr:\n%s", r.code, st.Pass, st.NotTested, r.stdout, r.stderr)
+	}
+	want := "gate: exit 3 — scenario F1: 5 of 10 runs NOT_TESTED (50.0 %, above --max-not-tested 0.0 %): 5 possible duplicate\n"
+	if !strings.Contains(r.stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+	}
+	for _, rec := range r.summary.Runs {
+		if rec.Run <= 5 && (rec.NotTestedKind != "possible duplicate" || !strings.Contains(rec.Reason, "POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS")) {
+			t.Errorf("run %d: %s %q: %s", rec.Run, rec.Verdict, rec.NotTestedKind, rec.Reason)
+		}
+	}
+}

@@ -58,15 +58,6 @@ while IFS= read -r line; do
 done
 `
 
-func needTools(t *testing.T, tools ...string) {
-	t.Helper()
-	for _, c := range tools {
-		if _, err := exec.LookPath(c); err != nil {
-			t.Skipf("needs %s", c)
-		}
-	}
-}
-
 // finalReport waits (bounded) until the run's report.json says finished
 // and no process holds it, and returns its status, verdict and reason.
 func finalReport(t *testing.T, runDir string) (status, verdict, reason string) {
