@@ -155,3 +155,23 @@ func TestAgentOutputCapped(t *testing.T) {
 		t.Errorf("record %+v", rec)
 	}
 }
+
+// TestGateSkipsScenarioOutsideTheSlice: a shard whose slice holds no run of
+// a scenario has nothing to gate there; a planned scenario without a
+// finished run is "no judged run (none finished)".
+func TestGateSkipsScenarioOutsideTheSlice(t *testing.T) {
+	p := &Plan{Scenarios: []string{"F1", "F2"}, Runs: 1}
+	s := Summarize(p, []Record{rec("", "F1", 1, Pass, 100)}, func(_, sc string) int {
+		if sc == "F1" {
+			return 1
+		}
+		return 0
+	})
+	if g := Decide(&s, "", 1, 0); g.ExitCode != 0 {
+		t.Errorf("gate %+v, want 0", g)
+	}
+	s = Summarize(p, []Record{rec("", "F1", 1, Pass, 100)}, func(string, string) int { return 1 })
+	if g := Decide(&s, "", 1, 0); g.ExitCode != 3 || g.Reason != "scenario F2: no judged run (none finished)" {
+		t.Errorf("gate %+v, want 3 for F2", g)
+	}
+}
