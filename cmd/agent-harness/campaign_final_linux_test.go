@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -200,6 +201,9 @@ func TestCampaignKilledLeavesNoWriter(t *testing.T) {
 			awaitFile(t, filepath.Join(marks, "inflight"))
 			proxy := readPid(t, filepath.Join(marks, "proxy.pid"))
 			t.Cleanup(func() { syscall.Kill(proxy, syscall.SIGKILL) })
+			if cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(proxy), "cmdline")); transport == "http" && !bytes.Contains(cmdline, []byte("\x00--exit-when-idle=10m10s")) {
+				t.Errorf("the campaign's proxy has no idle exit: %q", cmdline)
+			}
 			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
