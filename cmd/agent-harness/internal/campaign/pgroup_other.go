@@ -15,13 +15,20 @@ func setSubreaper() error {
 	return errors.New("adopting orphaned processes needs Linux (PR_SET_CHILD_SUBREAPER)")
 }
 
+// scope says where runProcesses looks (see pgroup_linux.go).
+type scope struct {
+	pgid    int
+	dir     string
+	exclude int
+	anyone  bool
+}
+
 // runProcesses without /proc: the agent's group counts while kill(-pgid, 0)
-// succeeds; processes that left it cannot be found.
-func runProcesses(pgid int, dir string, exclude int) ([]int, bool) {
-	if pgid > 0 && syscall.Kill(-pgid, 0) == nil {
-		return []int{-pgid}, false
+// succeeds (as -pgid, which signalAll signals as a group); processes that
+// left it cannot be found.
+func runProcesses(sc scope) ([]int, bool) {
+	if sc.pgid > 0 && syscall.Kill(-sc.pgid, 0) == nil {
+		return []int{-sc.pgid}, false
 	}
 	return nil, false
 }
-
-func reapAdopted() {}

@@ -151,7 +151,10 @@ func (r *Runner) Do(ctx context.Context, u Unit) (Record, error) {
 // left (at most Grace), then stops what is left: SIGTERM, SIGKILL after
 // another Grace.
 func (r *Runner) settle(dir string) {
-	left := func() []int { pids, _ := runProcesses(0, dir, 0); return pids }
+	if _, err := os.Lstat(dir); err != nil {
+		return // no earlier attempt
+	}
+	left := func() []int { pids, _ := runProcesses(scope{dir: dir, anyone: true}); return pids }
 	if len(left()) == 0 {
 		return
 	}
@@ -318,8 +321,8 @@ func (r *Runner) grace() time.Duration {
 // finds nothing left. Process exclude (0: none) and its descendants are
 // not the agent's (the campaign's own proxy).
 func (r *Runner) reapRun(pgid int, dir, report string, exclude int) {
-	left := func() []int { pids, _ := runProcesses(pgid, dir, exclude); return pids }
-	gone := func() bool { return len(left()) == 0 && !groupAlive(pgid) }
+	left := func() []int { pids, _ := runProcesses(scope{pgid: pgid, dir: dir, exclude: exclude}); return pids }
+	gone := func() bool { return len(left()) == 0 }
 	finished := func() bool { return report != "" && reportStatus(report) == "finished" }
 	if r.waitFor(r.grace(), func() bool { return gone() || finished() }) && gone() {
 		return
@@ -343,16 +346,6 @@ func (r *Runner) waitFor(d time.Duration, cond func() bool) bool {
 		}
 		time.Sleep(step)
 	}
-}
-
-// groupAlive reports whether process group pgid has a member that is not a
-// zombie (a zombie runs no code). Without /proc any member counts.
-func groupAlive(pgid int) bool {
-	if syscall.Kill(-pgid, 0) != nil {
-		return false
-	}
-	pids, ok := runProcesses(pgid, "", 0)
-	return !ok || len(pids) > 0
 }
 
 func exitStatus(ps *os.ProcessState, waitErr error) (*int, string) {
