@@ -553,7 +553,7 @@ func TestCampaignMergeIncompleteExits3(t *testing.T) {
 	}
 }
 
-func needTools(t *testing.T, tools ...string) {
+func campaignNeedTools(t *testing.T, tools ...string) {
 	t.Helper()
 	for _, c := range tools {
 		if _, err := exec.LookPath(c); err != nil {
@@ -580,7 +580,7 @@ curl -s -o /dev/null -X DELETE -H "Mcp-Session-Id: $sid" "$url"
 // "ada lovelace"), the other half book carefully: 5 PASS of 5 judged is
 // 100 %, but the 5 NOT_TESTED runs fail the default gate (behaviour §9.3).
 func TestCampaignGateCountsNearDuplicates(t *testing.T) {
-	needTools(t, "curl", "sed", "tr")
+	campaignNeedTools(t, "curl", "sed", "tr")
 	t.Parallel()
 	plain := e2eBinary(t, "agent-harness-plain")
 	dir := t.TempDir()

@@ -59,9 +59,9 @@ while IFS= read -r line; do
 done
 `
 
-// finalReport waits (bounded) until the run's report.json says finished
+// campaignFinalReport waits (bounded) until the run's report.json says finished
 // and no process holds it, and returns its status, verdict and reason.
-func finalReport(t *testing.T, runDir string) (status, verdict, reason string) {
+func campaignFinalReport(t *testing.T, runDir string) (status, verdict, reason string) {
 	t.Helper()
 	deadline := time.Now().Add(e2eWait)
 	for {
@@ -87,7 +87,7 @@ func finalReport(t *testing.T, runDir string) (status, verdict, reason string) {
 // executions. Over stdio with a proxy the agent's client started detached
 // (setsid), the campaign waits for its final report.
 func TestCampaignRecordIsTheFinalReport(t *testing.T) {
-	needTools(t, "bash", "curl", "setsid", "sed")
+	campaignNeedTools(t, "bash", "curl", "setsid", "sed")
 	t.Parallel()
 	bin := e2eBinary(t, "agent-harness")
 	plain := e2eBinary(t, "agent-harness-plain")
@@ -117,7 +117,7 @@ func TestCampaignRecordIsTheFinalReport(t *testing.T) {
 			r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--quiet", "--agent-transport", c.transport,
 				"--upstream-command", "bash", "--upstream-arg", upstream, "--upstream-arg", run, "--upstream-arg", c.hold, "--upstream-arg", dir,
 				"--", "sh", "-c", c.agent, plain, detach)
-			status, verdict, reason := finalReport(t, run)
+			status, verdict, reason := campaignFinalReport(t, run)
 			if len(r.summary.Runs) != 1 {
 				t.Fatalf("exit %d, %d records\nstderr:\n%s", r.code, len(r.summary.Runs), r.stderr)
 			}
@@ -140,8 +140,8 @@ func TestCampaignRecordIsTheFinalReport(t *testing.T) {
 	}
 }
 
-// goneWithin reports whether process pid has ended within d.
-func goneWithin(pid int, d time.Duration) bool {
+// campaignGoneWithin reports whether process pid has ended within d.
+func campaignGoneWithin(pid int, d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	for !processGone(pid) {
 		if time.Now().After(deadline) {
@@ -152,8 +152,8 @@ func goneWithin(pid int, d time.Duration) bool {
 	return true
 }
 
-// awaitFile waits (bounded) until path exists.
-func awaitFile(t *testing.T, path string) {
+// campaignAwaitFile waits (bounded) until path exists.
+func campaignAwaitFile(t *testing.T, path string) {
 	t.Helper()
 	deadline := time.Now().Add(e2eWait)
 	for {
@@ -176,7 +176,7 @@ func awaitFile(t *testing.T, path string) {
 // re-send as soon as the resumed run has its run.json, and the old proxy
 // would then write its FAIL report there.
 func TestCampaignKilledLeavesNoWriter(t *testing.T) {
-	needTools(t, "bash", "sed")
+	campaignNeedTools(t, "bash", "sed")
 	t.Parallel()
 	bin := e2eBinary(t, "agent-harness")
 	plain := e2eBinary(t, "agent-harness-plain")
@@ -198,7 +198,7 @@ func TestCampaignKilledLeavesNoWriter(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			awaitFile(t, filepath.Join(marks, "inflight"))
+			campaignAwaitFile(t, filepath.Join(marks, "inflight"))
 			proxy := readPid(t, filepath.Join(marks, "proxy.pid"))
 			t.Cleanup(func() { syscall.Kill(proxy, syscall.SIGKILL) })
 			if cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(proxy), "cmdline")); transport == "http" && !bytes.Contains(cmdline, []byte("\x00--exit-when-idle=10m10s")) {
@@ -208,7 +208,7 @@ func TestCampaignKilledLeavesNoWriter(t *testing.T) {
 				t.Fatal(err)
 			}
 			_ = cmd.Wait()
-			if transport == "http" && !goneWithin(proxy, 10*time.Second) {
+			if transport == "http" && !campaignGoneWithin(proxy, 10*time.Second) {
 				t.Errorf("the proxy %d the killed campaign started still runs", proxy)
 			}
 			if err := os.WriteFile(filepath.Join(marks, "second"), nil, 0o666); err != nil {
@@ -219,7 +219,7 @@ func TestCampaignKilledLeavesNoWriter(t *testing.T) {
 				t.Fatalf("resume: exit %d, %d records\nstderr:\n%s", r.code, len(r.summary.Runs), r.stderr)
 			}
 			// The earlier attempt's proxy has had every chance to write.
-			if !goneWithin(proxy, e2eWait) {
+			if !campaignGoneWithin(proxy, e2eWait) {
 				t.Fatalf("the killed campaign's proxy %d still runs after the resume", proxy)
 			}
 			rec := r.summary.Runs[0]
