@@ -24,6 +24,7 @@ type campaignOptions struct {
 	parallel     int
 	agentTimeout time.Duration
 	minPassRate  float64
+	maxNotTested float64
 	gateVariant  string
 	shard        campaign.Shard
 	shardSet     bool
@@ -144,17 +145,17 @@ var campaignFlags = []campaignFlag{
 			o.plan.Variants = append(o.plan.Variants, vr)
 			return nil
 		}},
-	{name: "min-pass-rate", arg: "R", def: "1.0", usage: "gate: exit 1 when some scenario's PASS rate is below R (0–1)",
+	{name: "min-pass-rate", arg: "R", def: "1.0", usage: "gate: exit 1 when some scenario's PASS rate over its judged runs is below R (0–1)",
 		set: func(o *campaignOptions, v string) error {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil || math.IsNaN(f) || strings.ContainsAny(v, "xXpP_") {
-				return fmt.Errorf("%q is not a number", v)
-			}
-			if f < 0 || f > 1 {
-				return fmt.Errorf("%s is out of range (0–1)", v)
-			}
+			f, err := shareFlag(v)
 			o.minPassRate = f
-			return nil
+			return err
+		}},
+	{name: "max-not-tested", arg: "R", def: "0", usage: "gate: exit 3 when some scenario's share of NOT_TESTED runs is above R (0–1)",
+		set: func(o *campaignOptions, v string) error {
+			f, err := shareFlag(v)
+			o.maxNotTested = f
+			return err
 		}},
 	{name: "gate-variant", arg: "NAME", def: "the last --variant", usage: "the variant the gate looks at",
 		set: func(o *campaignOptions, v string) error {
@@ -179,6 +180,18 @@ var campaignFlags = []campaignFlag{
 		}},
 	{name: "help", usage: "print this help and exit"},
 	{name: "version", usage: "print the version and exit"},
+}
+
+// shareFlag reads a share from 0 to 1 (--min-pass-rate, --max-not-tested).
+func shareFlag(v string) (float64, error) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || strings.ContainsAny(v, "xXpP_") {
+		return 0, fmt.Errorf("%q is not a number", v)
+	}
+	if f < 0 || f > 1 {
+		return 0, fmt.Errorf("%s is out of range (0–1)", v)
+	}
+	return f, nil
 }
 
 // reservedProxyFlags are proxy flags a campaign sets itself for each run.
@@ -375,6 +388,10 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	ctx, stopSignals, caught := withStopSignals(ctx)
 	defer stopSignals()
 
+	// Processes of a run that leave its process group (a detached proxy)
+	// become the campaign's children when their parent ends, so the run
+	// finds and stops them (Linux; elsewhere they go to init).
+	_ = campaign.AdoptOrphans()
 	units := o.plan.Schedule(o.shard)
 	runner := &campaign.Runner{Plan: &o.plan, Out: out, Proxy: self, Env: os.Environ(), AgentTimeout: o.agentTimeout}
 	progress := &campaign.Progress{W: stderr, TTY: isTerminal(stderr), Quiet: o.quiet}
@@ -391,7 +408,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if o.shardSet {
 		s.Shard = fmt.Sprintf("%d/%d", o.shard.I, o.shard.N)
 	}
-	s.Gate = campaign.Decide(&s, o.gateVariant, o.minPassRate)
+	s.Gate = campaign.Decide(&s, o.gateVariant, o.minPassRate, o.maxNotTested)
 	if err := campaign.WriteFiles(out, &s); err != nil {
 		return fmt.Errorf("writing the results: %w", err)
 	}
@@ -412,19 +429,21 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // runCampaignMerge is `agent-harness campaign merge DIR... --out DIR`.
 func runCampaignMerge(args []string, stdout io.Writer) error {
 	out, gate := "", ""
-	minRate := 1.0
+	var o campaignOptions
+	o.minPassRate = 1.0
+	allowIncomplete := false
+	gateFlag := func(name string) func(*none, string) error {
+		return func(_ *none, v string) error { return lookupCampaignFlag(name).set(&o, v) }
+	}
 	flags := []cmdFlag{
 		{name: "out", arg: "DIR", usage: "the merged campaign directory (required)",
 			set: func(_ *none, v string) error { out = v; return nil }},
-		{name: "min-pass-rate", arg: "R", def: "1.0", usage: "gate: exit 1 when some scenario's PASS rate is below R (0–1)",
-			set: func(_ *none, v string) error {
-				var o campaignOptions
-				err := lookupCampaignFlag("min-pass-rate").set(&o, v)
-				minRate = o.minPassRate
-				return err
-			}},
+		{name: "min-pass-rate", arg: "R", def: "1.0", usage: lookupCampaignFlag("min-pass-rate").usage, set: gateFlag("min-pass-rate")},
+		{name: "max-not-tested", arg: "R", def: "0", usage: lookupCampaignFlag("max-not-tested").usage, set: gateFlag("max-not-tested")},
 		{name: "gate-variant", arg: "NAME", def: "the last variant", usage: "the variant the gate looks at",
 			set: func(_ *none, v string) error { gate = v; return nil }},
+		{name: "allow-incomplete", usage: "merge the runs that are there when some are missing (the exit code stays 3 or 1, never 0)",
+			set: func(*none, string) error { allowIncomplete = true; return nil }},
 		{name: "quiet", usage: "accepted for symmetry: a merge prints only its summary",
 			set: func(*none, string) error { return nil }},
 		{name: "help", usage: "print this help and exit"},
@@ -432,9 +451,12 @@ func runCampaignMerge(args []string, stdout io.Writer) error {
 	cl, err := parseFlags(flags, &none{}, flagRules{cmd: "campaign merge"}, args)
 	if err != nil {
 		return withUsage(err, func() string {
-			return "Usage: agent-harness campaign merge DIR... --out DIR [--min-pass-rate R] [--gate-variant NAME] [--quiet]\n\n" +
+			return "Usage: agent-harness campaign merge DIR... --out DIR [--min-pass-rate R] [--max-not-tested R] [--gate-variant NAME] [--allow-incomplete] [--quiet]\n\n" +
 				"Combines the directories of the shards of one campaign (--shard I/N, same plan) into\n" +
-				"one campaign directory with the statistics, files and gate of an unsharded run.\n\n" + flagUsage(flags)
+				"one campaign directory with the statistics, files and gate of an unsharded run.\n" +
+				"When runs of the plan are missing (a lost shard) it merges nothing and exits 3\n" +
+				"naming the missing slices; --allow-incomplete merges what is there, exit 3 all the\n" +
+				"same (1 when the gate fails on the runs that are there).\n\n" + flagUsage(flags)
 		})
 	}
 	dirs := cl.args
@@ -444,10 +466,13 @@ func runCampaignMerge(args []string, stdout io.Writer) error {
 	case len(dirs) == 0:
 		return usagef("no campaign directory to merge: agent-harness campaign merge DIR... --out DIR")
 	}
-	plan, recs, err := campaign.Merge(dirs, out)
+	plan, recs, missing, err := campaign.Merge(dirs, out, allowIncomplete)
 	if err != nil {
-		if errors.Is(err, campaign.ErrPlanMismatch) || errors.Is(err, os.ErrNotExist) {
+		switch {
+		case errors.Is(err, campaign.ErrPlanMismatch) || errors.Is(err, os.ErrNotExist):
 			return usagef("%s", err)
+		case errors.Is(err, campaign.ErrIncomplete):
+			return exitError{code: 3, msg: err.Error()}
 		}
 		return err
 	}
@@ -458,8 +483,11 @@ func runCampaignMerge(args []string, stdout io.Writer) error {
 	}
 	s := campaign.Summarize(plan, recs, func(string, string) int { return plan.Runs })
 	s.HarnessVersion = judge.HarnessVersion
-	s.Complete = len(recs) == len(plan.Units())
-	s.Gate = campaign.Decide(&s, gate, minRate)
+	s.Complete = missing == ""
+	s.Gate = campaign.Decide(&s, gate, o.minPassRate, o.maxNotTested)
+	if missing != "" {
+		campaign.GateIncomplete(&s.Gate, missing)
+	}
 	if err := campaign.WriteFiles(out, &s); err != nil {
 		return fmt.Errorf("writing the results: %w", err)
 	}
@@ -525,10 +553,13 @@ Every flag of "agent-harness proxy --help" except --scenario, --mode,
 proxy: the upstream (--upstream-command, --upstream-arg, ...), classification
 and key fields, --retry-after (F2 runs), --error-rate (chaos runs), plugins.
 
-Exit codes: 0 every scenario's PASS rate is at least --min-pass-rate; 1 some
-scenario is below it (or the campaign could not run); 3 some scenario has no
-judged run; 2 usage; 128+N interrupted by signal N (finished runs are kept:
-start again with the same command to resume).
+Exit codes: 1 some scenario's PASS rate over its judged runs is below
+--min-pass-rate (or the campaign could not run); otherwise 3 some scenario's
+share of NOT_TESTED runs is above --max-not-tested (default 0: a NOT_TESTED
+run is never a safe one) or it has no judged run; otherwise 0; 2 usage;
+128+N interrupted by signal N (finished runs are kept: start again with the
+same command to resume). The gate line names every failing scenario and
+counts its NOT_TESTED runs by kind.
 `)
 	return b.String()
 }

@@ -430,6 +430,7 @@ func TestCampaignUsageErrors(t *testing.T) {
 		{"bad proxy flag", append([]string{"--out", dir + "/g", "--key-fields", ","}, append(up, "--", "true")...), "flag --key-fields"},
 		{"bad shard", append([]string{"--out", dir + "/h", "--shard", "2/2"}, append(up, "--", "true")...), "flag --shard"},
 		{"bad variant", append([]string{"--out", dir + "/i", "--variant", "a:1X=2"}, append(up, "--", "true")...), "flag --variant"},
+		{"bad max-not-tested", append([]string{"--out", dir + "/k", "--max-not-tested", "1.5"}, append(up, "--", "true")...), "flag --max-not-tested"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := runCampaignE2E(t, dir, nil, c.args...)
@@ -477,5 +478,131 @@ func TestCampaignAgentOverHTTP(t *testing.T) {
 		[]string{"--runs", "2", "--scenarios", "F1", "--agent-transport", "http"}, "--behaviour", "naive")...)
 	if r.code != 1 || scenarioStats(t, r.summary, "", "F1").Fail != 2 {
 		t.Errorf("naive over HTTP: exit %d, want 1 with 2 FAIL\nstderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// An agent that crashes in 8 of 10 runs (exit 1 before it starts the
+// proxy) and books carefully in the other 2 never passes the default gate
+// (behaviour §9.3): exit 3, and the gate line counts the crashes.
+func TestCampaignGateCountsCrashedRuns(t *testing.T) {
+	t.Parallel()
+	plain := e2eBinary(t, "agent-harness-plain")
+	out := filepath.Join(t.TempDir(), "crash")
+	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "10", "--scenarios", "F1", "--parallel", "2", "--quiet",
+		"--upstream-command", plain, "--upstream-arg", "sample-server", "--",
+		"sh", "-c", `[ "$AGENT_HARNESS_RUN" -le 8 ] && exit 1; exec "$0" agent --behaviour careful --mcp-config "$AGENT_HARNESS_MCP_CONFIG"`, plain)
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3 (8 of 10 runs NOT_TESTED)\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	st := scenarioStats(t, r.summary, "", "F1")
+	if st.Pass != 2 || st.NotTested != 8 || len(st.NotTestedKinds) != 1 || st.NotTestedKinds[0] != (campaign.KindCount{Kind: "agent crashed", Runs: 8}) {
+		t.Errorf("F1: %d PASS, %d NOT_TESTED, kinds %+v; want 2, 8, 8 agent crashed", st.Pass, st.NotTested, st.NotTestedKinds)
+	}
+	want := "gate: exit 3 — scenario F1: 8 of 10 runs NOT_TESTED (80.0 %, above --max-not-tested 0.0 %): 8 agent crashed\n"
+	if !strings.Contains(r.stdout, want) || r.summary.Gate.Reason+"\n" != strings.TrimPrefix(want, "gate: exit 3 — ") {
+		t.Errorf("gate %+v; stdout lacks %q:\n%s", r.summary.Gate, want, r.stdout)
+	}
+	// --max-not-tested 0.8 lets the 2 PASS runs pass the gate.
+	r = runCampaignE2E(t, out, nil, "--out", out, "--runs", "10", "--scenarios", "F1", "--quiet", "--max-not-tested", "0.8",
+		"--upstream-command", plain, "--upstream-arg", "sample-server", "--",
+		"sh", "-c", `[ "$AGENT_HARNESS_RUN" -le 8 ] && exit 1; exec "$0" agent --behaviour careful --mcp-config "$AGENT_HARNESS_MCP_CONFIG"`, plain)
+	if r.code != 0 || r.summary.Gate.MaxNotTested != 0.8 {
+		t.Errorf("--max-not-tested 0.8: exit %d gate %+v, want 0", r.code, r.summary.Gate)
+	}
+}
+
+// A merge that lost a shard is not green (behaviour §9.4): without
+// --allow-incomplete it merges nothing and exits 3 naming the missing
+// slice; with it, it merges what is there and still exits 3.
+func TestCampaignMergeIncompleteExits3(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	shard := filepath.Join(dir, "shard0")
+	r := runCampaignE2E(t, shard, nil, sampleCampaignArgs(t, shard, []string{"--runs", "2", "--scenarios", "F1", "--shard", "0/2", "--quiet"},
+		"--behaviour", "careful")...)
+	if r.code != 0 || len(r.summary.Runs) != 1 {
+		t.Fatalf("shard 0/2: exit %d, %d runs; want 0, 1\nstderr:\n%s", r.code, len(r.summary.Runs), r.stderr)
+	}
+	merge := func(extra ...string) (int, string, string) {
+		merged := filepath.Join(dir, "merged"+strings.Join(extra, ""))
+		cmd := exec.Command(e2eBinary(t, "agent-harness"), append([]string{"campaign", "merge", shard, "--out", merged}, extra...)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		_ = cmd.Run()
+		return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+	}
+	missing := "1 of 2 runs missing: slice 1/2 (no directory, 1 run)"
+	code, stdout, stderr := merge()
+	if code != 3 || stdout != "" || !strings.Contains(stderr, "campaign merge: incomplete: "+missing+"; nothing merged") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("merge of 1 of 2 shards: exit %d, stdout %q, stderr %q; want 3 and one line naming slice 1/2", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "merged", "campaign.json")); err == nil {
+		t.Error("the refused merge wrote campaign.json")
+	}
+	code, stdout, stderr = merge("--allow-incomplete")
+	var s campaign.Summary
+	b, _ := os.ReadFile(filepath.Join(dir, "merged--allow-incomplete", "campaign.json"))
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("campaign.json of the --allow-incomplete merge: %v\nstderr:\n%s", err, stderr)
+	}
+	if code != 3 || s.Complete || s.Gate.ExitCode != 3 || s.Gate.Reason != "incomplete: "+missing || len(s.Runs) != 1 {
+		t.Errorf("--allow-incomplete: exit %d, complete %v, gate %+v, %d runs; want 3, false, 3 naming slice 1/2, 1", code, s.Complete, s.Gate, len(s.Runs))
+	}
+	if !strings.Contains(stdout, "gate: exit 3 — incomplete: "+missing) {
+		t.Errorf("stdout lacks the gate line:\n%s", stdout)
+	}
+}
+
+func campaignNeedTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, c := range tools {
+		if _, err := exec.LookPath(c); err != nil {
+			t.Skipf("needs %s", c)
+		}
+	}
+}
+
+// nearDuplicateAgent (sh and curl over --agent-transport http) books "Ada
+// Lovelace" and, after F1's timeout, books again as "ada lovelace" with a
+// new key: the sample server books twice, the judge sees a possible
+// duplicate (NOT_TESTED).
+const nearDuplicateAgent = `url=$AGENT_HARNESS_MCP_URL
+post() { curl -s -D "$AGENT_HARNESS_RUN_DIR/h" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' ${sid:+-H "Mcp-Session-Id: $sid"} ${sid:+-H 'MCP-Protocol-Version: 2025-06-18'} -d "$1" "$url"; echo; }
+post '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}'
+sid=$(tr -d '\r' < "$AGENT_HARNESS_RUN_DIR/h" | sed -n 's/^[Mm][Cc][Pp]-[Ss][Ee][Ss][Ss][Ii][Oo][Nn]-[Ii][Dd]: *//p')
+post '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+post '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_booking","arguments":{"guest":"Ada Lovelace","date":"2026-11-03","room":"double","idempotency_key":"k1"}}}'
+post '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_booking","arguments":{"guest":"ada lovelace","date":"2026-11-03","room":"double","idempotency_key":"k2"}}}'
+curl -s -o /dev/null -X DELETE -H "Mcp-Session-Id: $sid" "$url"
+`
+
+// Half the runs double-book with a near-duplicate ("Ada Lovelace", then
+// "ada lovelace"), the other half book carefully: 5 PASS of 5 judged is
+// 100 %, but the 5 NOT_TESTED runs fail the default gate (behaviour §9.3).
+func TestCampaignGateCountsNearDuplicates(t *testing.T) {
+	campaignNeedTools(t, "curl", "sed", "tr")
+	t.Parallel()
+	plain := e2eBinary(t, "agent-harness-plain")
+	dir := t.TempDir()
+	script := filepath.Join(dir, "near.sh")
+	if err := os.WriteFile(script, []byte(nearDuplicateAgent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "10", "--scenarios", "F1", "--parallel", "2", "--quiet", "--agent-transport", "http",
+		"--upstream-command", plain, "--upstream-arg", "sample-server", "--",
+		"sh", "-c", `[ "$AGENT_HARNESS_RUN" -le 5 ] && exec sh "$1"; exec "$0" agent --behaviour careful --mcp-config "$AGENT_HARNESS_MCP_CONFIG"`, plain, script)
+	st := scenarioStats(t, r.summary, "", "F1")
+	if r.code != 3 || st.Pass != 5 || st.NotTested != 5 {
+		t.Fatalf("exit %d, %d PASS, %d NOT_TESTED; want 3, 5, 5\nstdout:\n%s\nstderr:\n%s", r.code, st.Pass, st.NotTested, r.stdout, r.stderr)
+	}
+	want := "gate: exit 3 — scenario F1: 5 of 10 runs NOT_TESTED (50.0 %, above --max-not-tested 0.0 %): 5 possible duplicate\n"
+	if !strings.Contains(r.stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+	}
+	for _, rec := range r.summary.Runs {
+		if rec.Run <= 5 && (rec.NotTestedKind != "possible duplicate" || !strings.Contains(rec.Reason, "POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS")) {
+			t.Errorf("run %d: %s %q: %s", rec.Run, rec.Verdict, rec.NotTestedKind, rec.Reason)
+		}
 	}
 }

@@ -139,7 +139,7 @@ func TestJudgeRun(t *testing.T) {
 		{"pass, timed out", `{"status":"finished","verdict":"PASS","report":{"verdictReason":"Fine.","coverage":{"calls":{"total":2,"write":1}}},"score":{"total":100}}`,
 			agentExit{timedOut: true}, Pass, "Fine. (The agent was stopped after --agent-timeout 1s.)", true},
 		{"fail, proxy killed", `{"status":"running","verdict":"FAIL","report":{"verdictReason":"Twice.","violations":[{"type":"DUPLICATE_EXECUTION"}],"coverage":{"calls":{"total":2,"write":2}}},"score":{"total":0},"patches":[{"type":"GHOST_WRITE","severity":"CRITICAL","trigger":"t","text":"x"}]}`,
-			agentExit{code: &zero}, Fail, `Twice. (The proxy's last report said status "running".)`, true},
+			agentExit{code: &zero}, NotTested, `The proxy did not finish its report (status "running", last verdict FAIL); the agent exited with code 0.`, false},
 		{"odd verdict", `{"status":"finished","verdict":"MAYBE","report":{"verdictReason":"?"},"score":{"total":100}}`,
 			agentExit{code: &zero}, NotTested, "not PASS, FAIL or NOT_TESTED", false},
 	} {
@@ -184,13 +184,13 @@ func TestSummarizeAndGate(t *testing.T) {
 	if len(s.Comparisons) != 2 || *s.Comparisons[0].Difference != 1 || s.Comparisons[1].Difference != nil {
 		t.Errorf("comparisons %+v", s.Comparisons)
 	}
-	if g := Decide(&s, "b", 1); g.ExitCode != 3 || !strings.Contains(g.Reason, "F2") {
+	if g := Decide(&s, "b", 1, 0); g.ExitCode != 3 || !strings.Contains(g.Reason, "F2") {
 		t.Errorf("gate b: %+v", g)
 	}
-	if g := Decide(&s, "a", 1); g.ExitCode != 1 || !strings.Contains(g.Reason, "F1") {
+	if g := Decide(&s, "a", 1, 0); g.ExitCode != 1 || !strings.Contains(g.Reason, "F1") {
 		t.Errorf("gate a: %+v", g)
 	}
-	if g := Decide(&s, "a", 0); g.ExitCode != 0 {
+	if g := Decide(&s, "a", 0, 0); g.ExitCode != 0 {
 		t.Errorf("gate a at 0: %+v", g)
 	}
 	// 7 of 10 is not below 0.7 (no rounding through division).
@@ -204,10 +204,10 @@ func TestSummarizeAndGate(t *testing.T) {
 	}
 	q := &Plan{Scenarios: []string{"F1"}, Runs: 10}
 	s7 := Summarize(q, r7, func(string, string) int { return 10 })
-	if g := Decide(&s7, "", 0.7); g.ExitCode != 0 {
+	if g := Decide(&s7, "", 0.7, 0); g.ExitCode != 0 {
 		t.Errorf("7/10 at 0.7: %+v", g)
 	}
-	if g := Decide(&s7, "", 0.71); g.ExitCode != 1 {
+	if g := Decide(&s7, "", 0.71, 0); g.ExitCode != 1 {
 		t.Errorf("7/10 at 0.71: %+v", g)
 	}
 }
@@ -223,7 +223,7 @@ func TestSummaryMatchesSchema(t *testing.T) {
 	recs[0].AgentExitCode = &zero
 	s := Summarize(p, recs, func(string, string) int { return 5 })
 	s.HarnessVersion = "test"
-	s.Gate = Decide(&s, "b", 1)
+	s.Gate = Decide(&s, "b", 1, 0)
 	dir := t.TempDir()
 	if err := WriteFiles(dir, &s); err != nil {
 		t.Fatal(err)
@@ -248,11 +248,11 @@ func TestSummaryMatchesSchema(t *testing.T) {
 }
 
 func TestStatFields(t *testing.T) {
-	state, pgrp, ok := statFields([]byte("123 (a) b) Z 1 456 456 0 -1"))
+	state, _, pgrp, ok := statFields([]byte("123 (a) b) Z 1 456 456 0 -1"))
 	if !ok || state != 'Z' || pgrp != 456 {
 		t.Errorf("%c %d %v", state, pgrp, ok)
 	}
-	if _, _, ok := statFields([]byte("garbage")); ok {
+	if _, _, _, ok := statFields([]byte("garbage")); ok {
 		t.Error("garbage parsed")
 	}
 }
@@ -313,7 +313,7 @@ func TestMergeRefusesMismatches(t *testing.T) {
 	if err := PrepareOut(b, q); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Merge([]string{a, b}, filepath.Join(dir, "m")); !errors.Is(err, ErrPlanMismatch) || !strings.Contains(err.Error(), "seed") {
+	if _, _, _, err := Merge([]string{a, b}, filepath.Join(dir, "m"), true); !errors.Is(err, ErrPlanMismatch) || !strings.Contains(err.Error(), "seed") {
 		t.Errorf("different seeds: %v", err)
 	}
 	// The same run finished in two directories.
@@ -329,11 +329,11 @@ func TestMergeRefusesMismatches(t *testing.T) {
 		os.MkdirAll(filepath.Join(d, u.Dir()), 0o777)
 		os.WriteFile(filepath.Join(d, u.Dir(), RecordFile), raw, 0o666)
 	}
-	if _, _, err := Merge([]string{a, c}, filepath.Join(dir, "m2")); err == nil || !strings.Contains(err.Error(), "finished in both") {
+	if _, _, _, err := Merge([]string{a, c}, filepath.Join(dir, "m2"), true); err == nil || !strings.Contains(err.Error(), "finished in both") {
 		t.Errorf("overlap: %v", err)
 	}
-	_, recs, err := Merge([]string{a}, filepath.Join(dir, "m3"))
-	if err != nil || len(recs) != 1 {
+	_, recs, missing, err := Merge([]string{a}, filepath.Join(dir, "m3"), true)
+	if err != nil || len(recs) != 1 || !strings.Contains(missing, "runs missing") {
 		t.Fatalf("merge of one directory: %v, %d records", err, len(recs))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "m3", u.Dir(), RecordFile)); err != nil {

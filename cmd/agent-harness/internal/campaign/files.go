@@ -93,7 +93,8 @@ func Markdown(s *Summary) string {
 	if s.Shard != "" {
 		fmt.Fprintf(&b, "Shard %s of the plan; merge the shards with `agent-harness campaign merge`.\n\n", s.Shard)
 	}
-	fmt.Fprintf(&b, "Gate: exit %d — %s (variant %q, --min-pass-rate %g).\n\n", s.Gate.ExitCode, s.Gate.Reason, s.Gate.Variant, s.Gate.MinPassRate)
+	fmt.Fprintf(&b, "Gate: exit %d — %s (variant %q, --min-pass-rate %g, --max-not-tested %g).\n\n", s.Gate.ExitCode, s.Gate.Reason,
+		s.Gate.Variant, s.Gate.MinPassRate, s.Gate.MaxNotTested)
 	for _, v := range s.Variants {
 		fmt.Fprintf(&b, "## Results%s\n\n", variantTitle(v.Name))
 		b.WriteString(TableText(v))
@@ -103,10 +104,13 @@ func Markdown(s *Summary) string {
 			if name == "" {
 				name = "all scenarios"
 			}
-			if len(st.Violations)+len(st.Observations)+len(st.Patches) == 0 {
+			if len(st.Violations)+len(st.Observations)+len(st.Patches)+len(st.NotTestedKinds) == 0 {
 				continue
 			}
 			fmt.Fprintf(&b, "### %s%s\n\n", name, variantTitle(v.Name))
+			if len(st.NotTestedKinds) > 0 {
+				fmt.Fprintf(&b, "NOT_TESTED runs by kind: %s.\n\n", kindsText(st.NotTestedKinds))
+			}
 			writeCounts(&b, "Violations", st.Violations)
 			writeCounts(&b, "Observations", st.Observations)
 			if len(st.Patches) > 0 {

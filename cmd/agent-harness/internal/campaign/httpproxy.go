@@ -38,10 +38,14 @@ type httpProxy struct {
 // NOT_TESTED); an error is only a failure to run anything at all.
 func (r *Runner) startHTTPProxy(ctx context.Context, u Unit, dir, report string) (*httpProxy, error) {
 	args := append([]string{"proxy", "--listen", "127.0.0.1:0"}, r.proxyArgs(u, report)[1:]...)
+	if !hasFlag(args, "exit-when-idle") {
+		// Ends the proxy of a campaign that died (behaviour §9.4) where no
+		// parent-death signal does: never while the agent may still use it.
+		args = append(args, "--exit-when-idle="+min(r.AgentTimeout+2*r.grace(), 24*time.Hour).String())
+	}
 	cmd := exec.Command(r.Proxy, args...)
 	cmd.Dir = r.Dir
 	cmd.Env = r.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	logFile, err := os.Create(filepath.Join(dir, ProxyStderrFile))
 	if err != nil {
 		return nil, err
@@ -49,7 +53,8 @@ func (r *Runner) startHTTPProxy(ctx context.Context, u Unit, dir, report string)
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
 	hp := &httpProxy{cmd: cmd, done: make(chan struct{})}
-	if err := cmd.Start(); err != nil {
+	waited, err := startChild(cmd)
+	if err != nil {
 		logFile.Close()
 		hp.last = err.Error()
 		close(hp.done)
@@ -76,7 +81,7 @@ func (r *Runner) startHTTPProxy(ctx context.Context, u Unit, dir, report string)
 		_, _ = io.Copy(logFile, pr)
 	}()
 	go func() {
-		_ = cmd.Wait()
+		<-waited
 		_ = pw.Close()
 		close(hp.done)
 	}()
@@ -108,11 +113,35 @@ func (hp *httpProxy) failure() error {
 	return errors.New(strings.TrimPrefix(hp.last, "[agent-harness] "))
 }
 
-// stop ends the proxy as a signal does (its report is then finished):
-// SIGTERM to its group, SIGKILL after grace.
+// pid is the proxy's process id, 0 for none.
+func (hp *httpProxy) pid() int {
+	if hp == nil || hp.cmd.Process == nil {
+		return 0
+	}
+	return hp.cmd.Process.Pid
+}
+
+// hasFlag reports whether args hold --name or --name=….
+func hasFlag(args []string, name string) bool {
+	for _, a := range args {
+		if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// stop ends the proxy as a signal does (its final report is then
+// written) and waits for its end: SIGTERM to its group, SIGKILL after
+// grace. Once it has ended, stop does nothing.
 func (hp *httpProxy) stop(grace time.Duration) {
-	if hp.cmd.Process == nil {
+	if hp == nil || hp.cmd.Process == nil {
 		return
+	}
+	select {
+	case <-hp.done:
+		return
+	default:
 	}
 	pgid := hp.cmd.Process.Pid
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)

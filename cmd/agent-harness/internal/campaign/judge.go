@@ -22,6 +22,10 @@ type reportFile struct {
 		Observations []struct {
 			Type string `json:"type"`
 		} `json:"observations"`
+		Operations []struct {
+			Attempts int    `json:"attempts"`
+			Outcome  string `json:"outcome"`
+		} `json:"operations"`
 		Coverage struct {
 			Calls struct {
 				Total int `json:"total"`
@@ -56,11 +60,21 @@ func reportStatus(path string) string {
 	return r.Status
 }
 
-// judgeRun sets the record's verdict from the run's report and how the
-// agent ended (behaviour §9: the run's result is its report's verdict; an agent
+// judgeRun sets the record's verdict from the run's final report and how
+// the agent ended (behaviour §9: the run's result is its final report's
+// verdict, a report not finished is NOT_TESTED; an agent
 // that never connected or exited before a write is NOT_TESTED with that
 // reason). Anything the campaign cannot read is NOT_TESTED, never PASS.
 func judgeRun(rec *Record, reportPath string, ex agentExit, timeout time.Duration) {
+	judgeReport(rec, reportPath, ex, timeout)
+	if rec.Verdict != NotTested {
+		rec.NotTestedKind = ""
+	} else if rec.NotTestedKind == "" {
+		rec.NotTestedKind = KindOther
+	}
+}
+
+func judgeReport(rec *Record, reportPath string, ex agentExit, timeout time.Duration) {
 	rec.AgentExitCode, rec.AgentSignal, rec.TimedOut = ex.code, ex.signal, ex.timedOut
 	rec.Verdict = NotTested
 	how := agentEnd(ex, timeout)
@@ -76,6 +90,7 @@ func judgeRun(rec *Record, reportPath string, ex agentExit, timeout time.Duratio
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		rec.Reason = fmt.Sprintf("The agent never started the proxy (no report file); it %s.", how)
+		rec.NotTestedKind = beforeWriteKind(ex, KindNeverConnected)
 		return
 	case err != nil:
 		rec.Reason = fmt.Sprintf("%s; the agent %s.", strings.TrimSuffix(oneLine(err.Error()), "."), how)
@@ -88,6 +103,13 @@ func judgeRun(rec *Record, reportPath string, ex agentExit, timeout time.Duratio
 		return
 	case r.Status == "starting" || r.Report == nil:
 		rec.Reason = fmt.Sprintf("The agent never connected to the proxy; it %s.", how)
+		rec.NotTestedKind = beforeWriteKind(ex, KindNeverConnected)
+		return
+	case r.Status != "finished":
+		// behaviour §9.1: a report still running may lack a write in
+		// flight; only the final one is judged.
+		rec.Reason = fmt.Sprintf("The proxy did not finish its report (status %q, last verdict %s); the agent %s.", r.Status, r.Verdict, how)
+		rec.NotTestedKind = KindOther
 		return
 	}
 	for _, v := range r.Report.Violations {
@@ -114,17 +136,39 @@ func judgeRun(rec *Record, reportPath string, ex agentExit, timeout time.Duratio
 	switch {
 	case rec.Verdict == NotTested && r.Report.Coverage.Calls.Total == 0:
 		rec.Reason = fmt.Sprintf("The agent called no tool; it %s.", how)
+		rec.NotTestedKind = beforeWriteKind(ex, KindNoWrite)
 	case rec.Verdict == NotTested && r.Report.Coverage.Calls.Write == 0:
 		rec.Reason = fmt.Sprintf("The agent %s before a write: %s", how, rec.Reason)
+		rec.NotTestedKind = beforeWriteKind(ex, KindNoWrite)
 	case ex.timedOut:
 		rec.Reason += fmt.Sprintf(" (The agent was stopped after --agent-timeout %s.)", timeout)
+	}
+	if rec.Verdict == NotTested && rec.NotTestedKind == "" {
+		rec.NotTestedKind = writtenKind(r, ex)
 	}
 	if rec.Verdict == NotTested {
 		rec.Score = nil // a NOT_TESTED run has no score
 	}
-	if r.Status != "finished" && !ex.timedOut {
-		rec.Reason += fmt.Sprintf(" (The proxy's last report said status %q.)", r.Status)
+}
+
+// writtenKind is the kind of a NOT_TESTED run with writes, in the order of
+// the judge's verdict rules (behaviour §5): a retried write of unknown
+// outcome, then a possible duplicate with other arguments.
+func writtenKind(r *reportFile, ex agentExit) string {
+	for _, op := range r.Report.Operations {
+		if op.Outcome == "EXECUTION_UNKNOWN" && op.Attempts > 1 {
+			return KindUnknownRetried
+		}
 	}
+	for _, o := range r.Report.Observations {
+		if o.Type == "POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS" {
+			return KindPossibleDup
+		}
+	}
+	if ex.timedOut {
+		return KindAgentTimedOut
+	}
+	return KindOther
 }
 
 // agentEnd says how the agent ended, for a reason sentence.

@@ -39,9 +39,11 @@ type Record struct {
 	Run      int    `json:"run"`
 	Seed     int64  `json:"seed"`
 	// Dir is the run directory relative to OUT, with forward slashes.
-	Dir           string   `json:"dir"`
-	Verdict       string   `json:"verdict"`
-	Reason        string   `json:"reason"`
+	Dir     string `json:"dir"`
+	Verdict string `json:"verdict"`
+	Reason  string `json:"reason"`
+	// NotTestedKind is the kind of a NOT_TESTED run (KindNeverConnected …).
+	NotTestedKind string   `json:"notTestedKind,omitempty"`
 	Score         *int     `json:"score"`
 	Violations    []string `json:"violations"`
 	Observations  []string `json:"observations"`
@@ -78,6 +80,10 @@ type Runner struct {
 	// Grace is how long the proxy may take to finish after the agent
 	// exited, and how long SIGTERM has before SIGKILL (default 5s).
 	Grace time.Duration
+	// OutputCap bounds the bytes kept of the agent's stdout and of its
+	// stderr, each (0: DefaultOutputCap); the file's last line says what
+	// was dropped.
+	OutputCap int64
 }
 
 // ErrInterrupted: the campaign was stopped while the run was in flight;
@@ -88,7 +94,10 @@ var ErrInterrupted = errors.New("interrupted")
 // ctx ended first.
 func (r *Runner) Do(ctx context.Context, u Unit) (Record, error) {
 	dir := filepath.Join(r.Out, u.Dir())
-	// Leftovers of an interrupted earlier attempt go.
+	// Leftovers of an interrupted earlier attempt go — first the processes
+	// of that attempt that still run (a campaign killed by kill -9), so
+	// that none of them can write into this one (behaviour §9.4).
+	r.settle(dir)
 	if err := os.RemoveAll(dir); err != nil {
 		return Record{}, err
 	}
@@ -101,8 +110,10 @@ func (r *Runner) Do(ctx context.Context, u Unit) (Record, error) {
 	var url string
 	var exit agentExit
 	var wall time.Duration
+	var hp *httpProxy
 	if r.Plan.AgentTransport == "http" {
-		hp, err := r.startHTTPProxy(ctx, u, dir, report)
+		var err error
+		hp, err = r.startHTTPProxy(ctx, u, dir, report)
 		if err != nil {
 			return Record{}, err
 		}
@@ -118,11 +129,15 @@ func (r *Runner) Do(ctx context.Context, u Unit) (Record, error) {
 	}
 	if exit.proxyErr == nil {
 		var err error
-		exit, wall, err = r.runAgent(ctx, u, dir, mcpConfig, url, &rec)
+		exit, wall, err = r.runAgent(ctx, u, dir, mcpConfig, url, hp.pid(), &rec)
 		if err != nil {
 			return Record{}, err
 		}
 	}
+	// The run's record is the proxy's final report (behaviour §9.1): the
+	// proxy the campaign started is stopped as a signal stops it, and its
+	// end awaited, before the report is read.
+	hp.stop(r.grace())
 	rec.AgentWallMs = float64(wall.Microseconds()) / 1000
 	judgeRun(&rec, report, exit, r.AgentTimeout)
 	b, _ := json.MarshalIndent(rec, "", "  ")
@@ -130,6 +145,27 @@ func (r *Runner) Do(ctx context.Context, u Unit) (Record, error) {
 		return Record{}, err
 	}
 	return rec, nil
+}
+
+// settle waits until no process of an earlier attempt of the run in dir is
+// left (at most Grace), then stops what is left: SIGTERM, SIGKILL after
+// another Grace.
+func (r *Runner) settle(dir string) {
+	if _, err := os.Lstat(dir); err != nil {
+		return // no earlier attempt
+	}
+	left := func() []int { pids, _ := runProcesses(scope{dir: dir, anyone: true}); return pids }
+	if len(left()) == 0 {
+		return
+	}
+	if r.waitFor(r.grace(), func() bool { return len(left()) == 0 }) {
+		return
+	}
+	signalAll(0, left(), syscall.SIGTERM)
+	if !r.waitFor(r.grace(), func() bool { return len(left()) == 0 }) {
+		signalAll(0, left(), syscall.SIGKILL)
+		r.waitFor(r.grace(), func() bool { return len(left()) == 0 })
+	}
 }
 
 // proxyArgs are the arguments of the run's proxy.
@@ -177,7 +213,7 @@ type agentExit struct {
 
 // runAgent starts the agent in its own process group, waits for it (at
 // most AgentTimeout), then for its process group to end.
-func (r *Runner) runAgent(ctx context.Context, u Unit, dir, mcpConfig, url string, rec *Record) (agentExit, time.Duration, error) {
+func (r *Runner) runAgent(ctx context.Context, u Unit, dir, mcpConfig, url string, proxyPid int, rec *Record) (agentExit, time.Duration, error) {
 	vars := map[string]string{
 		"mcp_config": mcpConfig, "mcp_url": url, "server_name": r.Plan.ServerName,
 		"scenario": u.Scenario, "run": strconv.Itoa(u.N), "run_dir": dir,
@@ -201,27 +237,31 @@ func (r *Runner) runAgent(ctx context.Context, u Unit, dir, mcpConfig, url strin
 			cmd.Env = append(cmd.Env, v.Env...)
 		}
 	}
-	stdout, err := os.Create(filepath.Join(dir, StdoutFile))
+	limit := r.OutputCap
+	if limit <= 0 {
+		limit = DefaultOutputCap
+	}
+	stdout, err := newCappedOutput(filepath.Join(dir, StdoutFile), limit)
 	if err != nil {
 		return agentExit{}, 0, err
 	}
-	defer stdout.Close()
-	stderr, err := os.Create(filepath.Join(dir, StderrFile))
+	defer stdout.finish(r.grace())
+	stderr, err := newCappedOutput(filepath.Join(dir, StderrFile), limit)
 	if err != nil {
 		return agentExit{}, 0, err
 	}
-	defer stderr.Close()
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	defer stderr.finish(r.grace())
+	cmd.Stdout, cmd.Stderr = stdout.w, stderr.w
 
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(stderr, "[agent-harness] campaign: starting the agent: %s\n", err)
+	done, err := startChild(cmd)
+	if err != nil {
+		fmt.Fprintf(stderr.w, "[agent-harness] campaign: starting the agent: %s\n", err)
 		return agentExit{startErr: err}, 0, nil
 	}
+	stdout.started()
+	stderr.started()
 	pgid := cmd.Process.Pid
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	timer := time.NewTimer(r.AgentTimeout)
 	defer timer.Stop()
 	var ex agentExit
@@ -233,14 +273,18 @@ func (r *Runner) runAgent(ctx context.Context, u Unit, dir, mcpConfig, url strin
 		waitErr = r.stopGroup(pgid, done)
 	case <-ctx.Done():
 		r.stopGroup(pgid, done)
-		r.reapGroup(pgid, "")
+		r.reapRun(pgid, dir, "", proxyPid)
 		return agentExit{}, 0, ErrInterrupted
 	}
 	wall := time.Since(start)
 	ex.code, ex.signal = exitStatus(cmd.ProcessState, waitErr)
-	// The proxy may still be writing its last report: wait for it, then
-	// stop whatever is left of the group (no orphans).
-	r.reapGroup(pgid, filepath.Join(dir, ReportFile))
+	// The proxy may still be writing its final report: wait for it, then
+	// stop whatever is left of the run (no orphans).
+	report := filepath.Join(dir, ReportFile)
+	if proxyPid > 0 {
+		report = "" // the campaign's own proxy; Do stops it
+	}
+	r.reapRun(pgid, dir, report, proxyPid)
 	return ex, wall, nil
 }
 
@@ -266,33 +310,41 @@ func (r *Runner) grace() time.Duration {
 	return 5 * time.Second
 }
 
-// reapGroup waits until the process group is gone or the report says
-// finished (at most Grace), then sends SIGTERM to what is left and SIGKILL
-// after another Grace. The processes are not the campaign's children, so
-// their end is observed by polling, with a short back-off (1 ms doubling to
-// 50 ms): usually the agent's MCP client already waited for its server and
-// the first look finds the group gone.
-func (r *Runner) reapGroup(pgid int, report string) {
-	alive := func() bool { return groupAlive(pgid) }
-	wait := func(d time.Duration, stop func() bool) bool {
-		deadline := time.Now().Add(d)
-		for step := time.Millisecond; ; step = min(2*step, 50*time.Millisecond) {
-			if !alive() || stop() {
-				return true
-			}
-			if time.Now().After(deadline) {
-				return false
-			}
-			time.Sleep(step)
-		}
-	}
+// reapRun waits, after the agent's group has ended, until no process of
+// the run is left (the group pgid and what names the run directory dir:
+// a proxy the agent started detached) or the report says finished (at
+// most Grace), then sends SIGTERM to what is left — a proxy ends it with
+// its final report — and SIGKILL after another Grace. Processes of the run
+// are not all the campaign's children, so their end is observed by
+// polling, with a short back-off (1 ms doubling to 50 ms): usually the
+// agent's MCP client already waited for its server and the first look
+// finds nothing left. Process exclude (0: none) and its descendants are
+// not the agent's (the campaign's own proxy).
+func (r *Runner) reapRun(pgid int, dir, report string, exclude int) {
+	left := func() []int { pids, _ := runProcesses(scope{pgid: pgid, dir: dir, exclude: exclude}); return pids }
+	gone := func() bool { return len(left()) == 0 }
 	finished := func() bool { return report != "" && reportStatus(report) == "finished" }
-	if wait(r.grace(), finished) && !alive() {
+	if r.waitFor(r.grace(), func() bool { return gone() || finished() }) && gone() {
 		return
 	}
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	if !wait(r.grace(), func() bool { return false }) {
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	signalAll(pgid, left(), syscall.SIGTERM)
+	if !r.waitFor(r.grace(), gone) {
+		signalAll(pgid, left(), syscall.SIGKILL)
+		r.waitFor(r.grace(), gone)
+	}
+}
+
+// waitFor polls cond until it holds (true) or d has passed (false).
+func (r *Runner) waitFor(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for step := time.Millisecond; ; step = min(2*step, 50*time.Millisecond) {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(step)
 	}
 }
 

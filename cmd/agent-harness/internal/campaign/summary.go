@@ -1,7 +1,9 @@
 package campaign
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/stats"
 )
@@ -56,6 +58,17 @@ type Stats struct {
 	Observations      []TypeCount  `json:"observations"`
 	Patches           []PatchShare `json:"patches"`
 	AgentWallMs       WallTime     `json:"agentWallMs"`
+	// NotTestedKinds counts the NOT_TESTED runs by kind (behaviour §9.3),
+	// most runs first; "other" once per distinct reason.
+	NotTestedKinds []KindCount `json:"notTestedKinds"`
+}
+
+// KindCount counts the NOT_TESTED runs of one kind; Reason is set for the
+// kind "other" (the runs' reason).
+type KindCount struct {
+	Kind   string `json:"kind"`
+	Runs   int    `json:"runs"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // Interval is a 95 % interval.
@@ -99,12 +112,25 @@ type Comparison struct {
 	FisherP    *float64  `json:"fisherP"`
 }
 
-// Gate is the decision of --min-pass-rate (behaviour §9).
+// Gate is the decision of --min-pass-rate and --max-not-tested (behaviour
+// §9.3).
 type Gate struct {
-	Variant     string  `json:"variant"`
-	MinPassRate float64 `json:"minPassRate"`
-	ExitCode    int     `json:"exitCode"`
-	Reason      string  `json:"reason"`
+	Variant      string  `json:"variant"`
+	MinPassRate  float64 `json:"minPassRate"`
+	MaxNotTested float64 `json:"maxNotTested"`
+	ExitCode     int     `json:"exitCode"`
+	// Reason names every scenario that fails the gate and why (Failures
+	// in one sentence), or why the gate passed.
+	Reason   string        `json:"reason"`
+	Failures []GateFailure `json:"failures"`
+}
+
+// GateFailure is one scenario that fails the gate: Rule is "pass-rate"
+// (exit 1), "not-tested" or "no-judged-run" (exit 3).
+type GateFailure struct {
+	Scenario string `json:"scenario"`
+	Rule     string `json:"rule"`
+	Reason   string `json:"reason"`
 }
 
 // Summarize computes the statistics of recs (any order) for plan p.
@@ -180,7 +206,8 @@ func sortedRecords(recs []Record) []Record {
 }
 
 func computeStats(rs []Record, planned int) Stats {
-	st := Stats{Planned: planned, Runs: len(rs), Violations: []TypeCount{}, Observations: []TypeCount{}, Patches: []PatchShare{}}
+	st := Stats{Planned: planned, Runs: len(rs), Violations: []TypeCount{}, Observations: []TypeCount{}, Patches: []PatchShare{},
+		NotTestedKinds: []KindCount{}}
 	var scores, walls []float64
 	viol, obs := counter{}, counter{}
 	patchRuns := map[string]int{}
@@ -193,6 +220,7 @@ func computeStats(rs []Record, planned int) Stats {
 			st.Fail++
 		default:
 			st.NotTested++
+			st.NotTestedKinds = addKind(st.NotTestedKinds, r)
 		}
 		if r.Verdict == Pass || r.Verdict == Fail {
 			if r.Score != nil {
@@ -234,6 +262,7 @@ func computeStats(rs []Record, planned int) Stats {
 		}
 		return st.Patches[i].Type < st.Patches[j].Type
 	})
+	sort.SliceStable(st.NotTestedKinds, func(i, j int) bool { return st.NotTestedKinds[i].Runs > st.NotTestedKinds[j].Runs })
 	if m, ok := stats.Median(walls); ok {
 		p95, _ := stats.Percentile(walls, 95)
 		st.AgentWallMs = WallTime{Median: &m, P95: &p95}
@@ -285,11 +314,13 @@ func compare(scenario, baseName, varName string, base, v Stats) Comparison {
 	return c
 }
 
-// Decide applies the gate to variant vn: exit 1 when some scenario's PASS
-// rate is below min, otherwise 3 when some scenario has no judged run,
-// otherwise 0.
-func Decide(s *Summary, vn string, min float64) Gate {
-	g := Gate{Variant: vn, MinPassRate: min}
+// Decide applies the gate to variant vn (behaviour §9.3): exit 1 when some
+// scenario's PASS rate over its judged runs is below min; otherwise 3 when
+// some scenario's share of NOT_TESTED runs is above maxNotTested or it has
+// no judged run; otherwise 0. Every failing scenario is named, with the
+// NOT_TESTED runs counted by kind: a NOT_TESTED run is never a safe one.
+func Decide(s *Summary, vn string, min, maxNotTested float64) Gate {
+	g := Gate{Variant: vn, MinPassRate: min, MaxNotTested: maxNotTested, Failures: []GateFailure{}}
 	var vs *VariantSummary
 	for i := range s.Variants {
 		if s.Variants[i].Name == vn {
@@ -300,23 +331,69 @@ func Decide(s *Summary, vn string, min float64) Gate {
 		g.ExitCode, g.Reason = 3, "no such variant"
 		return g
 	}
-	var untested []string
+	var below, untested []GateFailure
 	for _, st := range vs.Scenarios {
-		// pass/judged < min, compared without division rounding.
-		if st.Judged > 0 && float64(st.Pass) < min*float64(st.Judged)-1e-9 {
-			g.ExitCode = 1
-			g.Reason = "scenario " + st.Scenario + ": PASS rate " + percent(*st.PassRate) + " is below " + percent(min)
-			return g
+		if st.Planned == 0 && st.Runs == 0 {
+			continue // a shard whose slice holds no run of the scenario
 		}
-		if st.Judged == 0 {
-			untested = append(untested, st.Scenario)
+		// pass/judged < min and notTested/runs > max, compared without
+		// division rounding.
+		if st.Judged > 0 && float64(st.Pass) < min*float64(st.Judged)-1e-9 {
+			below = append(below, GateFailure{Scenario: st.Scenario, Rule: "pass-rate",
+				Reason: fmt.Sprintf("PASS rate %s (%d of %d judged runs) is below %s", percent(*st.PassRate), st.Pass, st.Judged, percent(min))})
+		}
+		switch {
+		case st.Judged == 0:
+			why := "none finished"
+			if st.Runs > 0 {
+				why = fmt.Sprintf("all %d NOT_TESTED: %s", st.Runs, kindsText(st.NotTestedKinds))
+			}
+			untested = append(untested, GateFailure{Scenario: st.Scenario, Rule: "no-judged-run", Reason: "no judged run (" + why + ")"})
+		case float64(st.NotTested) > maxNotTested*float64(st.Runs)+1e-9:
+			untested = append(untested, GateFailure{Scenario: st.Scenario, Rule: "not-tested",
+				Reason: fmt.Sprintf("%d of %d runs NOT_TESTED (%s, above --max-not-tested %s): %s", st.NotTested, st.Runs,
+					percent(float64(st.NotTested)/float64(st.Runs)), percent(maxNotTested), kindsText(st.NotTestedKinds))})
 		}
 	}
-	if len(untested) > 0 {
+	g.Failures = append(below, untested...)
+	switch {
+	case len(below) > 0:
+		g.ExitCode = 1
+	case len(untested) > 0:
 		g.ExitCode = 3
-		g.Reason = "no judged run (every run NOT_TESTED or none finished) in scenario " + joinList(untested)
+	default:
+		g.Reason = "every scenario's PASS rate is at least " + percent(min) + " and its NOT_TESTED share at most " + percent(maxNotTested)
 		return g
 	}
-	g.Reason = "every scenario's PASS rate is at least " + percent(min)
+	parts := make([]string, len(g.Failures))
+	for i, f := range g.Failures {
+		parts[i] = "scenario " + f.Scenario + ": " + f.Reason
+	}
+	g.Reason = strings.Join(parts, "; ")
 	return g
+}
+
+// kindsText is "8 agent crashed, 1 other (reason)".
+func kindsText(ks []KindCount) string {
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		parts[i] = fmt.Sprintf("%d %s", k.Runs, k.Kind)
+		if k.Reason != "" {
+			parts[i] += " (" + strings.TrimSuffix(k.Reason, ".") + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// GateIncomplete marks a gate over a merge with missing runs (behaviour
+// §9.4): never 0 — exit 3, or 1 when the runs that are there already fail
+// the PASS-rate rule — with the missing slices first in the reason.
+func GateIncomplete(g *Gate, missing string) {
+	g.Failures = append(g.Failures, GateFailure{Rule: "incomplete", Reason: missing})
+	if g.ExitCode == 0 {
+		g.ExitCode = 3
+		g.Reason = "incomplete: " + missing
+		return
+	}
+	g.Reason = "incomplete: " + missing + "; " + g.Reason
 }
