@@ -3,7 +3,7 @@ module github.com/cuonztech/agent-harness
 go 1.26.0
 
 require (
-	github.com/cuonztech/agent-harness/sdk v0.0.0-00010101000000-000000000000
+	github.com/cuonztech/agent-harness/sdk v0.1.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/spf13/pflag v1.1.0
 	github.com/tetratelabs/wazero v1.12.0
@@ -20,7 +20,3 @@ require (
 	golang.org/x/sys v0.44.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
-
-// The guest SDK is its own module (a plugin's module graph holds it alone);
-// this repository builds against the checkout. See RATIONALE.md.
-replace github.com/cuonztech/agent-harness/sdk => ./sdk

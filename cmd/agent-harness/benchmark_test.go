@@ -63,7 +63,7 @@ func TestParseBenchmarkFlagsErrors(t *testing.T) {
 		{"shorthand", []string{"-r", "3"}, "unknown shorthand flag"},
 		{"unknown flag close to a known one", []string{"--scenario", "F1"}, `unknown flag "--scenario" (did you mean --scenarios?)`},
 		{"unknown flag with swapped letters", []string{"--rnus", "2"}, `unknown flag "--rnus" (did you mean --runs?)`},
-		{"report-file in a missing directory", []string{"--report-file", "/nonexistent-dir/r.json"}, "flag --report-file: checking report file /nonexistent-dir/r.json: directory:"},
+		{"report-file in a missing directory", []string{"--report-file", "/nonexistent-dir/r.json"}, "flag --report-file: checking report file /nonexistent-dir/r.json: directory /nonexistent-dir does not exist"},
 		{"report-file a directory", []string{"--report-file", "/"}, "flag --report-file: checking report file /:"},
 		{"report-file on a pseudo file system", []string{"--report-file", "/proc/self/x.json"}, "flag --report-file: checking report file /proc/self/x.json"},
 		{"report-file empty", []string{"--report-file="}, "--report-file has an empty value"},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/campaign"
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
 
 // campaignOptions are the validated flags of `agent-harness campaign`.
@@ -380,7 +381,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("cannot find the agent-harness binary to start as proxy: %w", err)
 	}
 	if err := campaign.PrepareOut(out, &o.plan); err != nil {
-		if errors.Is(err, campaign.ErrPlanMismatch) {
+		if errors.Is(err, campaign.ErrPlanMismatch) || errors.Is(err, reportfile.ErrNoDirectory) {
 			return usagef("flag --out: %s", err)
 		}
 		return fmt.Errorf("flag --out: %w", err)

@@ -282,8 +282,8 @@ func TestCommandLineErrors(t *testing.T) {
 		{"subcommand did-you-mean", []string{"proxi"},
 			`[agent-harness] unknown command or flag "proxi" (did you mean proxy?); run "agent-harness --help"`},
 		{"benchmark report file in a missing directory", []string{"benchmark", "--report-file", filepath.Join(dir, "missing", "r.json")},
-			"[agent-harness] benchmark: flag --report-file: checking report file " + filepath.Join(dir, "missing", "r.json") + ": directory: lstat " +
-				filepath.Join(dir, "missing") + ": no such file or directory"},
+			"[agent-harness] benchmark: flag --report-file: checking report file " + filepath.Join(dir, "missing", "r.json") + ": directory " +
+				filepath.Join(dir, "missing") + " does not exist"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -47,7 +47,8 @@ Flags:
   --dir DIR         directory to write (default ./NAME)
   --module PATH     module path (default example.com/NAME)
   --sdk DIR         build against the SDK module in DIR (e.g. a checkout's
-                    sdk/) through a replace line, instead of "go get"
+                    sdk/) through a replace line, instead of the published
+                    SDK released with this binary
   --help            show this help
 `
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/skeleton"
@@ -22,6 +23,11 @@ func runPluginNew(args []string, stdout io.Writer) error {
 	if err != nil {
 		return withUsage(err, func() string { return pluginNewUsage })
 	}
+	if f.opts.SDKDir == "" {
+		// The published SDK released with this binary (behaviour §12.5).
+		info, _ := debug.ReadBuildInfo()
+		f.opts.SDKVersion = skeleton.SDKVersion(info)
+	}
 	files, err := skeleton.Generate(f.opts)
 	if err != nil {
 		return usagef("%s", err)
@@ -36,7 +42,7 @@ func runPluginNew(args []string, stdout io.Writer) error {
 	wasm := f.opts.Name + ".wasm"
 	fmt.Fprintf(stdout, "Wrote %s: %s (%s hook).\nNext:\n  cd %s\n", f.dir, strings.Join(names, ", "), f.opts.Hook, f.dir)
 	if f.opts.SDKDir == "" {
-		fmt.Fprintf(stdout, "  go get %s\n", skeleton.SDKModule)
+		fmt.Fprintf(stdout, "  go mod tidy\n")
 	}
 	fmt.Fprintf(stdout, "  go test ./...\n  GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o %s .\n  agent-harness plugin inspect %s\n", wasm, wasm)
 	return nil

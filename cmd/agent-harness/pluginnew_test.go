@@ -29,7 +29,7 @@ func TestPluginNew(t *testing.T) {
 	}{
 		{name: "classifier", args: []string{"new", "hotel", "--hook", "classifier"}, code: exitOK, files: "hotel",
 			stdout: "Wrote hotel: go.mod, main.go, main_test.go, README.md (classifier hook).\nNext:\n  cd hotel\n" +
-				"  go get github.com/cuonztech/agent-harness/sdk\n  go test ./...\n" +
+				"  go mod tidy\n  go test ./...\n" +
 				"  GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o hotel.wasm .\n  agent-harness plugin inspect hotel.wasm\n"},
 		{name: "dir and sdk", args: []string{"new", "--hook=fault", "--dir", "sub/x", "--sdk", sdkDir, "flaky"}, code: exitOK, files: "sub/x",
 			stdout: "Wrote sub/x: go.mod, main.go, main_test.go, README.md (fault hook).\nNext:\n  cd sub/x\n  go test ./...\n" +

@@ -32,7 +32,12 @@ func TestNewScenarioReportTarget(t *testing.T) {
 		{"absent file", filepath.Join(dir, "report.json"), exitOK, ""},
 		{"/dev/null", "/dev/null", exitUsage, "[agent-harness] proxy: flag --report-file: checking report file /dev/null: /dev/null is a character device, not a regular file"},
 		{"directory", dir, exitUsage, "is a directory, not a regular file"},
-		{"missing directory", filepath.Join(dir, "no", "r.json"), exitUsage, "flag --report-file: "},
+		{"missing directories are created", filepath.Join(dir, "no", "r.json"), exitOK, ""},
+		{"a parent is a file", filepath.Join(dir, "file", "r.json"), exitUsage,
+			"[agent-harness] proxy: flag --report-file: checking report file " + filepath.Join(dir, "file", "r.json") + ": " + filepath.Join(dir, "file") + " is a file, not a directory"},
+	}
+	if err := os.WriteFile(filepath.Join(dir, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

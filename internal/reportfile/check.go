@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // maxLinks bounds symlink resolution, like the kernel's ELOOP limit.
@@ -54,7 +55,7 @@ func resolve(path string) (string, fs.FileInfo, error) {
 		}
 		realDir, err := filepath.EvalSymlinks(dir)
 		if err != nil {
-			return "", nil, fmt.Errorf("checking report file %s: directory: %w", path, err)
+			return "", nil, dirError(path, err)
 		}
 		q := filepath.Join(realDir, base)
 		fi, err := os.Lstat(q)
@@ -80,6 +81,21 @@ func resolve(path string) (string, fs.FileInfo, error) {
 		p = link
 	}
 	return "", nil, fmt.Errorf("checking report file %s: too many levels of symbolic links", path)
+}
+
+// dirError says in plain words why the directory of a target could not be
+// resolved: "directory out does not exist", "notes is not a directory".
+func dirError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		switch {
+		case errors.Is(pe.Err, fs.ErrNotExist):
+			return fmt.Errorf("checking report file %s: directory %s does not exist", path, pe.Path)
+		case errors.Is(pe.Err, syscall.ENOTDIR):
+			return fmt.Errorf("checking report file %s: %s is not a directory", path, pe.Path)
+		}
+	}
+	return fmt.Errorf("checking report file %s: directory: %w", path, err)
 }
 
 // splitLast splits p at its last separator, without cleaning: "a/../b"

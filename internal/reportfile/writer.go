@@ -49,8 +49,12 @@ type Writer struct {
 	open   func(name string, perm fs.FileMode) (file, error) // openInPlace; replaced in tests
 }
 
-// New checks path (see Check) and returns a Writer for its final target.
+// New creates the missing parent directories of path and checks it (see
+// Prepare), and returns a Writer for its final target.
 func New(path string, opts Options) (*Writer, error) {
+	if err := makeParents(path); err != nil {
+		return nil, err
+	}
 	target, fi, err := resolve(path)
 	if err != nil {
 		return nil, err

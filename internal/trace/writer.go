@@ -28,10 +28,11 @@ type Writer struct {
 }
 
 // Create replaces the file at path (a regular file or nothing yet, as for
-// --report-file) with a trace whose header is h, and returns its writer.
-// Times of later lines count from start.
+// --report-file; missing parent directories are created) with a trace
+// whose header is h, and returns its writer. Times of later lines count
+// from start.
 func Create(path string, h Header, start time.Time) (*Writer, error) {
-	if err := reportfile.Check(path); err != nil {
+	if err := reportfile.Prepare(path); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)

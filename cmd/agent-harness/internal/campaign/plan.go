@@ -14,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
 
 // PlanVersion is the version of plan.json's shape.
@@ -176,6 +178,11 @@ func LoadPlan(out string) (*Plan, error) {
 // with another plan, or other files and no plan, is an error wrapping
 // ErrPlanMismatch.
 func PrepareOut(out string, p *Plan) error {
+	// Missing parents are made first (behaviour §5.2); a file in the way is
+	// named in plain words, wrapping reportfile.ErrNoDirectory.
+	if err := reportfile.MakeDir(out); err != nil {
+		return err
+	}
 	old, err := LoadPlan(out)
 	switch {
 	case err == nil:
@@ -188,9 +195,6 @@ func PrepareOut(out string, p *Plan) error {
 	}
 	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
 		return fmt.Errorf("%w: %s is not empty and holds no plan.json (not a campaign directory)", ErrPlanMismatch, out)
-	}
-	if err := os.MkdirAll(out, 0o777); err != nil {
-		return err
 	}
 	return writeAtomic(planFile(out), encodePlan(p))
 }

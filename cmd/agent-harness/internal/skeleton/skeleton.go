@@ -13,6 +13,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"text/template"
@@ -20,6 +22,36 @@ import (
 
 // SDKModule is the module path of the guest SDK.
 const SDKModule = "github.com/cuonztech/agent-harness/sdk"
+
+// DefaultSDKVersion is the SDK version a skeleton requires when the binary
+// carries no release version of its own (a build from a checkout, go run):
+// the version the root go.mod requires, which the repository tags as
+// sdk/vX.Y.Z together with vX.Y.Z (behaviour §12.5; a test keeps the two
+// equal).
+const DefaultSDKVersion = "v0.1.0"
+
+// rootModule is the module path of agent-harness itself.
+const rootModule = "github.com/cuonztech/agent-harness"
+
+// pseudoVersion matches the tail every Go pseudo-version ends with: a
+// 14-digit UTC time and a 12-digit commit hash.
+var pseudoVersion = regexp.MustCompile(`[0-9]{14}-[0-9a-f]{12}$`)
+
+// SDKVersion is the SDK version matching the running binary: its module
+// version when that is a release (go install …@vX.Y.Z stamps vX.Y.Z, and
+// the SDK is tagged at the same version), DefaultSDKVersion for anything
+// else — no build information, "(devel)", a pseudo-version, a "+dirty"
+// build, or a binary of another main module.
+func SDKVersion(info *debug.BuildInfo) string {
+	if info == nil || info.Main.Path != rootModule {
+		return DefaultSDKVersion
+	}
+	v := info.Main.Version
+	if !strings.HasPrefix(v, "v") || strings.Contains(v, "+") || pseudoVersion.MatchString(v) {
+		return DefaultSDKVersion
+	}
+	return v
+}
 
 // Hooks are the hook names `plugin new --hook` accepts, in help order.
 var Hooks = []string{"equivalence", "classifier", "fault"}
@@ -42,6 +74,10 @@ type Options struct {
 	// SDKDir, when set, is an absolute directory holding the SDK module:
 	// go.mod then requires the SDK through a replace line to it.
 	SDKDir string
+	// SDKVersion is the published SDK version go.mod requires when SDKDir
+	// is empty; default DefaultSDKVersion (the command passes SDKVersion
+	// of its build information).
+	SDKVersion string
 }
 
 // File is one generated file.
@@ -139,9 +175,12 @@ func Generate(o Options) ([]File, error) {
 	if err := CheckModule(o.Module); err != nil {
 		return nil, err
 	}
+	if o.SDKVersion == "" {
+		o.SDKVersion = DefaultSDKVersion
+	}
 	data := struct {
-		Name, Hook, Module, SDKDir, Fault string
-	}{o.Name, o.Hook, o.Module, goModPath(o.SDKDir), FaultName}
+		Name, Hook, Module, SDKDir, SDKVersion, Fault string
+	}{o.Name, o.Hook, o.Module, goModPath(o.SDKDir), o.SDKVersion, FaultName}
 	plan := []struct{ out, tmpl string }{
 		{"go.mod", "go.mod.tmpl"},
 		{"main.go", o.Hook + ".go.tmpl"},

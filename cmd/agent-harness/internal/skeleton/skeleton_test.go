@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,7 +82,7 @@ func TestGenerate(t *testing.T) {
 			if want := []string{"go.mod", "main.go", "main_test.go", "README.md"}; !slices.Equal(names, want) {
 				t.Fatalf("files %v, want %v", names, want)
 			}
-			if want := "module example.com/hotel-x\n\ngo 1.26.0\n"; got["go.mod"] != want {
+			if want := "module example.com/hotel-x\n\ngo 1.26.0\n\nrequire github.com/cuonztech/agent-harness/sdk " + DefaultSDKVersion + "\n"; got["go.mod"] != want {
 				t.Errorf("go.mod without --sdk:\n%s\nwant:\n%s", got["go.mod"], want)
 			}
 			for _, name := range []string{"main.go", "main_test.go"} {
@@ -108,7 +109,7 @@ func TestGenerate(t *testing.T) {
 				t.Errorf("main.go does not register the plugin name:\n%s", got["main.go"])
 			}
 			readme := got["README.md"]
-			for _, want := range []string{"# hotel-x — an agent-harness plugin (" + hook + ")", "go get " + SDKModule, "-o hotel-x.wasm", "agent-harness plugin inspect hotel-x.wasm"} {
+			for _, want := range []string{"# hotel-x — an agent-harness plugin (" + hook + ")", "go mod tidy", "downloads the SDK " + DefaultSDKVersion, "-o hotel-x.wasm", "agent-harness plugin inspect hotel-x.wasm"} {
 				if !strings.Contains(readme, want) {
 					t.Errorf("README lacks %q:\n%s", want, readme)
 				}
@@ -130,8 +131,8 @@ func TestGenerateSDKDir(t *testing.T) {
 	if got := string(files[0].Data); got != want {
 		t.Errorf("go.mod:\n%s\nwant:\n%s", got, want)
 	}
-	if strings.Contains(string(files[3].Data), "go get") {
-		t.Errorf("README with --sdk still says go get:\n%s", files[3].Data)
+	if strings.Contains(string(files[3].Data), "go mod tidy") {
+		t.Errorf("README with --sdk still says go mod tidy:\n%s", files[3].Data)
 	}
 	// A directory with spaces or backslashes is quoted as go.mod wants.
 	files, err = Generate(Options{Name: "p", Hook: "fault", SDKDir: `C:\My Work\sdk`})
@@ -140,6 +141,65 @@ func TestGenerateSDKDir(t *testing.T) {
 	}
 	if want := `replace github.com/cuonztech/agent-harness/sdk => "C:\\My Work\\sdk"` + "\n"; !strings.HasSuffix(string(files[0].Data), want) {
 		t.Errorf("go.mod:\n%s\nwant the quoted path %s", files[0].Data, want)
+	}
+}
+
+// TestGenerateSDKVersion: without --sdk the skeleton requires the given
+// published SDK version, with no replace line.
+func TestGenerateSDKVersion(t *testing.T) {
+	files, err := Generate(Options{Name: "p", Hook: "classifier", SDKVersion: "v1.4.2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "module example.com/p\n\ngo 1.26.0\n\nrequire github.com/cuonztech/agent-harness/sdk v1.4.2\n"
+	if got := string(files[0].Data); got != want {
+		t.Errorf("go.mod:\n%s\nwant:\n%s", got, want)
+	}
+	if !strings.Contains(string(files[3].Data), "go mod tidy                                       # once: downloads the SDK v1.4.2, writes go.sum") {
+		t.Errorf("README does not name the SDK version:\n%s", files[3].Data)
+	}
+}
+
+// TestSDKVersion: the skeleton's SDK version is the binary's own release
+// version (the repository tags vX.Y.Z and sdk/vX.Y.Z together), and
+// DefaultSDKVersion whenever the build information names no release.
+func TestSDKVersion(t *testing.T) {
+	main := func(path, v string) *debug.BuildInfo {
+		return &debug.BuildInfo{Main: debug.Module{Path: path, Version: v}}
+	}
+	tests := []struct {
+		name string
+		info *debug.BuildInfo
+		want string
+	}{
+		{"go install @v0.3.1", main(rootModule, "v0.3.1"), "v0.3.1"},
+		{"a pre-release tag", main(rootModule, "v0.4.0-rc.1"), "v0.4.0-rc.1"},
+		{"no build information", nil, DefaultSDKVersion},
+		{"devel", main(rootModule, "(devel)"), DefaultSDKVersion},
+		{"empty", main(rootModule, ""), DefaultSDKVersion},
+		{"pseudo-version", main(rootModule, "v0.0.0-20261201203000-0e7dd12a1b2c"), DefaultSDKVersion},
+		{"pseudo-version after a tag", main(rootModule, "v0.1.1-0.20261201203000-0e7dd12a1b2c"), DefaultSDKVersion},
+		{"dirty tree", main(rootModule, "v0.3.1+dirty"), DefaultSDKVersion},
+		{"another main module", main("example.com/wrapper", "v2.0.0"), DefaultSDKVersion},
+	}
+	for _, tt := range tests {
+		if got := SDKVersion(tt.info); got != tt.want {
+			t.Errorf("%s: SDKVersion = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestDefaultSDKVersionIsTheRequirement: DefaultSDKVersion is the SDK
+// version the root go.mod requires, so a build from a checkout generates
+// skeletons that require the SDK the checkout is released with.
+func TestDefaultSDKVersionIsTheRequirement(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "\t" + SDKModule + " " + DefaultSDKVersion + "\n"
+	if !strings.Contains(string(b), want) {
+		t.Errorf("the root go.mod does not require %s %s:\n%s", SDKModule, DefaultSDKVersion, b)
 	}
 }
 
