@@ -129,3 +129,30 @@ func TestRed1IdempotencyKeyReplaysPost(t *testing.T) {
 		t.Errorf("the call's answer is an executed result (judged one execution) after %d executions: %s", executed.Load(), got[0])
 	}
 }
+
+// TestRed1RetryAfterBreaksMarkedAnswer: the 429's Retry-After value is
+// copied into the proxy's own not-executed answer through strconv.Quote,
+// which writes Go escapes (\x01, \xff, \x7f) that are not JSON. The
+// marked answer — carrying relay.NotExecutedMark, the per-process secret —
+// is then invalid JSON: the relay does not match it to the call (which
+// waits for --upstream-timeout and becomes unknown) and forwards the line
+// "unchanged" to the agent, secret included (RATIONALE: the secret "never
+// leaves the process"). Expected: a valid JSON answer, the mark removed
+// before the agent sees anything.
+func TestRed1RetryAfterBreaksMarkedAnswer(t *testing.T) {
+	for _, ra := range []string{"1\x01", "\xff", "2\x7f"} {
+		t.Run(fmt.Sprintf("%q", ra), func(t *testing.T) {
+			srv, _ := red1Server(t, func(_ int, _ string, w http.ResponseWriter, _ *http.Request) {
+				w.Header()["Retry-After"] = []string{ra}
+				http.Error(w, "slow down", http.StatusTooManyRequests)
+			})
+			m := roundTrip(t, Options{URL: srv.URL + "/mcp"}, callMsg, 10*time.Second)
+			if !json.Valid([]byte(m)) {
+				t.Errorf("the Conn's own answer to a 429 is not JSON: %s", m)
+			}
+			if !strings.Contains(m, "Retry-After") {
+				t.Fatalf("the Retry-After did not reach the answer (the client refused the header?): %s", m)
+			}
+		})
+	}
+}
