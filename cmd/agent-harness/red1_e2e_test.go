@@ -201,3 +201,39 @@ func TestRed1RetryAfterLeaksSecretWrongPass(t *testing.T) {
 		t.Errorf("wrong PASS: operations %+v, the upstream executed the booking %d times", r.Report.Operations, f.executed.Load())
 	}
 }
+
+// TestRed1StatusWithResultBody: the upstream executes the booking and
+// answers HTTP 429 (or 400) whose body is the JSON-RPC result of that very
+// call ("booked", no isError) — e.g. a quota middleware that sets the
+// status after the handler ran. The proxy never reads the body: the
+// attempt is upstream-not-executed, the agent re-sends, it executes
+// again: PASS with one execution, two at the upstream. RATIONALE (2)
+// trusts the status because "no proxy can tell"; here the proxy holds the
+// proof of execution (a result for the call's own id) and discards it.
+// Expected (conservative reading): a body that answers the call is not a
+// proof that no tool ran — unknown, or executed.
+func TestRed1StatusWithResultBody(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	for _, status := range []int{http.StatusTooManyRequests, http.StatusBadRequest} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			f := newFakeMCP(t)
+			f.onCall = func(n int, id string, w http.ResponseWriter, _ *http.Request) bool {
+				if n > 1 {
+					return false
+				}
+				f.executed.Add(1)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(status)
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"booked"}]}}`, id)
+				return true
+			}
+			answers, r, _ := runFake(t, f, 2, nil)
+			t.Logf("answers: %s / %s", answers[0], answers[1])
+			if r.Verdict == "PASS" && f.executed.Load() > 1 {
+				t.Errorf("wrong PASS: operations %+v, the upstream executed %d times", r.Report.Operations, f.executed.Load())
+			}
+		})
+	}
+}
