@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -154,5 +155,55 @@ func TestRed1RetryAfterBreaksMarkedAnswer(t *testing.T) {
 				t.Fatalf("the Retry-After did not reach the answer (the client refused the header?): %s", m)
 			}
 		})
+	}
+}
+
+// TestRed1PartialEventAtStreamEnd: the POST's event stream sends the
+// priming event e0, then the answer's event e1 breaks off in its data
+// line (the connection dropped). The SSE parser dispatches the unfinished
+// event at the end of the body: its half JSON is handed to the relay
+// (which forwards invalid JSON "unchanged" to the agent, with the proxy's
+// upstream id) and e1 becomes the Last-Event-ID. A server that replays
+// after Last-Event-ID then never resends e1: the executed call ends
+// unknown at the timeout. An event is only dispatched at its blank line
+// (HTML SSE: "If the file ends in the middle of an event ... the event
+// is discarded"), so the resume should ask from e0 and get the answer.
+func TestRed1PartialEventAtStreamEnd(t *testing.T) {
+	var lastIDs []string
+	var mu sync.Mutex
+	full := `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"booked"}]}}`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			mu.Lock()
+			lastIDs = append(lastIDs, r.Header.Get("Last-Event-ID"))
+			mu.Unlock()
+			w.Header().Set("Content-Type", "text/event-stream")
+			if r.Header.Get("Last-Event-ID") == "e0" {
+				io.WriteString(w, "id: e1\ndata: "+full+"\n\n")
+			} // after e1: nothing new
+			return
+		}
+		io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "id: e0\nretry: 100\ndata: \n\nid: e1\ndata: "+full[:40])
+	}))
+	defer srv.Close()
+	c := New(Options{URL: srv.URL + "/mcp", Timeout: 2 * time.Second})
+	defer c.Close()
+	rd := newRed1Reader(c)
+	if err := c.WriteMessage([]byte(callMsg)); err != nil {
+		t.Fatal(err)
+	}
+	got := rd.next(2, 5*time.Second)
+	mu.Lock()
+	t.Logf("Last-Event-IDs sent: %q", lastIDs)
+	mu.Unlock()
+	if len(got) == 0 || got[0] != full {
+		t.Errorf("the relay got %q; want the answer %s", got, full)
+	}
+	for _, m := range got {
+		if !json.Valid([]byte(m)) {
+			t.Errorf("the relay got a message that is not JSON (half an event): %s", m)
+		}
 	}
 }
