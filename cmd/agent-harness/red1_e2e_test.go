@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -235,5 +236,47 @@ func TestRed1StatusWithResultBody(t *testing.T) {
 				t.Errorf("wrong PASS: operations %+v, the upstream executed %d times", r.Report.Operations, f.executed.Load())
 			}
 		})
+	}
+}
+
+// TestRed1AgentIdempotencyKeyReplayPass is TestRed1IdempotencyKeyReplayPass
+// with the header coming from an HTTP agent (--listen): an agent that
+// sends Idempotency-Key on its POSTs (httpagent forwards it as an
+// end-to-end header) turns every connection lost after the upstream read
+// a tools/call into a silent re-execution and a PASS.
+func TestRed1AgentIdempotencyKeyReplayPass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	f := newFakeMCP(t)
+	f.onCall = func(n int, _ string, w http.ResponseWriter, _ *http.Request) bool {
+		if n > 1 {
+			return false
+		}
+		f.executed.Add(1)
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			conn.Close()
+		}
+		return true
+	}
+	p := startHTTPProxy(t, "--upstream-url", f.url(), "--audit-tools", "off")
+	s := newRawSession(t, p.url)
+	s.extra = []string{"Idempotency-Key", "agent-booking-9"}
+	s.initialize()
+	for i, m := range []string{rpcRequest("2", "ping", "{}"), rpcRequest("3", "tools/call", bookingCall)} {
+		resp := s.post(m)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if i == 1 {
+			t.Logf("call answer: %d %s", resp.StatusCode, b)
+		}
+	}
+	p.stop(syscall.SIGTERM)
+	r, _ := readUpstreamReport(t, p.report)
+	if n := f.calls.Load(); n != 1 {
+		t.Errorf("the upstream got the agent's one tools/call %d times and executed it %d times", n, f.executed.Load())
+	}
+	if r.Verdict == "PASS" && f.executed.Load() > 1 {
+		t.Errorf("wrong PASS: operations %+v, the upstream executed %d times", r.Report.Operations, f.executed.Load())
 	}
 }
