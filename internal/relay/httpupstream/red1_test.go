@@ -141,7 +141,8 @@ func TestRed1IdempotencyKeyReplaysPost(t *testing.T) {
 // leaves the process"). Expected: a valid JSON answer, the mark removed
 // before the agent sees anything.
 func TestRed1RetryAfterBreaksMarkedAnswer(t *testing.T) {
-	for _, ra := range []string{"1\x01", "\xff", "2\x7f"} {
+	// \U000E0001 is valid UTF-8 that strconv.Quote writes as \U000e0001.
+	for _, ra := range []string{"1\x01", "\xff", "2\x7f", "3\U000E0001"} {
 		t.Run(fmt.Sprintf("%q", ra), func(t *testing.T) {
 			srv, _ := red1Server(t, func(_ int, _ string, w http.ResponseWriter, _ *http.Request) {
 				w.Header()["Retry-After"] = []string{ra}
