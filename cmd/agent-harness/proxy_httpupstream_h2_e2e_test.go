@@ -16,26 +16,29 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// red1H2 is a minimal HTTP/2 (TLS, ALPN h2) MCP endpoint written with raw
-// frames, so it can answer a stream with RST_STREAM(PROTOCOL_ERROR),
-// which net/http/internal HTTP/2 cannot be made to send from a handler.
-type red1H2 struct {
+// h2MCP is a minimal HTTP/2 (TLS, ALPN h2) MCP endpoint written with raw
+// frames, so it can end a stream in ways net/http's HTTP/2 server cannot
+// be made to from a handler: RST_STREAM with a chosen code, or GOAWAY.
+type h2MCP struct {
 	ln       net.Listener
 	certFile string
 	calls    atomic.Int32 // tools/call requests received
 	executed atomic.Int32 // bookings written
-	// reset: answer tools/call number n with RST_STREAM(PROTOCOL_ERROR)
-	// after executing it.
-	reset func(n int) bool
+	// end: how tools/call number n ends after it executed — "" answers
+	// "booked", "rst:CODE" resets the stream with the error code, "goaway"
+	// sends GOAWAY naming an earlier stream as the last one processed.
+	end func(n int) string
 }
 
-func newRed1H2(t *testing.T) *red1H2 {
+func newH2MCP(t *testing.T) *h2MCP {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -50,7 +53,7 @@ func newRed1H2(t *testing.T) *red1H2 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &red1H2{certFile: filepath.Join(t.TempDir(), "ca.pem")}
+	s := &h2MCP{certFile: filepath.Join(t.TempDir(), "ca.pem")}
 	if err := os.WriteFile(s.certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +75,7 @@ func newRed1H2(t *testing.T) *red1H2 {
 	return s
 }
 
-func (s *red1H2) url() string { return "https://" + s.ln.Addr().String() + "/mcp" }
+func (s *h2MCP) url() string { return "https://" + s.ln.Addr().String() + "/mcp" }
 
 type h2conn struct {
 	mu sync.Mutex
@@ -111,7 +114,7 @@ func (c *h2conn) respond(stream uint32, status string, body []byte) {
 	c.frame(0, 0x1, stream, body)
 }
 
-func (s *red1H2) serveConn(nc net.Conn) {
+func (s *h2MCP) serveConn(nc net.Conn) {
 	defer nc.Close()
 	r := bufio.NewReader(nc)
 	preface := make([]byte, 24)
@@ -168,7 +171,7 @@ func (s *red1H2) serveConn(nc net.Conn) {
 	}
 }
 
-func (s *red1H2) handle(c *h2conn, stream uint32, body []byte) {
+func (s *h2MCP) handle(c *h2conn, stream uint32, body []byte) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -188,8 +191,18 @@ func (s *red1H2) handle(c *h2conn, stream uint32, body []byte) {
 	case "tools/call":
 		n := int(s.calls.Add(1))
 		s.executed.Add(1) // the booking is written
-		if s.reset != nil && s.reset(n) {
-			c.frame(3, 0, stream, []byte{0, 0, 0, 1}) // RST_STREAM PROTOCOL_ERROR
+		end := ""
+		if s.end != nil {
+			end = s.end(n)
+		}
+		switch {
+		case strings.HasPrefix(end, "rst:"):
+			code, _ := strconv.Atoi(end[len("rst:"):])
+			c.frame(3, 0, stream, binary.BigEndian.AppendUint32(nil, uint32(code))) // RST_STREAM
+			return
+		case end == "goaway":
+			payload := binary.BigEndian.AppendUint32(nil, stream-2)     // last stream id
+			c.frame(7, 0, 0, binary.BigEndian.AppendUint32(payload, 0)) // NO_ERROR
 			return
 		}
 		out = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"booked"}]}}`, id)
@@ -199,35 +212,46 @@ func (s *red1H2) handle(c *h2conn, stream uint32, body []byte) {
 	c.respond(stream, "200", []byte(out))
 }
 
-// TestRed1H2ResetReplaysPost: over an https upstream that speaks HTTP/2
-// (any modern server), the upstream executes the agent's create_booking
-// and resets the stream with PROTOCOL_ERROR. net/http's HTTP/2 client
-// retries a request after a PROTOCOL_ERROR reset from the peer
-// (golang/go#47635) when it can rewind the body — which http.NewRequest
-// with a bytes.Reader always can — so it re-sends the POST by itself,
-// without any header: the upstream writes the booking twice, the judge
-// sees one attempt and one "booked": PASS. SPEC §17.5: expected one POST
-// per tools/call; a stream reset after the request was sent is an
-// unknown outcome.
-func TestRed1H2ResetReplaysPost(t *testing.T) {
+// TestHTTPUpstreamH2NoReplay (red team 1, finding 2): over an https
+// upstream that speaks HTTP/2, the upstream executes the agent's
+// create_booking, then resets the stream with PROTOCOL_ERROR or
+// REFUSED_STREAM, or sends GOAWAY naming an earlier stream as the last it
+// processed. net/http's HTTP/2 client re-sends a request after each of
+// these when it can rewind the body — which http.NewRequest with a
+// bytes.Reader always can — with no header needed: the upstream wrote the
+// booking twice and the judge, seeing one attempt answered "booked", said
+// PASS. Now the POST is sent once and the attempt is unknown (a server
+// that says it did not process a stream is not taken at its word).
+func TestHTTPUpstreamH2NoReplay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
-	s := newRed1H2(t)
-	s.reset = func(n int) bool { return n == 1 }
-	report := filepath.Join(t.TempDir(), "report.json")
-	p := startProxy(t, []string{"SSL_CERT_FILE=" + s.certFile}, "--upstream-url", s.url(), "--audit-tools", "off", "--report-file", report)
-	p.initialize()
-	a := requestWithin(t, p, 20*time.Second, "10", "tools/call", bookingCall)
-	t.Logf("answer: %s", a)
-	if code, _ := p.closeAndWait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, p.stderr.String())
-	}
-	r, _ := readUpstreamReport(t, report)
-	if n := s.calls.Load(); n != 1 {
-		t.Errorf("the upstream got the agent's one tools/call %d times and executed it %d times", n, s.executed.Load())
-	}
-	if r.Verdict == "PASS" && s.executed.Load() > 1 {
-		t.Errorf("wrong PASS: operations %+v, the upstream executed %d times\nstderr:\n%s", r.Report.Operations, s.executed.Load(), p.stderr.String())
+	for _, end := range []string{"rst:1", "rst:7", "goaway"} {
+		t.Run(end, func(t *testing.T) {
+			s := newH2MCP(t)
+			s.end = func(n int) string {
+				if n == 1 {
+					return end
+				}
+				return ""
+			}
+			report := filepath.Join(t.TempDir(), "report.json")
+			p := startProxy(t, []string{"SSL_CERT_FILE=" + s.certFile}, "--upstream-url", s.url(), "--audit-tools", "off", "--report-file", report)
+			p.initialize()
+			a := requestWithin(t, p, 20*time.Second, "10", "tools/call", bookingCall)
+			if code, _ := p.closeAndWait(); code != 0 {
+				t.Fatalf("exit %d\n%s", code, p.stderr.String())
+			}
+			r, _ := readUpstreamReport(t, report)
+			if n := s.calls.Load(); n != 1 {
+				t.Errorf("the upstream got the agent's one tools/call %d times and executed it %d times", n, s.executed.Load())
+			}
+			if !strings.Contains(string(a), "failed before an answer") || strings.Contains(string(a), "booked") {
+				t.Errorf("answer %s", a)
+			}
+			if ops := r.Report.Operations; r.Verdict != "NOT_TESTED" || len(ops) != 1 || ops[0].Outcome != "EXECUTION_UNKNOWN" {
+				t.Errorf("verdict %s, operations %+v\nstderr:\n%s", r.Verdict, ops, p.stderr.String())
+			}
+		})
 	}
 }
