@@ -514,3 +514,25 @@ func TestAnswerNotOneMessageUnknown(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamResumedAfterBareID: an event with an id and no data field is
+// not a message, but its id is the stream's last event id (WHATWG), so a
+// stream that ends after it is resumed from it.
+func TestStreamResumedAfterBareID(t *testing.T) {
+	var lastID atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if r.Method == http.MethodGet {
+			lastID.Store(r.Header.Get("Last-Event-ID"))
+			io.WriteString(w, "id: ev-2\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[]}}\n\n")
+			return
+		}
+		io.ReadAll(r.Body)
+		io.WriteString(w, "id: ev-1\nretry: 0\n\n")
+	}))
+	defer srv.Close()
+	m := roundTrip(t, Options{URL: srv.URL, Timeout: time.Minute}, callMsg, 20*time.Second)
+	if !strings.Contains(m, `"content":[]`) || lastID.Load() != "ev-1" {
+		t.Errorf("answer %s after Last-Event-ID %v", m, lastID.Load())
+	}
+}

@@ -47,9 +47,11 @@ func AppendEvent(dst []byte, id int64, msg []byte) []byte {
 // it: an event the body ends in the middle of (a dropped connection) is
 // discarded, never handed on half — so its id is not the stream's last
 // event id either, and a resumption asks for it again. An event without a
-// data field is not dispatched. Lines end with CRLF, LF or CR; a leading
-// byte order mark, comments and unknown fields are ignored. It returns the
-// read error (nil at the end of the body).
+// data field is not dispatched; when it carried an id field, fn gets that
+// id with an empty type and nil data (it only sets the stream's last
+// event id). Lines end with CRLF, LF or CR; a leading byte order mark,
+// comments and unknown fields are ignored. It returns the read error (nil
+// at the end of the body).
 func ReadEvents(r *bufio.Reader, fn func(id, typ string, data []byte) bool) error {
 	return ReadEventsRetry(r, fn, nil)
 }
@@ -105,6 +107,7 @@ type parser struct {
 	id, typ  string
 	data     []byte
 	seenData bool
+	seenID   bool // an id field since the last blank line
 }
 
 // line processes one line; false when fn asked to stop.
@@ -129,6 +132,7 @@ func (p *parser) line(line []byte) bool {
 	case "id":
 		if bytes.IndexByte(value, 0) < 0 {
 			p.id = string(value)
+			p.seenID = true
 		}
 	case "retry":
 		if allDigits(value) && p.retry != nil {
@@ -140,12 +144,16 @@ func (p *parser) line(line []byte) bool {
 	return true
 }
 
-// dispatch hands the event on at its blank line (none when it had no data
-// field) and empties the type and data buffers; the id stays.
+// dispatch hands the event on at its blank line (without a data field
+// only its id, if it had one) and empties the type and data buffers; the
+// id stays.
 func (p *parser) dispatch() bool {
-	typ, data, seen := p.typ, p.data, p.seenData
-	p.typ, p.data, p.seenData = "", nil, false
+	typ, data, seen, seenID := p.typ, p.data, p.seenData, p.seenID
+	p.typ, p.data, p.seenData, p.seenID = "", nil, false, false
 	if !seen {
+		if seenID {
+			return p.fn(p.id, "", nil)
+		}
 		return true
 	}
 	return p.fn(p.id, typOrMessage(typ), data)

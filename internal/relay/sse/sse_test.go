@@ -38,8 +38,8 @@ func TestReadEvents(t *testing.T) {
 // discarded — before, its half data was handed on and its id became the
 // stream's last event id, so a resumption skipped the answer. Also by the
 // rules: CR and CRLF end lines, a leading BOM is ignored, an event without
-// data is not dispatched, a retry field of anything but ASCII digits is
-// ignored.
+// data is not dispatched (one with an id gives only the id, the stream's
+// last event id), a retry field of anything but ASCII digits is ignored.
 func TestReadEventsDiscardsUnfinishedEvent(t *testing.T) {
 	for _, tc := range []struct {
 		name, in string
@@ -51,7 +51,8 @@ func TestReadEventsDiscardsUnfinishedEvent(t *testing.T) {
 		{"CR line ends", "data: a\r\rid: 2\rdata: b\r\r", []event{{"", "message", "a"}, {"2", "message", "b"}}},
 		{"CRLF line ends", "data: a\r\n\r\n", []event{{"", "message", "a"}}},
 		{"BOM", "\xef\xbb\xbfdata: a\n\n", []event{{"", "message", "a"}}},
-		{"no data field", "id: 3\nevent: x\n\ndata: b\n\n", []event{{"3", "message", "b"}}},
+		{"no data field", "event: x\n\ndata: b\n\n", []event{{"", "message", "b"}}},
+		{"an id without data", "id: 3\nevent: x\n\ndata: b\n\n", []event{{"3", "", ""}, {"3", "message", "b"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := readAll(t, tc.in); !slices.Equal(got, tc.want) {
