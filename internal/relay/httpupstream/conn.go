@@ -8,13 +8,15 @@
 // HTTP errors become answers the relay judges (the relay sees messages
 // only):
 //   - 400, 401, 403, 405, 415, 429, and 404 to a request that carried no
-//     session id, prove the request never reached a tool: a tools/call
-//     gets an isError result naming the status, marked with
-//     relay.NotExecutedMark (judged not executed), another request a
-//     JSON-RPC error;
+//     session id, prove the request never reached a tool — unless the
+//     body holds a response to the call that is not an error, or cannot
+//     be read to its end: a tools/call gets an isError result naming the
+//     status, marked with relay.NotExecutedMark (judged not executed),
+//     another request a JSON-RPC error;
 //   - any other status (also a redirect: redirects are never followed), a
 //     connection that fails before the answer, a body shorter than its
-//     Content-Length, a stream that ends without the answer and cannot be
+//     Content-Length, an answer that is not one JSON-RPC message (a
+//     batch, text), a stream that ends without the answer and cannot be
 //     resumed: the outcome is unknown, a tools/call gets an isError result
 //     marked unknown, another request a JSON-RPC error;
 //   - 404 to a request that carried the session id: the upstream session
@@ -25,6 +27,9 @@
 // An event stream that ends after an event id without the answer (the
 // 2025-11-25 polling style, or a dropped connection) is resumed with GET
 // and Last-Event-ID until the answer arrives or Options.Timeout passes.
+//
+// A request is sent once: net/http never re-sends it by itself
+// (newRequest), and the Conn never does.
 package httpupstream
 
 import (
