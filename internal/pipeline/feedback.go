@@ -154,6 +154,8 @@ func upstreamDid(ev judge.Event) string {
 		return "executed upstream, and the agent got the upstream's answer"
 	case judge.UpstreamRejected:
 		return "the upstream answered isError, and the agent got that answer"
+	case judge.UpstreamNotExecuted:
+		return "not executed upstream (its HTTP status proves the call did not reach a tool), and the agent got an isError result naming the status"
 	}
 	if ev.Detail != "" {
 		return "whether the upstream executed it is unknown (" + ev.Detail + ")"

@@ -82,6 +82,13 @@ func TestFeedbackLines(t *testing.T) {
 			action: fault.Action{Kind: fault.Pass, Scenario: "F4"},
 			calls:  []relay.Response{{Result: json.RawMessage(rejected)}},
 			want:   []string{"F4 marked create_booking (call 1) as write 1 of 2: passed through unchanged; the upstream answered isError, and the agent got that answer"}},
+		// Red team 1, finding 6: was "whether the upstream executed it is
+		// unknown (the upstream's HTTP status proves the call did not
+		// reach a tool)".
+		{name: "F4 write an upstream status proves not executed", scenario: "F4",
+			action: fault.Action{Kind: fault.Pass, Scenario: "F4"},
+			calls:  []relay.Response{{Result: json.RawMessage(ownNotExecuted(relay.NotExecutedMark))}},
+			want:   []string{"F4 marked create_booking (call 1) as write 1 of 2: passed through unchanged; not executed upstream (its HTTP status proves the call did not reach a tool), and the agent got an isError result naming the status"}},
 		{name: "F5 server error", scenario: "F5",
 			action: fault.Action{Kind: fault.Inject, Result: fault.ErrorResult(fault.ServerErrorText), Scenario: "F5", Fault: fault.KindServerError},
 			calls:  []relay.Response{{}},

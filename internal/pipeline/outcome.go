@@ -131,5 +131,7 @@ func notExecutedProof(result []byte) ([]byte, bool) {
 	return append(out, '}'), true
 }
 
-// notExecutedSuffix is how the HTTP upstream's not-executed result ends.
-var notExecutedSuffix = fmt.Appendf(nil, `,"_meta":{%q:%q}}`, relay.OutcomeMetaKey, relay.NotExecutedMark)
+// notExecutedSuffix is how the HTTP upstream's not-executed result ends
+// (httpupstream's ownAnswer: both strings JSON-encoded; they are ASCII
+// letters, digits, '-' and '/', which JSON writes as they are).
+var notExecutedSuffix = []byte(`,"_meta":{"` + relay.OutcomeMetaKey + `":"` + relay.NotExecutedMark + `"}}`)

@@ -8,13 +8,15 @@
 // HTTP errors become answers the relay judges (the relay sees messages
 // only):
 //   - 400, 401, 403, 405, 415, 429, and 404 to a request that carried no
-//     session id, prove the request never reached a tool: a tools/call
-//     gets an isError result naming the status, marked with
-//     relay.NotExecutedMark (judged not executed), another request a
-//     JSON-RPC error;
+//     session id, prove the request never reached a tool — unless the
+//     body holds a response to the call that is not an error, or cannot
+//     be read to its end: a tools/call gets an isError result naming the
+//     status, marked with relay.NotExecutedMark (judged not executed),
+//     another request a JSON-RPC error;
 //   - any other status (also a redirect: redirects are never followed), a
 //     connection that fails before the answer, a body shorter than its
-//     Content-Length, a stream that ends without the answer and cannot be
+//     Content-Length, an answer that is not one JSON-RPC message (a
+//     batch, text), a stream that ends without the answer and cannot be
 //     resumed: the outcome is unknown, a tools/call gets an isError result
 //     marked unknown, another request a JSON-RPC error;
 //   - 404 to a request that carried the session id: the upstream session
@@ -25,22 +27,24 @@
 // An event stream that ends after an event id without the answer (the
 // 2025-11-25 polling style, or a dropped connection) is resumed with GET
 // and Last-Event-ID until the answer arrives or Options.Timeout passes.
+//
+// A request is sent once: net/http never re-sends it by itself
+// (newRequest), and the Conn never does.
 package httpupstream
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
-	"github.com/cuonztech/agent-harness/internal/relay"
 	"github.com/cuonztech/agent-harness/internal/relay/sse"
 	"github.com/cuonztech/agent-harness/internal/wire"
 )
@@ -102,6 +106,8 @@ type Conn struct {
 	getOpened bool
 	expired   bool
 	wg        sync.WaitGroup
+
+	warnedMsg atomic.Bool // a message that is not one JSON-RPC object was logged
 }
 
 // New returns a Conn; nothing is sent before the relay's first message.
@@ -174,7 +180,7 @@ func (c *Conn) Close() error {
 	c.mu.Unlock()
 	if sid != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), closeWait)
-		req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.opts.URL, nil)
+		req, err := newRequest(ctx, http.MethodDelete, c.opts.URL, nil)
 		if err == nil {
 			c.setHeaders(req)
 			if resp, err := c.opts.Client.Do(req); err == nil {
@@ -272,7 +278,7 @@ func (c *Conn) post(body []byte, env wire.Envelope, done chan struct{}) {
 		return
 	}
 	started := time.Now()
-	req, err := http.NewRequestWithContext(c.ctx, http.MethodPost, c.opts.URL, bytes.NewReader(body))
+	req, err := newRequest(c.ctx, http.MethodPost, c.opts.URL, body)
 	if err != nil {
 		if isReq {
 			c.answer(env, true, "agent-harness: cannot send to the upstream: "+err.Error())
@@ -336,12 +342,22 @@ func (c *Conn) post(body []byte, env wire.Envelope, done chan struct{}) {
 		}
 		text := fmt.Sprintf("agent-harness: the upstream answered HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
 		if ra := resp.Header.Get("Retry-After"); ra != "" && resp.StatusCode == http.StatusTooManyRequests {
-			text += " (Retry-After: " + ra + ")"
+			text += " (Retry-After: " + short(ra) + ")"
 		}
-		if notExecuted(resp.StatusCode) {
-			c.answer(env, true, text+"; the request did not reach a tool")
-		} else {
+		switch {
+		case !notExecuted(resp.StatusCode):
 			c.answer(env, false, text+"; the outcome is unknown")
+		case env.Method == "tools/call":
+			// The status proves no tool ran only when the body does not
+			// answer the call (behaviour §8.2).
+			if why := c.statusContradicted(resp, env, started); why != "" {
+				c.opts.Logf("WARNING: the upstream answered HTTP %d to a %s %s; the outcome is unknown", resp.StatusCode, messageKind(env), why)
+				c.answer(env, false, text+" "+why+"; the outcome is unknown")
+				return
+			}
+			c.answer(env, true, text+"; the request did not reach a tool")
+		default:
+			c.answer(env, true, text+"; the request did not reach a tool")
 		}
 		return
 	}
@@ -352,7 +368,9 @@ func (c *Conn) post(body []byte, env wire.Envelope, done chan struct{}) {
 	case strings.HasPrefix(ct, "text/event-stream"):
 		var st streamState
 		got, err = c.readStream(resp.Body, env, &st)
-		if isReq && !got && st.lastID != "" && c.ctx.Err() == nil {
+		if st.unusable != "" {
+			why = st.unusable
+		} else if isReq && !got && st.lastID != "" && c.ctx.Err() == nil {
 			got, why = c.resume(env, &st, started)
 		} else if err != nil {
 			why = "the answer broke off: " + err.Error()
@@ -366,6 +384,10 @@ func (c *Conn) post(body []byte, env wire.Envelope, done chan struct{}) {
 			// (io.ErrUnexpectedEOF): never delivered, unknown at once.
 			why = "the answer broke off: " + err.Error()
 		case len(bytes.TrimSpace(data)) > 0:
+			if !c.oneMessage(data, env) {
+				why = "the answer is " + notOneMessage(data) + ", not one JSON-RPC message; agent-harness does not forward it"
+				break
+			}
 			got = isReq && answers(data, env.ID)
 			if got && env.Method == "initialize" {
 				c.noteVersion(data)
@@ -390,6 +412,9 @@ type streamState struct {
 	lastID string
 	retry  time.Duration
 	hasRet bool
+	// unusable, when set, says why the stream ended the request's wait:
+	// an event that is not one JSON-RPC message holds a response to it.
+	unusable string
 }
 
 // readStream reads one event stream of the request env (its POST's, or a
@@ -402,6 +427,15 @@ func (c *Conn) readStream(body io.Reader, env wire.Envelope, st *streamState) (g
 			st.lastID = id
 		}
 		if typ == "message" && len(bytes.TrimSpace(data)) > 0 {
+			if !c.oneMessage(data, env) {
+				if isReq && responseIn(data, env.ID) {
+					// The call was answered in a form that cannot be
+					// forwarded: unknown at once, no resumption.
+					st.unusable = "an event of the answer is " + notOneMessage(data) + " holding the response, not one JSON-RPC message; agent-harness does not forward it"
+					return false
+				}
+				return true
+			}
 			if isReq && answers(data, env.ID) {
 				got = true
 				if env.Method == "initialize" {
@@ -472,7 +506,7 @@ func (c *Conn) resume(env wire.Envelope, st *streamState, started time.Time) (go
 // resumeOnce is one GET with Last-Event-ID; why is set when the stream
 // cannot be resumed again.
 func (c *Conn) resumeOnce(ctx context.Context, env wire.Envelope, st *streamState) (got bool, why string) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.opts.URL, nil)
+	req, err := newRequest(ctx, http.MethodGet, c.opts.URL, nil)
 	if err != nil {
 		return false, "cannot resume the event stream: " + err.Error()
 	}
@@ -497,35 +531,15 @@ func (c *Conn) resumeOnce(ctx context.Context, env wire.Envelope, st *streamStat
 	}
 	before := st.lastID
 	got, _ = c.readStream(resp.Body, env, st)
+	if st.unusable != "" {
+		return false, st.unusable
+	}
 	if !got && st.lastID == before && ctx.Err() == nil {
 		// Nothing new: the same Last-Event-ID again is allowed (polling),
 		// bounded by the timeout and the delay between GETs.
 		return false, ""
 	}
 	return got, ""
-}
-
-// location is the redirect's Location header, cut to maxLocation bytes
-// (peer text: quoted where it is written).
-func location(resp *http.Response) string {
-	loc := resp.Header.Get("Location")
-	if loc == "" {
-		return "none"
-	}
-	return short(loc)
-}
-
-// short cuts peer text to maxLocation bytes and quotes control characters.
-func short(v string) string {
-	if len(v) > maxLocation {
-		n := maxLocation
-		for n > 0 && !utf8.RuneStart(v[n]) {
-			n--
-		}
-		v = v[:n] + "…"
-	}
-	q := strconv.Quote(v)
-	return q[1 : len(q)-1]
 }
 
 // noteVersion keeps the protocol version of the upstream's initialize
@@ -557,7 +571,7 @@ func (c *Conn) openGet() {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		req, err := http.NewRequestWithContext(c.ctx, http.MethodGet, c.opts.URL, nil)
+		req, err := newRequest(c.ctx, http.MethodGet, c.opts.URL, nil)
 		if err != nil {
 			return
 		}
@@ -572,7 +586,7 @@ func (c *Conn) openGet() {
 			return // 405: the server offers no stream
 		}
 		_ = sse.ReadEvents(bufio.NewReaderSize(resp.Body, 64<<10), func(_, typ string, data []byte) bool {
-			if typ == "message" && len(bytes.TrimSpace(data)) > 0 {
+			if typ == "message" && len(bytes.TrimSpace(data)) > 0 && c.oneMessage(data, wire.Envelope{}) {
 				c.deliver(data)
 			}
 			return true
@@ -580,13 +594,62 @@ func (c *Conn) openGet() {
 	}()
 }
 
-// notExecuted: statuses that prove the request never reached a tool.
-func notExecuted(status int) bool {
-	switch status {
-	case 400, 401, 403, 404, 405, 415, 429:
+// newRequest is http.NewRequestWithContext for a request that net/http
+// must never send twice by itself (behaviour §8.2). With a body, GetBody
+// is cleared: the HTTP/1 transport re-sends a request on a new connection
+// when a reused one fails before the answer only if it can rewind the
+// body (GetBody) and the request counts as replayable — which a POST
+// with an Idempotency-Key or X-Idempotency-Key header does — and the
+// HTTP/2 transport re-sends after RST_STREAM(PROTOCOL_ERROR or
+// REFUSED_STREAM) or a GOAWAY when it can rewind the body (GetBody),
+// whatever the headers. The upstream may have executed a request it then
+// lost, so a replay would execute a tools/call twice behind the judge's
+// back; without GetBody each of these is an error to the proxy instead,
+// an unknown outcome. Requests without a body (GET, DELETE) may be
+// retried: a replayed GET reads again, a replayed DELETE ends a session
+// that is ending.
+func newRequest(ctx context.Context, method, url string, body []byte) (*http.Request, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, r)
+	if err != nil {
+		return nil, err
+	}
+	req.GetBody = nil
+	return req, nil
+}
+
+// oneMessage reports whether data, a JSON body or an event's data, is one
+// JSON-RPC message (a JSON object), the only thing the Conn delivers: a
+// batch (whose responses carry the proxy's ids, which may be the agent's
+// own too) or text that is not JSON would reach the agent raw. The first
+// such message is logged.
+func (c *Conn) oneMessage(data []byte, env wire.Envelope) bool {
+	if _, err := wire.ParseEnvelope(bytes.TrimSpace(data)); err == nil {
 		return true
 	}
+	if !c.warnedMsg.Swap(true) {
+		what := "on the server-to-client stream"
+		if env.HasMethod || env.ID != nil {
+			what = "to a " + messageKind(env)
+		}
+		c.opts.Logf("WARNING: the upstream sent %s %s instead of one JSON-RPC message; it was not forwarded (only the first is reported)", notOneMessage(data), what)
+	}
 	return false
+}
+
+// notOneMessage names what data is instead of one JSON-RPC message.
+func notOneMessage(data []byte) string {
+	_, err := wire.ParseEnvelope(bytes.TrimSpace(data))
+	if errors.Is(err, wire.ErrNotObject) {
+		if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+			return "a JSON-RPC batch"
+		}
+		return "a JSON value that is not an object"
+	}
+	return "text that is not JSON"
 }
 
 // answers reports whether msg is the response to the request with id.
@@ -603,27 +666,4 @@ func messageKind(env wire.Envelope) string {
 		return "response"
 	}
 	return "request (" + env.Method + ")"
-}
-
-// answer gives the relay a response of the proxy's own to a request that
-// got no answer from the upstream: for a tools/call whose request never
-// reached a tool (notExecuted) an isError result, else a JSON-RPC error
-// (the relay judges it an unknown outcome).
-func (c *Conn) answer(env wire.Envelope, notExec bool, text string) {
-	q := strconv.Quote(text)
-	var b []byte
-	switch {
-	case notExec && env.Method == "tools/call":
-		// Marked with the process's secret (relay.NotExecutedMark), which
-		// the pipeline checks and removes: an upstream cannot send it.
-		b = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":%s}],"isError":true,"_meta":{%q:%q}}}`, env.ID, q, relay.OutcomeMetaKey, relay.NotExecutedMark)
-	case env.Method == "tools/call":
-		// A tool result the agent's model sees, marked so the judge
-		// counts the outcome as unknown (it may have executed), not as a
-		// rejection (relay.OutcomeUnknownMeta).
-		b = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":%s}],"isError":true,"_meta":{%q:"unknown"}}}`, env.ID, q, relay.OutcomeMetaKey)
-	default:
-		b = fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":%s}}`, env.ID, q)
-	}
-	c.deliver(b)
 }

@@ -39,76 +39,133 @@ func AppendEvent(dst []byte, id int64, msg []byte) []byte {
 	return append(dst, "\n\n"...)
 }
 
-// ReadEvents parses a text/event-stream body and calls fn with each
-// event's id (empty when none), type ("message" when none) and data (the
-// data lines joined with "\n"), in order, until the body ends or fn
-// returns false. Comments and unknown fields are ignored. It returns the
-// read error (nil at the end of the body).
+// ReadEvents parses a text/event-stream body by the WHATWG rules (HTML,
+// server-sent events) and calls fn with each event's id (the last id
+// field so far, empty when none), type ("message" when none) and data
+// (the data lines joined with "\n"), in order, until the body ends or fn
+// returns false. An event is dispatched only at the blank line that ends
+// it: an event the body ends in the middle of (a dropped connection) is
+// discarded, never handed on half — so its id is not the stream's last
+// event id either, and a resumption asks for it again. An event without a
+// data field is not dispatched; when it carried an id field, fn gets that
+// id with an empty type and nil data (it only sets the stream's last
+// event id). Lines end with CRLF, LF or CR; a leading byte order mark,
+// comments and unknown fields are ignored. It returns the read error (nil
+// at the end of the body).
 func ReadEvents(r *bufio.Reader, fn func(id, typ string, data []byte) bool) error {
 	return ReadEventsRetry(r, fn, nil)
 }
 
 // ReadEventsRetry is ReadEvents that also calls retry, when not nil, with
 // each valid retry field (the reconnection time in milliseconds, a
-// number of ASCII digits).
+// number of ASCII digits), as its line is read.
 func ReadEventsRetry(r *bufio.Reader, fn func(id, typ string, data []byte) bool, retry func(ms int64)) error {
-	var id, typ string
-	var data []byte
-	have, seenData := false, false
+	p := parser{fn: fn, retry: retry}
+	first := true
 	for {
-		line, err := r.ReadSlice('\n')
+		chunk, err := r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			rest, err2 := r.ReadBytes('\n')
-			line = append(append([]byte(nil), line...), rest...)
+			chunk = append(append([]byte(nil), chunk...), rest...)
 			err = err2
 		}
-		if len(line) == 0 && err != nil {
-			if have {
-				fn(id, typOrMessage(typ), data)
-			}
-			return ignoreEOF(err)
+		if first {
+			chunk = bytes.TrimPrefix(chunk, []byte("\xef\xbb\xbf"))
+			first = false
 		}
-		line = bytes.TrimRight(line, "\r\n")
-		switch {
-		case len(line) == 0:
-			if have {
-				if !fn(id, typOrMessage(typ), data) {
-					return nil
-				}
+		// chunk holds lines ended by a lone CR, then one ended by LF or
+		// CRLF — or, at the end of the body, a last line without an end.
+		terminated := len(chunk) > 0 && chunk[len(chunk)-1] == '\n'
+		if terminated {
+			chunk = bytes.TrimSuffix(chunk[:len(chunk)-1], []byte("\r"))
+		}
+		for {
+			i := bytes.IndexByte(chunk, '\r')
+			if i < 0 {
+				break
 			}
-			typ, data, have, seenData = "", nil, false, false
-		case line[0] == ':':
-			// a comment
-		default:
-			field, value, _ := bytes.Cut(line, []byte(":"))
-			value = bytes.TrimPrefix(value, []byte(" "))
-			switch string(field) {
-			case "data":
-				if seenData {
-					data = append(data, '\n')
-				}
-				data = append(data, value...)
-				have, seenData = true, true
-			case "event":
-				typ = string(value)
-				have = true
-			case "id":
-				if bytes.IndexByte(value, 0) < 0 {
-					id = string(value)
-				}
-			case "retry":
-				if ms, err := strconv.ParseInt(string(value), 10, 64); err == nil && ms >= 0 && value[0] != '+' && retry != nil {
-					retry(ms)
-				}
+			if !p.line(chunk[:i]) {
+				return nil
 			}
+			chunk = chunk[i+1:]
+		}
+		if terminated && !p.line(chunk) {
+			return nil
 		}
 		if err != nil {
-			if have {
-				fn(id, typOrMessage(typ), data)
-			}
+			// The pending event and an unended line are discarded.
 			return ignoreEOF(err)
 		}
 	}
+}
+
+// parser is the state of one stream: the last event id buffer, the event
+// type and data buffers.
+type parser struct {
+	fn       func(id, typ string, data []byte) bool
+	retry    func(ms int64)
+	id, typ  string
+	data     []byte
+	seenData bool
+	seenID   bool // an id field since the last blank line
+}
+
+// line processes one line; false when fn asked to stop.
+func (p *parser) line(line []byte) bool {
+	switch {
+	case len(line) == 0:
+		return p.dispatch()
+	case line[0] == ':':
+		return true // a comment
+	}
+	field, value, _ := bytes.Cut(line, []byte(":"))
+	value = bytes.TrimPrefix(value, []byte(" "))
+	switch string(field) {
+	case "data":
+		if p.seenData {
+			p.data = append(p.data, '\n')
+		}
+		p.data = append(p.data, value...)
+		p.seenData = true
+	case "event":
+		p.typ = string(value)
+	case "id":
+		if bytes.IndexByte(value, 0) < 0 {
+			p.id = string(value)
+			p.seenID = true
+		}
+	case "retry":
+		if allDigits(value) && p.retry != nil {
+			if ms, err := strconv.ParseInt(string(value), 10, 64); err == nil {
+				p.retry(ms)
+			}
+		}
+	}
+	return true
+}
+
+// dispatch hands the event on at its blank line (without a data field
+// only its id, if it had one) and empties the type and data buffers; the
+// id stays.
+func (p *parser) dispatch() bool {
+	typ, data, seen, seenID := p.typ, p.data, p.seenData, p.seenID
+	p.typ, p.data, p.seenData, p.seenID = "", nil, false, false
+	if !seen {
+		if seenID {
+			return p.fn(p.id, "", nil)
+		}
+		return true
+	}
+	return p.fn(p.id, typOrMessage(typ), data)
+}
+
+func allDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
 }
 
 func typOrMessage(t string) string {
