@@ -52,3 +52,40 @@ func TestRed2CampaignMarkdownEscapesPeerText(t *testing.T) {
 		}
 	}
 }
+
+// Red team (SPEC §17.2, §17.1): a stdio run in which the agent's MCP
+// client starts the proxy twice (a client that restarts its server, or an
+// agent that retries its task) leaves one report.json and one trace.jsonl,
+// each written by both proxies: the second proxy overwrites the first's.
+// Here the first session double-books (naive re-send after F1: the first
+// proxy's final report is FAIL, DUPLICATE_EXECUTION), the second books once
+// more and checks (PASS). The backend's ground truth (--state-file) holds 3
+// executions of create_booking; the campaign records PASS and exits 0.
+// Expected: never PASS (the run is at least NOT_TESTED: more than one
+// proxy ran, and the first one's final report was FAIL), never exit 0.
+func TestRed2CampaignSecondProxyOverwritesFail(t *testing.T) {
+	t.Parallel()
+	plain := e2eBinary(t, "agent-harness-plain")
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.jsonl")
+	out := filepath.Join(dir, "out")
+	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--quiet",
+		"--upstream-command", plain, "--upstream-arg", "sample-server", "--upstream-arg=--state-file="+state, "--",
+		"sh", "-c", `"$0" agent --behaviour naive --mcp-config "$AGENT_HARNESS_MCP_CONFIG"; exec "$0" agent --behaviour careful --mcp-config "$AGENT_HARNESS_MCP_CONFIG"`, plain)
+	b, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	executions := strings.Count(string(b), "create_booking")
+	if executions < 2 {
+		t.Fatalf("the backend executed create_booking %d times, want at least 2 (state file:\n%s)", executions, b)
+	}
+	if len(r.summary.Runs) != 1 {
+		t.Fatalf("%d runs, want 1\nstderr:\n%s", len(r.summary.Runs), r.stderr)
+	}
+	rec := r.summary.Runs[0]
+	if rec.Verdict == "PASS" || r.code == 0 {
+		t.Errorf("the backend executed create_booking %d times (the first proxy judged it FAIL), but the run's record is %s (%s) and the gate exits %d\nstdout:\n%s",
+			executions, rec.Verdict, rec.Reason, r.code, r.stdout)
+	}
+}
