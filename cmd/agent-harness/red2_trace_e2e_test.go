@@ -149,3 +149,50 @@ func TestRed2JudgeTraceForgeriesThatPass(t *testing.T) {
 		})
 	}
 }
+
+// Red team (behaviour §2.6, §4): a tools line mid-run — the upstream
+// re-listed after list_changed — that marks create_booking readOnlyHint
+// after the first booking turns its re-send into a read: the write
+// operation's second execution is not counted and the trace is PASS,
+// though the upstream executed create_booking twice (the answer of call 2
+// is a second booking, B-0002). The trace is consistent (the call's class
+// follows the newest listing, as the relay classifies it), so a live
+// upstream that re-lists this way should get the same PASS (not run
+// live here). Expected, as for idempotentHint (behaviour §4: "a tool
+// re-listed without the hint is judged strictly from then on"): a tool
+// that was a write stays judged as one — FAIL, or at least never PASS.
+func TestRed2JudgeTraceWriteRelistedAsReadPasses(t *testing.T) {
+	t.Parallel()
+	ls := red2Lines(t, filepath.Join("testdata", "red2", "f1-naive.trace.jsonl"))
+	var out []map[string]any
+	for _, l := range ls {
+		if l["type"] == "call" && l["call"] == float64(2) {
+			var relisted map[string]any
+			for _, m := range ls {
+				if m["type"] == "tools" {
+					b, _ := json.Marshal(m)
+					_ = json.Unmarshal(b, &relisted)
+				}
+			}
+			relisted["t"] = l["t"]
+			relisted["writes"] = []any{"cancel_booking"}
+			for _, tl := range relisted["tools"].([]any) {
+				tool := tl.(map[string]any)
+				c := tool["classification"].(map[string]any)
+				if c["name"] == "create_booking" {
+					c["class"], c["reason"], c["keyFields"] = "read", "readOnlyHint", []any{}
+					def := tool["definition"].(map[string]any)
+					def["annotations"] = map[string]any{"readOnlyHint": true}
+				}
+			}
+			out = append(out, relisted)
+			l["class"] = "read"
+			delete(l, "acceptsKey")
+		}
+		out = append(out, l)
+	}
+	code, verdict, stderr := red2Judge(t, out)
+	if code == 0 || verdict == "PASS" {
+		t.Errorf("create_booking executed twice, re-listed as read-only between the calls: exit %d verdict %s; want FAIL (or at least not PASS)\nstderr:\n%s", code, verdict, stderr)
+	}
+}
