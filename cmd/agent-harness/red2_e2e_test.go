@@ -144,3 +144,102 @@ func TestRed2ResumeKeepsRecordOfRunningReport(t *testing.T) {
 		t.Errorf("merge: exit 0 with run 1 judged from a report still running\nstdout:\n%s", stdout.String())
 	}
 }
+
+// red2Report runs `agent-harness report FILE [flags]`: exit code, stderr.
+func red2Report(t *testing.T, file string, flags ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(e2eBinary(t, "agent-harness"), append([]string{"report", file}, flags...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	_ = cmd.Run()
+	return cmd.ProcessState.ExitCode(), stderr.String()
+}
+
+// Red team (SPEC §17.4, behaviour §7.3): `report FILE` renders a
+// campaign.json with the gate's exit code. It refuses the campaign.json
+// of every campaign whose gate passed ("$.gate.failures: type null, want
+// [array]": Decide leaves Failures nil when nothing fails) and of every
+// --agent-transport http campaign ("$.plan.agentTransport: schema
+// false"): exit 2 for files the campaign itself just wrote.
+func TestRed2ReportRefusesRealCampaignJSON(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		flags []string
+		code  int
+	}{
+		{"green stdio campaign", nil, 0},
+		{"http campaign", []string{"--agent-transport", "http"}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "out")
+			r := runCampaignE2E(t, out, nil, sampleCampaignArgs(t, out, append([]string{"--runs", "1", "--scenarios", "F1", "--quiet"}, tt.flags...),
+				"--behaviour", "careful")...)
+			if r.code != tt.code {
+				t.Fatalf("campaign: exit %d, want %d\nstderr:\n%s", r.code, tt.code, r.stderr)
+			}
+			if code, stderr := red2Report(t, filepath.Join(out, "campaign.json")); code != r.code {
+				t.Errorf("report campaign.json: exit %d, want the gate's %d\nstderr:\n%s", code, r.code, stderr)
+			}
+		})
+	}
+}
+
+// Red team (SPEC §17.3, §17.9, behaviour §7.4, §9.4): a merge of an
+// incomplete set of shards is never green — "--allow-incomplete merges
+// what is there, still exit 3". `report merged/campaign.json
+// --not-tested-ok` turns that gate's 3 into exit 0: --not-tested-ok is for
+// the NOT_TESTED verdict, not for runs that never ran (as it is not for an
+// interrupted run).
+func TestRed2ReportNotTestedOKGreensIncompleteMerge(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	shard := filepath.Join(dir, "shard0")
+	r := runCampaignE2E(t, shard, nil, sampleCampaignArgs(t, shard, []string{"--runs", "2", "--scenarios", "F1", "--shard", "0/2", "--quiet"},
+		"--behaviour", "careful")...)
+	if r.code != 0 {
+		t.Fatalf("shard 0/2: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	merged := filepath.Join(dir, "merged")
+	cmd := exec.Command(e2eBinary(t, "agent-harness"), "campaign", "merge", shard, "--out", merged, "--allow-incomplete")
+	_ = cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != 3 {
+		t.Fatalf("merge --allow-incomplete: exit %d, want 3", code)
+	}
+	if code, stderr := red2Report(t, filepath.Join(merged, "campaign.json")); code != 3 {
+		t.Errorf("report: exit %d, want 3\n%s", code, stderr)
+	}
+	if code, stderr := red2Report(t, filepath.Join(merged, "campaign.json"), "--not-tested-ok"); code == 0 {
+		t.Errorf("report --not-tested-ok of a merge missing slice 1/2: exit 0, want 3 (the missing run was never judged)\n%s", stderr)
+	}
+}
+
+// Red team (SPEC §17.1, behaviour §9.4): a campaign interrupted by SIGINT
+// after 1 of its 2 runs exits 130, but the campaign.json, campaign.md and
+// the stdout gate line it writes say "gate: exit 0" (gate.exitCode 0,
+// complete false): the unfinished run is not counted at all. A merge of
+// the same incomplete set says exit 3 (GateIncomplete). Anything that
+// reads the gate from the file (report campaign.json, a CI step reading
+// gate.exitCode) sees a green gate over a run that was never judged.
+// Expected: an incomplete campaign's gate is never 0.
+func TestRed2InterruptedCampaignGateSaysExit0(t *testing.T) {
+	t.Parallel()
+	plain := e2eBinary(t, "agent-harness-plain")
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "marker")
+	out := filepath.Join(dir, "out")
+	// The first run books carefully; the second interrupts the campaign.
+	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "2", "--scenarios", "F1", "--quiet",
+		"--upstream-command", plain, "--upstream-arg", "sample-server", "--",
+		"sh", "-c", `if [ -e "$1" ]; then kill -INT $PPID; sleep 30; exit 0; fi; : > "$1"; exec "$0" agent --behaviour careful --mcp-config "$AGENT_HARNESS_MCP_CONFIG"`, plain, marker)
+	if r.code != 130 || r.summary.Complete || len(r.summary.Runs) != 1 {
+		t.Fatalf("exit %d, complete %v, %d runs; want 130, false, 1\nstderr:\n%s", r.code, r.summary.Complete, len(r.summary.Runs), r.stderr)
+	}
+	if r.summary.Gate.ExitCode == 0 {
+		t.Errorf("campaign.json of the interrupted campaign (1 of 2 runs): gate %+v, want exit 3 (incomplete)", r.summary.Gate)
+	}
+	if strings.Contains(r.stdout, "gate: exit 0") {
+		t.Errorf("stdout of the interrupted campaign says the gate passed:\n%s", r.stdout)
+	}
+}
