@@ -196,3 +196,39 @@ func TestRed2JudgeTraceWriteRelistedAsReadPasses(t *testing.T) {
 		t.Errorf("create_booking executed twice, re-listed as read-only between the calls: exit %d verdict %s; want FAIL (or at least not PASS)\nstderr:\n%s", code, verdict, stderr)
 	}
 }
+
+// Red team (SPEC §17.4, behaviour §7.2): a trace the real proxy writes is
+// refused. A tools/call whose params carry no string "name" ({}, a number,
+// "", null, an array — an agent's malformed call, answered by the
+// upstream) is recorded as a call line without "tool", which
+// trace.schema.json requires: `judge TRACE` exits 2 ("missing required
+// \"tool\"") on the proxy's own trace of a finished run whose report is
+// PASS. Expected: the trace re-judges to the live report's verdict.
+func TestRed2JudgeRefusesRealTraceOfNamelessCall(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tr, report := filepath.Join(dir, "trace.jsonl"), filepath.Join(dir, "report.json")
+	p := startProxy(t, nil, append(upstreamFlags(t), "--scenario", "F1", "--audit-tools", "off", "--trace", tr, "--report-file", report)...)
+	p.initialize()
+	p.send(rpcRequest("2", "tools/call", `{"name":"create_booking","arguments":{"room":"12"}}`))
+	p.until("2")
+	p.send(rpcRequest("3", "tools/call", `{}`))
+	p.until("3")
+	if code, _ := p.closeAndWait(); code != 0 {
+		t.Fatalf("proxy exit %d\nstderr:\n%s", code, p.stderr.String())
+	}
+	var live struct {
+		Status, Verdict string
+	}
+	b, err := os.ReadFile(report)
+	if err != nil || json.Unmarshal(b, &live) != nil || live.Status != "finished" || live.Verdict != "PASS" {
+		t.Fatalf("live report: %v %+v, want finished PASS", err, live)
+	}
+	cmd := exec.Command(e2eBinary(t, "agent-harness"), "judge", tr)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	_ = cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("judge of the proxy's own trace: exit %d, want 0 (the live report is PASS)\nstderr:\n%s", code, stderr.String())
+	}
+}
