@@ -135,6 +135,13 @@ func TestRed2JudgeTraceForgeriesThatPass(t *testing.T) {
 		{"call time after its own answer", f2, func(ls []map[string]any) []map[string]any {
 			return red2Edit(ls, "call", 2, func(l map[string]any) { l["t"] = 90000 })
 		}},
+		// A longer wait asked by the 429 (the schema has no maximum; the
+		// flag allows 86400 s): retryAfterMs × 1 ms overflows
+		// time.Duration in the judge's deadline (judge.rateLimited), the
+		// deadline lies in the past, and the immediate re-send passes.
+		{"F2 429 asking to wait 292 years", f2, func(ls []map[string]any) []map[string]any {
+			return red2Edit(ls, "answer", 1, func(l map[string]any) { l["retryAfterMs"] = 9223372036855 })
+		}},
 		// The header records --retry-after 60; the injected 429 said 60 s.
 		{"F2 429 without its retry_after", f2, func(ls []map[string]any) []map[string]any {
 			return red2Edit(ls, "answer", 1, func(l map[string]any) { delete(l, "retryAfterMs") })
