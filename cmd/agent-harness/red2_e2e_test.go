@@ -243,3 +243,35 @@ func TestRed2InterruptedCampaignGateSaysExit0(t *testing.T) {
 		t.Errorf("stdout of the interrupted campaign says the gate passed:\n%s", r.stdout)
 	}
 }
+
+// Red team (SPEC §17.3, behaviour §7.3 "no rendering of it looks green"):
+// the junit.xml of a merge missing a shard (gate exit 3, incomplete) has
+// one passing test case and no failure or skipped one: the missing run
+// and the gate do not appear, so a CI step that reads the JUnit file
+// (the usual test-report upload) shows the campaign green. The same holds
+// for a gate that fails on NOT_TESTED share (skipped cases only).
+// Expected: the JUnit file carries the gate's failure (or a case per
+// missing run that is not a pass).
+func TestRed2IncompleteMergeJUnitLooksGreen(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	shard := filepath.Join(dir, "shard0")
+	r := runCampaignE2E(t, shard, nil, sampleCampaignArgs(t, shard, []string{"--runs", "2", "--scenarios", "F1", "--shard", "0/2", "--quiet"},
+		"--behaviour", "careful")...)
+	if r.code != 0 {
+		t.Fatalf("shard 0/2: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	merged := filepath.Join(dir, "merged")
+	cmd := exec.Command(e2eBinary(t, "agent-harness"), "campaign", "merge", shard, "--out", merged, "--allow-incomplete")
+	_ = cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != 3 {
+		t.Fatalf("merge --allow-incomplete: exit %d, want 3", code)
+	}
+	b, err := os.ReadFile(filepath.Join(merged, "junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `failures="0" skipped="0"`) && !strings.Contains(string(b), "<failure") {
+		t.Errorf("junit.xml of a merge whose gate exits 3 (1 of 2 runs missing) has no failure and no skipped case:\n%s", b)
+	}
+}
