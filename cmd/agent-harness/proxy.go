@@ -33,6 +33,7 @@ func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	// judge and audit tools (proxyscenario.go), all before the upstream
 	// starts: a bad report file target or --scenario exits 2, a plugin that
 	// does not load exits 1.
+	claimFiles(&o, stderr)               // --no-replace: this process's own numbered files
 	report, err := openReport(o, stderr) // the one writer of --report-file
 	if err != nil {
 		return err

@@ -70,6 +70,10 @@ type proxyOptions struct {
 	// ReportInterval is --report-interval: rewrite the report file at most
 	// this often (only with --trace); 0 = at every event.
 	ReportInterval time.Duration
+	// NoReplace is --no-replace: a --report-file or --trace that exists
+	// already (another proxy's) is kept and this proxy takes the next free
+	// numbered names (report.2.json, trace.2.jsonl, …; behaviour §9.1).
+	NoReplace bool
 
 	// Plugins are the --plugin paths in order.
 	Plugins []string
@@ -310,6 +314,12 @@ var proxyFlags = []proxyFlag{
 	{name: "report-interval", arg: "DURATION", group: groupReport, def: "0: every event",
 		usage: "with --trace: rewrite the report file at most once per DURATION and at exit, 0–24h",
 		set:   setDuration(0, 24*time.Hour, "0–24h", func(o *proxyOptions) *time.Duration { return &o.ReportInterval })},
+	{name: "no-replace", group: groupReport,
+		usage: "keep a --report-file or --trace that exists (another proxy's): write the next free numbered names (report.2.json, trace.2.jsonl, …)",
+		set: func(o *proxyOptions, _ string) error {
+			o.NoReplace = true
+			return nil
+		}},
 	{name: "redact-arguments", group: groupReport,
 		usage: "show every argument value (key values too) as sha256:<hex> in the report and on stderr",
 		set: func(o *proxyOptions, _ string) error {
@@ -472,6 +482,8 @@ func checkProxyCombinations(o *proxyOptions, seen map[string]bool) error {
 		return usagef("flag --retry-after: only with --scenario F2")
 	case o.ReportInterval > 0 && o.TraceFile == "":
 		return usagef("flag --report-interval: only with --trace (the trace keeps every event while the report file waits)")
+	case o.NoReplace && o.ReportFile == "" && o.TraceFile == "":
+		return usagef("flag --no-replace: only with --report-file or --trace")
 	}
 	if len(o.Plugins) == 0 {
 		for _, f := range proxyFlags {
