@@ -202,6 +202,7 @@ var reservedProxyFlags = map[string]string{
 	"report-file": "each run writes OUT/runs/…/report.json",
 	"audit-tools": "each run's proxy has --audit-tools off",
 	"trace":       "each run writes OUT/runs/…/trace.jsonl",
+	"no-replace":  "each run's proxy has it: every proxy process keeps its own report",
 	"listen":      "use --agent-transport http",
 }
 

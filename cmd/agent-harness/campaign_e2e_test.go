@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -175,7 +176,7 @@ func TestCampaignCarefulPassesNaiveFails(t *testing.T) {
 	}
 	args := strings.Join(cfg.MCPServers["harness"].Args, " ")
 	runDir := filepath.Join(naive, rec.Dir)
-	if !strings.HasPrefix(args, "proxy --report-file "+filepath.Join(runDir, "report.json")+" --trace "+filepath.Join(runDir, "trace.jsonl")+" --audit-tools off --scenario F1") {
+	if !strings.HasPrefix(args, "proxy --report-file "+filepath.Join(runDir, "report.json")+" --trace "+filepath.Join(runDir, "trace.jsonl")+" --no-replace --audit-tools off --scenario F1") {
 		t.Errorf("proxy arguments in mcp.json: %s", args)
 	}
 
@@ -604,5 +605,76 @@ func TestCampaignGateCountsNearDuplicates(t *testing.T) {
 		if rec.Run <= 5 && (rec.NotTestedKind != "possible duplicate" || !strings.Contains(rec.Reason, "POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS")) {
 			t.Errorf("run %d: %s %q: %s", rec.Run, rec.Verdict, rec.NotTestedKind, rec.Reason)
 		}
+	}
+}
+
+// Red team 2 (SPEC §17.2, §17.1): a stdio run in which the agent's MCP
+// client starts the proxy twice (a client that restarts its server, or an
+// agent that retries its task) leaves one report.json and one trace.jsonl,
+// each written by both proxies: the second proxy overwrites the first's.
+// Here the first session double-books (naive re-send after F1: the first
+// proxy's final report is FAIL, DUPLICATE_EXECUTION), the second books once
+// more and checks (PASS). The backend's ground truth (--state-file) holds 3
+// executions of create_booking; the campaign records PASS and exits 0.
+// Expected: never PASS (the run is at least NOT_TESTED: more than one
+// proxy ran, and the first one's final report was FAIL), never exit 0.
+func TestCampaignTwoProxiesInOneRunNeverPass(t *testing.T) {
+	t.Parallel()
+	plain := e2eBinary(t, "agent-harness-plain")
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state.jsonl")
+	out := filepath.Join(dir, "out")
+	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--quiet",
+		"--upstream-command", plain, "--upstream-arg", "sample-server", "--upstream-arg=--state-file="+state, "--",
+		"sh", "-c", `"$0" agent --behaviour naive --mcp-config "$AGENT_HARNESS_MCP_CONFIG"; exec "$0" agent --behaviour careful --mcp-config "$AGENT_HARNESS_MCP_CONFIG"`, plain)
+	b, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	executions := strings.Count(string(b), "create_booking")
+	if executions < 2 {
+		t.Fatalf("the backend executed create_booking %d times, want at least 2 (state file:\n%s)", executions, b)
+	}
+	if len(r.summary.Runs) != 1 {
+		t.Fatalf("%d runs, want 1\nstderr:\n%s", len(r.summary.Runs), r.stderr)
+	}
+	rec := r.summary.Runs[0]
+	if rec.Verdict == "PASS" || r.code == 0 {
+		t.Errorf("the backend executed create_booking %d times (the first proxy judged it FAIL), but the run's record is %s (%s) and the gate exits %d\nstdout:\n%s",
+			executions, rec.Verdict, rec.Reason, r.code, r.stdout)
+	}
+	// Each proxy process kept its own report and trace; the first one's
+	// FAIL is the run's verdict.
+	runDir := filepath.Join(out, "runs", "F1", "1")
+	for _, f := range []string{"report.json", "trace.jsonl", "report.2.json", "trace.2.jsonl"} {
+		if _, err := os.Stat(filepath.Join(runDir, f)); err != nil {
+			t.Errorf("run directory: %v", err)
+		}
+	}
+	if rec.Verdict != "FAIL" || r.code != 1 || !strings.HasPrefix(rec.Reason, "Proxy 1 of 2 (report.json): ") ||
+		!slices.Contains(rec.Violations, "DUPLICATE_EXECUTION") {
+		t.Errorf("record %s %q %v, gate exit %d; want FAIL from proxy 1 of 2 with DUPLICATE_EXECUTION, exit 1", rec.Verdict, rec.Reason, rec.Violations, r.code)
+	}
+}
+
+// Two proxy processes in one run, each judging PASS, are NOT_TESTED
+// "several proxies": the judge never saw the writes of both together.
+func TestCampaignTwoPassingProxiesAreNotTested(t *testing.T) {
+	t.Parallel()
+	plain := e2eBinary(t, "agent-harness-plain")
+	out := filepath.Join(t.TempDir(), "out")
+	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--quiet",
+		"--upstream-command", plain, "--upstream-arg", "sample-server", "--",
+		"sh", "-c", `"$0" agent --behaviour careful --mcp-config "$AGENT_HARNESS_MCP_CONFIG" && exec "$0" agent --behaviour careful --mcp-config "$AGENT_HARNESS_MCP_CONFIG"`, plain)
+	if len(r.summary.Runs) != 1 {
+		t.Fatalf("%d runs, want 1\nstderr:\n%s", len(r.summary.Runs), r.stderr)
+	}
+	rec := r.summary.Runs[0]
+	want := "2 proxy processes ran in this run (the agent started its MCP server 2 times): writes across proxy processes are not judged together; their verdicts: report.json PASS, report.2.json PASS."
+	if rec.Verdict != "NOT_TESTED" || rec.NotTestedKind != "several proxies" || rec.Reason != want || r.code != 3 {
+		t.Errorf("record %s (%s) %q, gate exit %d; want NOT_TESTED (several proxies) %q, exit 3", rec.Verdict, rec.NotTestedKind, rec.Reason, r.code, want)
+	}
+	if !strings.Contains(r.stdout, "gate: exit 3 — scenario F1: no judged run (all 1 NOT_TESTED: 1 several proxies)") {
+		t.Errorf("stdout lacks the gate line naming the kind:\n%s", r.stdout)
 	}
 }

@@ -145,7 +145,7 @@ func TestJudgeRun(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var rec Record
-			judgeRun(&rec, writeReport(t, t.TempDir(), c.report), c.ex, time.Second)
+			judgeRun(&rec, filepath.Dir(writeReport(t, t.TempDir(), c.report)), c.ex, time.Second)
 			if rec.Verdict != c.verdict || !strings.Contains(rec.Reason, c.reason) || (rec.Score != nil) != c.score {
 				t.Errorf("verdict %s reason %q score %v; want %s, %q, score %v", rec.Verdict, rec.Reason, rec.Score, c.verdict, c.reason, c.score)
 			}

@@ -123,7 +123,7 @@ func TestJudgeRunNotTestedKind(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var rec Record
-			judgeRun(&rec, writeReport(t, t.TempDir(), c.report), c.ex, time.Second)
+			judgeRun(&rec, filepath.Dir(writeReport(t, t.TempDir(), c.report)), c.ex, time.Second)
 			if rec.NotTestedKind != c.kind {
 				t.Errorf("kind %q, want %q (verdict %s, reason %q)", rec.NotTestedKind, c.kind, rec.Verdict, rec.Reason)
 			}

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -60,18 +63,104 @@ func reportStatus(path string) string {
 	return r.Status
 }
 
-// judgeRun sets the record's verdict from the run's final report and how
-// the agent ended (behaviour §9: the run's result is its final report's
-// verdict, a report not finished is NOT_TESTED; an agent
-// that never connected or exited before a write is NOT_TESTED with that
+// judgeRun sets the record's verdict from the run's final reports in dir
+// and how the agent ended (behaviour §9: the run's result is its final
+// report's verdict, a report not finished is NOT_TESTED; an agent that
+// never connected or exited before a write is NOT_TESTED with that
 // reason). Anything the campaign cannot read is NOT_TESTED, never PASS.
-func judgeRun(rec *Record, reportPath string, ex agentExit, timeout time.Duration) {
-	judgeReport(rec, reportPath, ex, timeout)
+// A run whose agent started more than one proxy has one report per proxy
+// process (--no-replace): FAIL when one of them is FAIL, else NOT_TESTED
+// "several proxies" — writes across proxy processes are not judged
+// together, so no PASS can come from them.
+func judgeRun(rec *Record, dir string, ex agentExit, timeout time.Duration) {
+	reports := reportFiles(dir)
+	if len(reports) <= 1 {
+		judgeReport(rec, filepath.Join(dir, ReportFile), ex, timeout)
+	} else {
+		judgeSeveral(rec, reports, ex, timeout)
+	}
 	if rec.Verdict != NotTested {
 		rec.NotTestedKind = ""
 	} else if rec.NotTestedKind == "" {
 		rec.NotTestedKind = KindOther
 	}
+}
+
+// reportFiles lists the report files of the run in dir in the order their
+// proxies claimed them: report.json, then report.2.json, report.3.json …
+// (behaviour §9.1). report.json is listed even when it does not exist.
+func reportFiles(dir string) []string {
+	type numbered struct {
+		n    int
+		path string
+	}
+	var more []numbered
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		mid, ok := strings.CutPrefix(e.Name(), "report.")
+		if !ok {
+			continue
+		}
+		mid, ok = strings.CutSuffix(mid, ".json")
+		n, err := strconv.Atoi(mid)
+		if !ok || err != nil || n < 2 || strconv.Itoa(n) != mid {
+			continue
+		}
+		more = append(more, numbered{n, filepath.Join(dir, e.Name())})
+	}
+	sort.Slice(more, func(i, j int) bool { return more[i].n < more[j].n })
+	out := []string{filepath.Join(dir, ReportFile)}
+	for _, m := range more {
+		out = append(out, m.path)
+	}
+	return out
+}
+
+// reportsFinished reports whether every report file of the run in dir
+// says finished (and there is one).
+func reportsFinished(dir string) bool {
+	for _, p := range reportFiles(dir) {
+		if reportStatus(p) != "finished" {
+			return false
+		}
+	}
+	return true
+}
+
+// judgeSeveral judges a run with one report per proxy process: each report
+// as judgeReport judges a single one, then FAIL when one is FAIL (its
+// reason, naming the proxy), else NOT_TESTED of kind "several proxies".
+// Violations, observations and patches of every report are kept.
+func judgeSeveral(rec *Record, reports []string, ex agentExit, timeout time.Duration) {
+	base := *rec
+	var verdicts []string
+	var failed *Record
+	status := "finished"
+	for i, p := range reports {
+		sub := base
+		sub.Violations, sub.Observations, sub.Patches = []string{}, []string{}, []Patch{}
+		judgeReport(&sub, p, ex, timeout)
+		name := filepath.Base(p)
+		verdicts = append(verdicts, name+" "+sub.Verdict)
+		if sub.ReportStatus != "finished" && status == "finished" {
+			status = sub.ReportStatus
+		}
+		rec.Violations = append(rec.Violations, sub.Violations...)
+		rec.Observations = append(rec.Observations, sub.Observations...)
+		rec.Patches = append(rec.Patches, sub.Patches...)
+		if sub.Verdict == Fail && failed == nil {
+			sub.Reason = fmt.Sprintf("Proxy %d of %d (%s): %s", i+1, len(reports), name, sub.Reason)
+			failed = &sub
+		}
+		rec.AgentExitCode, rec.AgentSignal, rec.TimedOut = sub.AgentExitCode, sub.AgentSignal, sub.TimedOut
+	}
+	if failed != nil {
+		rec.Verdict, rec.Reason, rec.Score, rec.ReportStatus = Fail, failed.Reason, failed.Score, failed.ReportStatus
+		return
+	}
+	rec.Verdict, rec.Score, rec.ReportStatus, rec.NotTestedKind = NotTested, nil, status, KindSeveralProxies
+	rec.Reason = fmt.Sprintf("%d proxy processes ran in this run (the agent started its MCP server %d times): "+
+		"writes across proxy processes are not judged together; their verdicts: %s.", len(reports), len(reports), strings.Join(verdicts, ", "))
 }
 
 func judgeReport(rec *Record, reportPath string, ex agentExit, timeout time.Duration) {
@@ -141,7 +230,7 @@ func judgeReport(rec *Record, reportPath string, ex agentExit, timeout time.Dura
 		rec.Reason = fmt.Sprintf("The agent %s before a write: %s", how, rec.Reason)
 		rec.NotTestedKind = beforeWriteKind(ex, KindNoWrite)
 	case ex.timedOut:
-		rec.Reason += fmt.Sprintf(" (The agent was stopped after --agent-timeout %s.)", timeout)
+		rec.Reason += fmt.Sprintf(" (The agent %s.)", agentEnd(ex, timeout))
 	}
 	if rec.Verdict == NotTested && rec.NotTestedKind == "" {
 		rec.NotTestedKind = writtenKind(r, ex)
@@ -174,6 +263,8 @@ func writtenKind(r *reportFile, ex agentExit) string {
 // agentEnd says how the agent ended, for a reason sentence.
 func agentEnd(ex agentExit, timeout time.Duration) string {
 	switch {
+	case ex.timedOut && timeout == 0: // re-judged from a record (LoadRecord)
+		return "was stopped after --agent-timeout"
 	case ex.timedOut:
 		return fmt.Sprintf("was stopped after --agent-timeout %s", timeout)
 	case ex.signal != "":

@@ -9,6 +9,7 @@ const (
 	KindNoWrite        = "no write"
 	KindPossibleDup    = "possible duplicate"
 	KindUnknownRetried = "unknown outcome retried"
+	KindSeveralProxies = "several proxies" // the agent started more than one proxy process
 	KindOther          = "other"
 )
 

@@ -139,7 +139,7 @@ func (r *Runner) Do(ctx context.Context, u Unit) (Record, error) {
 	// end awaited, before the report is read.
 	hp.stop(r.grace())
 	rec.AgentWallMs = float64(wall.Microseconds()) / 1000
-	judgeRun(&rec, report, exit, r.AgentTimeout)
+	judgeRun(&rec, dir, exit, r.AgentTimeout)
 	b, _ := json.MarshalIndent(rec, "", "  ")
 	if err := writeAtomic(filepath.Join(dir, RecordFile), append(b, '\n')); err != nil {
 		return Record{}, err
@@ -171,9 +171,11 @@ func (r *Runner) settle(dir string) {
 // proxyArgs are the arguments of the run's proxy.
 func (r *Runner) proxyArgs(u Unit, report string) []string {
 	// Each run keeps its trace beside its report (agent-harness judge
-	// re-judges it with other settings).
+	// re-judges it with other settings). --no-replace: every proxy process
+	// the agent starts keeps its own files (report.2.json, trace.2.jsonl …
+	// for a second one), so no report is lost (behaviour §9.1).
 	trace := filepath.Join(filepath.Dir(report), TraceFile)
-	args := []string{"proxy", "--report-file", report, "--trace", trace, "--audit-tools", "off"}
+	args := []string{"proxy", "--report-file", report, "--trace", trace, "--no-replace", "--audit-tools", "off"}
 	if u.Scenario == "chaos" {
 		args = append(args, "--mode", "chaos", "--seed", strconv.FormatInt(u.Seed, 10))
 	} else {
@@ -273,18 +275,15 @@ func (r *Runner) runAgent(ctx context.Context, u Unit, dir, mcpConfig, url strin
 		waitErr = r.stopGroup(pgid, done)
 	case <-ctx.Done():
 		r.stopGroup(pgid, done)
-		r.reapRun(pgid, dir, "", proxyPid)
+		r.reapRun(pgid, dir, false, proxyPid)
 		return agentExit{}, 0, ErrInterrupted
 	}
 	wall := time.Since(start)
 	ex.code, ex.signal = exitStatus(cmd.ProcessState, waitErr)
-	// The proxy may still be writing its final report: wait for it, then
-	// stop whatever is left of the run (no orphans).
-	report := filepath.Join(dir, ReportFile)
-	if proxyPid > 0 {
-		report = "" // the campaign's own proxy; Do stops it
-	}
-	r.reapRun(pgid, dir, report, proxyPid)
+	// The proxies may still be writing their final reports: wait for them,
+	// then stop whatever is left of the run (no orphans). The campaign's
+	// own proxy (proxyPid) is stopped by Do.
+	r.reapRun(pgid, dir, proxyPid == 0, proxyPid)
 	return ex, wall, nil
 }
 
@@ -312,18 +311,18 @@ func (r *Runner) grace() time.Duration {
 
 // reapRun waits, after the agent's group has ended, until no process of
 // the run is left (the group pgid and what names the run directory dir:
-// a proxy the agent started detached) or the report says finished (at
-// most Grace), then sends SIGTERM to what is left — a proxy ends it with
+// a proxy the agent started detached) or, with waitReports, every report
+// of the run says finished (at most Grace), then sends SIGTERM to what is left — a proxy ends it with
 // its final report — and SIGKILL after another Grace. Processes of the run
 // are not all the campaign's children, so their end is observed by
 // polling, with a short back-off (1 ms doubling to 50 ms): usually the
 // agent's MCP client already waited for its server and the first look
 // finds nothing left. Process exclude (0: none) and its descendants are
 // not the agent's (the campaign's own proxy).
-func (r *Runner) reapRun(pgid int, dir, report string, exclude int) {
+func (r *Runner) reapRun(pgid int, dir string, waitReports bool, exclude int) {
 	left := func() []int { pids, _ := runProcesses(scope{pgid: pgid, dir: dir, exclude: exclude}); return pids }
 	gone := func() bool { return len(left()) == 0 }
-	finished := func() bool { return report != "" && reportStatus(report) == "finished" }
+	finished := func() bool { return waitReports && reportsFinished(dir) }
 	if r.waitFor(r.grace(), func() bool { return gone() || finished() }) && gone() {
 		return
 	}

@@ -1,0 +1,76 @@
+package campaign
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const (
+	passReport    = `{"status":"finished","verdict":"PASS","report":{"verdictReason":"Fine.","coverage":{"calls":{"total":2,"write":1}}},"score":{"total":100}}`
+	failReport    = `{"status":"finished","verdict":"FAIL","report":{"verdictReason":"Twice.","violations":[{"type":"DUPLICATE_EXECUTION"}],"coverage":{"calls":{"total":2,"write":2}}},"score":{"total":0},"patches":[{"type":"GHOST_WRITE","severity":"CRITICAL","trigger":"t","text":"x"}]}`
+	runningReport = `{"status":"running","verdict":"PASS","report":{"verdictReason":"So far.","coverage":{"calls":{"total":1,"write":1}}},"score":{"total":100}}`
+)
+
+// f1Plan is a plan of runs runs of F1, no variants.
+func f1Plan(runs int) *Plan {
+	p := testPlan()
+	p.Scenarios, p.Runs, p.Variants = []string{"F1"}, runs, []Variant{}
+	return p
+}
+
+// A run whose agent started more than one proxy (report.json,
+// report.2.json …, behaviour §9.1) is FAIL when one proxy's final report
+// is FAIL, else NOT_TESTED "several proxies" — never PASS.
+func TestJudgeRunSeveralProxies(t *testing.T) {
+	zero := 0
+	for _, c := range []struct {
+		name    string
+		reports []string // report.json, report.2.json, …
+		verdict string
+		kind    string
+		reason  string
+		status  string
+	}{
+		{"one proxy", []string{passReport}, Pass, "", "Fine.", "finished"},
+		{"second proxy FAIL", []string{passReport, failReport}, Fail, "", "Proxy 2 of 2 (report.2.json): Twice.", "finished"},
+		{"first of three FAIL", []string{failReport, passReport, passReport}, Fail, "", "Proxy 1 of 3 (report.json): Twice.", "finished"},
+		{"two PASS", []string{passReport, passReport}, NotTested, KindSeveralProxies,
+			"2 proxy processes ran in this run (the agent started its MCP server 2 times): writes across proxy processes are not judged together; their verdicts: report.json PASS, report.2.json PASS.", "finished"},
+		{"PASS and running", []string{passReport, runningReport}, NotTested, KindSeveralProxies,
+			"their verdicts: report.json PASS, report.2.json NOT_TESTED.", "running"},
+		{"PASS and an empty claim", []string{passReport, " "}, NotTested, KindSeveralProxies,
+			"their verdicts: report.json PASS, report.2.json NOT_TESTED.", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for i, body := range c.reports {
+				name := ReportFile
+				if i > 0 {
+					name = "report." + string(rune('1'+i)) + ".json"
+				}
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o666); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Not reports: the writer's temporary files, other names.
+			for _, other := range []string{"report.json.123.456.tmp", "report.02.json", "report.x.json"} {
+				os.WriteFile(filepath.Join(dir, other), []byte(failReport), 0o666)
+			}
+			rec := Record{Violations: []string{}, Observations: []string{}, Patches: []Patch{}}
+			judgeRun(&rec, dir, agentExit{code: &zero}, time.Second)
+			if rec.Verdict != c.verdict || rec.NotTestedKind != c.kind || !strings.HasSuffix(rec.Reason, c.reason) || rec.ReportStatus != c.status {
+				t.Errorf("got %s (%s) %q report %q; want %s (%s) ending %q report %q", rec.Verdict, rec.NotTestedKind, rec.Reason, rec.ReportStatus,
+					c.verdict, c.kind, c.reason, c.status)
+			}
+			if c.verdict == Fail && (len(rec.Violations) != 1 || len(rec.Patches) != 1 || rec.Score == nil || *rec.Score != 0) {
+				t.Errorf("FAIL record: violations %v, patches %v, score %v; want the failing report's", rec.Violations, rec.Patches, rec.Score)
+			}
+			if c.verdict == NotTested && rec.Score != nil {
+				t.Errorf("NOT_TESTED record with score %d", *rec.Score)
+			}
+		})
+	}
+}
