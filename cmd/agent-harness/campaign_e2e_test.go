@@ -45,8 +45,24 @@ func runCampaignWith(t *testing.T, bin, out string, env []string, args ...string
 		if err := json.Unmarshal(b, &r.summary); err != nil {
 			t.Fatalf("campaign.json: %v", err)
 		}
+		checkCampaignSchema(t, out)
 	}
 	return r
+}
+
+// checkCampaignSchema checks that the campaign.json in out validates
+// against campaign.schema.json, so that `agent-harness report` reads every
+// file a campaign or a merge writes (red team 2: it refused every green
+// and every --agent-transport http campaign's).
+func checkCampaignSchema(t *testing.T, out string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, "campaign.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := campaign.ParseSummary(b); err != nil {
+		t.Errorf("%s/campaign.json does not validate against campaign.schema.json: %v", out, err)
+	}
 }
 
 // sampleCampaignArgs are the flags of a campaign of the reference agent
@@ -349,6 +365,7 @@ func TestCampaignShardsMergeLikeUnsharded(t *testing.T) {
 		t.Fatalf("merge: exit %d, want %d like the unsharded campaign (%v)\n%s", code, want.code, err, outb)
 	}
 	var got campaign.Summary
+	checkCampaignSchema(t, merged)
 	b, _ := os.ReadFile(filepath.Join(merged, "campaign.json"))
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
@@ -546,6 +563,7 @@ func TestCampaignMergeIncompleteExits3(t *testing.T) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		t.Fatalf("campaign.json of the --allow-incomplete merge: %v\nstderr:\n%s", err, stderr)
 	}
+	checkCampaignSchema(t, filepath.Join(dir, "merged--allow-incomplete"))
 	if code != 3 || s.Complete || s.Gate.ExitCode != 3 || s.Gate.Reason != "incomplete: "+missing || len(s.Runs) != 1 {
 		t.Errorf("--allow-incomplete: exit %d, complete %v, gate %+v, %d runs; want 3, false, 3 naming slice 1/2, 1", code, s.Complete, s.Gate, len(s.Runs))
 	}
@@ -676,5 +694,46 @@ func TestCampaignTwoPassingProxiesAreNotTested(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "gate: exit 3 — scenario F1: no judged run (all 1 NOT_TESTED: 1 several proxies)") {
 		t.Errorf("stdout lacks the gate line naming the kind:\n%s", r.stdout)
+	}
+}
+
+// reportCampaignFile runs `agent-harness report FILE [flags]`: exit code, stderr.
+func reportCampaignFile(t *testing.T, file string, flags ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(e2eBinary(t, "agent-harness"), append([]string{"report", file}, flags...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	_ = cmd.Run()
+	return cmd.ProcessState.ExitCode(), stderr.String()
+}
+
+// Red team 2 (SPEC §17.4, behaviour §7.3): `report FILE` renders a
+// campaign.json with the gate's exit code. It refuses the campaign.json
+// of every campaign whose gate passed ("$.gate.failures: type null, want
+// [array]": Decide leaves Failures nil when nothing fails) and of every
+// --agent-transport http campaign ("$.plan.agentTransport: schema
+// false"): exit 2 for files the campaign itself just wrote.
+func TestReportAcceptsTheCampaignJSONItWrote(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		flags []string
+		code  int
+	}{
+		{"green stdio campaign", nil, 0},
+		{"http campaign", []string{"--agent-transport", "http"}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out := filepath.Join(t.TempDir(), "out")
+			r := runCampaignE2E(t, out, nil, sampleCampaignArgs(t, out, append([]string{"--runs", "1", "--scenarios", "F1", "--quiet"}, tt.flags...),
+				"--behaviour", "careful")...)
+			if r.code != tt.code {
+				t.Fatalf("campaign: exit %d, want %d\nstderr:\n%s", r.code, tt.code, r.stderr)
+			}
+			if code, stderr := reportCampaignFile(t, filepath.Join(out, "campaign.json")); code != r.code {
+				t.Errorf("report campaign.json: exit %d, want the gate's %d\nstderr:\n%s", code, r.code, stderr)
+			}
+		})
 	}
 }

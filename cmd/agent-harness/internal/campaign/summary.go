@@ -355,7 +355,9 @@ func Decide(s *Summary, vn string, min, maxNotTested float64) Gate {
 					percent(float64(st.NotTested)/float64(st.Runs)), percent(maxNotTested), kindsText(st.NotTestedKinds))})
 		}
 	}
-	g.Failures = append(below, untested...)
+	// Never nil: campaign.json's gate.failures is an array, also when
+	// nothing fails.
+	g.Failures = append(append(g.Failures, below...), untested...)
 	switch {
 	case len(below) > 0:
 		g.ExitCode = 1

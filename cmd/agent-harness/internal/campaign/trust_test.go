@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,5 +73,21 @@ func TestJudgeRunSeveralProxies(t *testing.T) {
 				t.Errorf("NOT_TESTED record with score %d", *rec.Score)
 			}
 		})
+	}
+}
+
+// gate.failures is an array also when the gate passes (campaign.json's
+// schema requires it; `report` refused every green campaign's file).
+func TestDecidePassingGateHasFailuresArray(t *testing.T) {
+	p := f1Plan(1)
+	s := Summarize(p, []Record{rec("", "F1", 1, Pass, 100)}, func(string, string) int { return 1 })
+	s.Gate = Decide(&s, "", 1, 0)
+	b, _ := json.Marshal(s.Gate)
+	if s.Gate.ExitCode != 0 || !strings.Contains(string(b), `"failures":[]`) {
+		t.Errorf("gate %s; want exit 0 and failures []", b)
+	}
+	b, _ = json.Marshal(s)
+	if _, err := ParseSummary(b); err != nil {
+		t.Errorf("the summary of a green campaign does not validate: %v", err)
 	}
 }
