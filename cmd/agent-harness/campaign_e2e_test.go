@@ -697,6 +697,79 @@ func TestCampaignTwoPassingProxiesAreNotTested(t *testing.T) {
 	}
 }
 
+// Red team 2 (SPEC §17.2): "a run is judged from the proxy's final report,
+// never from a report still running". A resumed campaign (and a merge)
+// keeps every run.json it finds as the run's record without looking at
+// its reportStatus: a record that says it was taken from a report still
+// "running" — as the campaign before b28dc24 wrote it, where the run's
+// report.json says "running" too — stays PASS, and the gate exits 0. This
+// is the upgrade path: shards or a killed campaign of the previous build,
+// resumed or merged by this one. Expected: such a record is NOT_TESTED
+// (or the run is run again), never a PASS the gate counts: exit 3.
+func TestCampaignResumeAndMergeRejudgeRecordOfRunningReport(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "out")
+	args := sampleCampaignArgs(t, out, []string{"--runs", "2", "--scenarios", "F1", "--quiet"}, "--behaviour", "careful")
+	r := runCampaignE2E(t, out, nil, args...)
+	if r.code != 0 || len(r.summary.Runs) != 2 {
+		t.Fatalf("first campaign: exit %d, %d runs; want 0, 2\nstderr:\n%s", r.code, len(r.summary.Runs), r.stderr)
+	}
+	// Run 1 as the previous build recorded a report still running.
+	dir := filepath.Join(out, "runs", "F1", "1")
+	for _, f := range []struct{ name, from, to string }{
+		{"report.json", `"status":"finished"`, `"status":"running"`},
+		{"run.json", `"reportStatus": "finished"`, `"reportStatus": "running"`},
+	} {
+		b, err := os.ReadFile(filepath.Join(dir, f.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), f.from) {
+			t.Fatalf("%s lacks %s:\n%s", f.name, f.from, b)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.name), []byte(strings.Replace(string(b), f.from, f.to, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r = runCampaignE2E(t, out, nil, args...)
+	for _, rec := range r.summary.Runs {
+		if rec.Run == 1 && rec.Verdict == "PASS" && rec.ReportStatus != "finished" {
+			t.Errorf("resume: run 1 kept as PASS from a report with status %q (%s)", rec.ReportStatus, rec.Reason)
+		}
+	}
+	if r.code == 0 {
+		t.Errorf("resume: exit 0 with run 1 judged from a report still running\nstdout:\n%s", r.stdout)
+	}
+	// The record is judged again from its report, as a new run is: a
+	// report still running is NOT_TESTED "the proxy did not finish its
+	// report".
+	rejudged := func(where string, s campaign.Summary) {
+		t.Helper()
+		for _, rec := range s.Runs {
+			if rec.Run == 1 && (rec.Verdict != "NOT_TESTED" || rec.ReportStatus != "running" ||
+				!strings.HasPrefix(rec.Reason, `The proxy did not finish its report (status "running", last verdict PASS)`)) {
+				t.Errorf("%s: run 1 is %s (%s, report %s); want NOT_TESTED, the proxy did not finish its report", where, rec.Verdict, rec.Reason, rec.ReportStatus)
+			}
+		}
+	}
+	rejudged("resume", r.summary)
+	merged := filepath.Join(t.TempDir(), "merged")
+	cmd := exec.Command(e2eBinary(t, "agent-harness"), "campaign", "merge", out, "--out", merged)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	_ = cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code == 0 {
+		t.Errorf("merge: exit 0 with run 1 judged from a report still running\nstdout:\n%s", stdout.String())
+	}
+	checkCampaignSchema(t, merged)
+	var ms campaign.Summary
+	b, _ := os.ReadFile(filepath.Join(merged, "campaign.json"))
+	if err := json.Unmarshal(b, &ms); err != nil {
+		t.Fatal(err)
+	}
+	rejudged("merge", ms)
+}
+
 // reportCampaignFile runs `agent-harness report FILE [flags]`: exit code, stderr.
 func reportCampaignFile(t *testing.T, file string, flags ...string) (int, string) {
 	t.Helper()

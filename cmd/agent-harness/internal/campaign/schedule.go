@@ -30,7 +30,24 @@ func LoadRecord(out string, u Unit) (Record, bool) {
 		r.Seed != u.Seed || r.Verdict == "" {
 		return Record{}, false
 	}
+	if r.Verdict != NotTested && r.ReportStatus != "finished" {
+		// A verdict taken from a report that was not final (the build
+		// before b28dc24 wrote such records): judged again from the run's
+		// report files, as a new run is (behaviour §9.4) — a report still
+		// running is NOT_TESTED, never a PASS the gate counts.
+		return rejudge(filepath.Join(out, u.Dir()), r), true
+	}
 	return r, true
+}
+
+// rejudge judges record r again from the report files in dir and how its
+// agent ended.
+func rejudge(dir string, r Record) Record {
+	ex := agentExit{code: r.AgentExitCode, signal: r.AgentSignal, timedOut: r.TimedOut}
+	n := Record{Variant: r.Variant, Scenario: r.Scenario, Run: r.Run, Seed: r.Seed, Dir: r.Dir, AgentWallMs: r.AgentWallMs,
+		Violations: []string{}, Observations: []string{}, Patches: []Patch{}}
+	judgeRun(&n, dir, ex, 0)
+	return n
 }
 
 // Hooks tell a progress display what happens; nil fields are skipped.

@@ -76,6 +76,39 @@ func TestJudgeRunSeveralProxies(t *testing.T) {
 	}
 }
 
+// A record whose verdict was taken from a report that was not finished
+// (as the build before b28dc24 wrote it) is judged again from the run's
+// report files when a resume or merge loads it (behaviour §9.4).
+func TestLoadRecordRejudgesRecordOfUnfinishedReport(t *testing.T) {
+	p := testPlan()
+	u := p.Units()[0]
+	zero := 0
+	for _, c := range []struct {
+		name, report, status string
+		verdict, reason      string
+	}{
+		{"report still running", runningReport, "running", NotTested, `The proxy did not finish its report (status "running", last verdict PASS); the agent exited with code 0.`},
+		{"report finished since", failReport, "running", Fail, "Twice."},
+		{"finished record kept", runningReport, "finished", Pass, "kept"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := t.TempDir()
+			dir := filepath.Join(out, u.Dir())
+			os.MkdirAll(dir, 0o777)
+			os.WriteFile(filepath.Join(dir, ReportFile), []byte(c.report), 0o666)
+			score := 100
+			old := Record{Variant: u.Variant, Scenario: u.Scenario, Run: u.N, Seed: u.Seed, Dir: u.Dir(), Verdict: Pass, Reason: "kept",
+				Score: &score, ReportStatus: c.status, AgentExitCode: &zero, AgentWallMs: 12}
+			b, _ := json.Marshal(old)
+			os.WriteFile(filepath.Join(dir, RecordFile), b, 0o666)
+			got, ok := LoadRecord(out, u)
+			if !ok || got.Verdict != c.verdict || got.Reason != c.reason || got.AgentWallMs != 12 {
+				t.Errorf("LoadRecord: ok %v, %s %q wall %v; want %s %q wall 12", ok, got.Verdict, got.Reason, got.AgentWallMs, c.verdict, c.reason)
+			}
+		})
+	}
+}
+
 // gate.failures is an array also when the gate passes (campaign.json's
 // schema requires it; `report` refused every green campaign's file).
 func TestDecidePassingGateHasFailuresArray(t *testing.T) {
