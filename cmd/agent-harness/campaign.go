@@ -411,6 +411,16 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		s.Shard = fmt.Sprintf("%d/%d", o.shard.I, o.shard.N)
 	}
 	s.Gate = campaign.Decide(&s, o.gateVariant, o.minPassRate, o.maxNotTested)
+	if !s.Complete {
+		// An interrupted campaign's gate is never 0, in every file and on
+		// stdout, as a merge with runs missing (behaviour §9.4).
+		why := "interrupted"
+		if runErr != nil && !errors.Is(runErr, campaign.ErrInterrupted) {
+			why = "stopped by an error"
+		}
+		campaign.GateIncomplete(&s.Gate, fmt.Sprintf("%d of %d runs unfinished (the campaign was %s; start again with the same command to run the rest)",
+			len(units)-len(recs), len(units), why))
+	}
 	if err := campaign.WriteFiles(out, &s); err != nil {
 		return fmt.Errorf("writing the results: %w", err)
 	}

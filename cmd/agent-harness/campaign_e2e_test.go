@@ -810,3 +810,44 @@ func TestReportAcceptsTheCampaignJSONItWrote(t *testing.T) {
 		})
 	}
 }
+
+// Red team 2 (SPEC §17.1, behaviour §9.4): a campaign interrupted by SIGINT
+// after 1 of its 2 runs exits 130, but the campaign.json, campaign.md and
+// the stdout gate line it writes say "gate: exit 0" (gate.exitCode 0,
+// complete false): the unfinished run is not counted at all. A merge of
+// the same incomplete set says exit 3 (GateIncomplete). Anything that
+// reads the gate from the file (report campaign.json, a CI step reading
+// gate.exitCode) sees a green gate over a run that was never judged.
+// Expected: an incomplete campaign's gate is never 0.
+func TestCampaignInterruptedGateIsNeverZero(t *testing.T) {
+	t.Parallel()
+	plain := e2eBinary(t, "agent-harness-plain")
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "marker")
+	out := filepath.Join(dir, "out")
+	// The first run books carefully; the second interrupts the campaign.
+	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "2", "--scenarios", "F1", "--quiet",
+		"--upstream-command", plain, "--upstream-arg", "sample-server", "--",
+		"sh", "-c", `if [ -e "$1" ]; then kill -INT $PPID; sleep 30; exit 0; fi; : > "$1"; exec "$0" agent --behaviour careful --mcp-config "$AGENT_HARNESS_MCP_CONFIG"`, plain, marker)
+	if r.code != 130 || r.summary.Complete || len(r.summary.Runs) != 1 {
+		t.Fatalf("exit %d, complete %v, %d runs; want 130, false, 1\nstderr:\n%s", r.code, r.summary.Complete, len(r.summary.Runs), r.stderr)
+	}
+	if r.summary.Gate.ExitCode == 0 {
+		t.Errorf("campaign.json of the interrupted campaign (1 of 2 runs): gate %+v, want exit 3 (incomplete)", r.summary.Gate)
+	}
+	if strings.Contains(r.stdout, "gate: exit 0") {
+		t.Errorf("stdout of the interrupted campaign says the gate passed:\n%s", r.stdout)
+	}
+	const why = "incomplete: 1 of 2 runs unfinished (the campaign was interrupted; start again with the same command to run the rest)"
+	g := r.summary.Gate
+	if g.ExitCode != 3 || g.Reason != why || len(g.Failures) != 1 || g.Failures[0].Rule != "incomplete" {
+		t.Errorf("gate %+v; want exit 3, %q, one failure of rule incomplete", g, why)
+	}
+	if !strings.Contains(r.stdout, "gate: exit 3 — "+why+"\n") {
+		t.Errorf("stdout lacks the gate line %q:\n%s", why, r.stdout)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "campaign.md"))
+	if !strings.Contains(string(md), "Gate: exit 3 — incomplete: 1 of 2 runs unfinished") {
+		t.Errorf("campaign.md lacks the incomplete gate:\n%s", md)
+	}
+}
