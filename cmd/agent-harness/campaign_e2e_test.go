@@ -811,6 +811,39 @@ func TestReportAcceptsTheCampaignJSONItWrote(t *testing.T) {
 	}
 }
 
+// Red team 2 (SPEC §17.3, §17.9, behaviour §7.4, §9.4): a merge of an
+// incomplete set of shards is never green — "--allow-incomplete merges
+// what is there, still exit 3". `report merged/campaign.json
+// --not-tested-ok` turns that gate's 3 into exit 0: --not-tested-ok is for
+// the NOT_TESTED verdict, not for runs that never ran (as it is not for an
+// interrupted run).
+func TestReportNotTestedOKKeepsCampaignGate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	shard := filepath.Join(dir, "shard0")
+	r := runCampaignE2E(t, shard, nil, sampleCampaignArgs(t, shard, []string{"--runs", "2", "--scenarios", "F1", "--shard", "0/2", "--quiet"},
+		"--behaviour", "careful")...)
+	if r.code != 0 {
+		t.Fatalf("shard 0/2: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	merged := filepath.Join(dir, "merged")
+	cmd := exec.Command(e2eBinary(t, "agent-harness"), "campaign", "merge", shard, "--out", merged, "--allow-incomplete")
+	_ = cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != 3 {
+		t.Fatalf("merge --allow-incomplete: exit %d, want 3", code)
+	}
+	if code, stderr := reportCampaignFile(t, filepath.Join(merged, "campaign.json")); code != 3 {
+		t.Errorf("report: exit %d, want 3\n%s", code, stderr)
+	}
+	code, stderr := reportCampaignFile(t, filepath.Join(merged, "campaign.json"), "--not-tested-ok")
+	if code != 3 {
+		t.Errorf("report --not-tested-ok of a merge missing slice 1/2: exit %d, want 3 (the missing run was never judged)\n%s", code, stderr)
+	}
+	if want := "[agent-harness] report: --not-tested-ok does not apply to a campaign file: the exit code is its gate's (3); the campaign's --max-not-tested sets the NOT_TESTED share it allows\n"; stderr != want {
+		t.Errorf("report --not-tested-ok of a campaign file: stderr %q, want %q", stderr, want)
+	}
+}
+
 // Red team 2 (SPEC §17.1, behaviour §9.4): a campaign interrupted by SIGINT
 // after 1 of its 2 runs exits 130, but the campaign.json, campaign.md and
 // the stdout gate line it writes say "gate: exit 0" (gate.exitCode 0,
