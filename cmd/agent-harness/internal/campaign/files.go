@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 )
 
 // Output files of a campaign directory.
@@ -284,9 +286,15 @@ type junitMessage struct {
 }
 
 // junit renders junit.xml: a suite per variant and scenario, a test case
-// per finished run; FAIL is a failure, NOT_TESTED is skipped.
+// per finished run (FAIL is a failure, NOT_TESTED is skipped) and a skipped
+// one per planned run that did not finish, then a suite "gate" whose one
+// case is a failure unless the gate's exit code is 0 — so that no
+// rendering of a gate that did not pass looks green (behaviour §9.3).
+// Peer text (reasons) is shown as escape.Line shows it: XML cannot carry
+// control characters.
 func junit(s *Summary) []byte {
 	top := junitSuites{Name: "agent-harness campaign"}
+	unfinished := unfinishedUnits(s)
 	for _, v := range s.Variants {
 		for _, st := range v.Scenarios {
 			name := st.Scenario
@@ -304,13 +312,21 @@ func junit(s *Summary) []byte {
 				secs += r.AgentWallMs / 1000
 				switch r.Verdict {
 				case Fail:
-					c.Failure = &junitMessage{Message: strings.Join(r.Violations, ", "), Type: Fail, Text: r.Reason}
+					c.Failure = &junitMessage{Message: escape.Line(strings.Join(r.Violations, ", ")), Type: Fail, Text: escape.Line(r.Reason)}
 					suite.Failures++
 				case NotTested:
-					c.Skipped = &junitMessage{Message: r.Reason}
+					c.Skipped = &junitMessage{Message: escape.Line(r.Reason)}
 					suite.Skipped++
 				}
 				suite.Cases = append(suite.Cases, c)
+			}
+			for _, u := range unfinished {
+				if u.Variant != v.Name || u.Scenario != st.Scenario {
+					continue
+				}
+				suite.Cases = append(suite.Cases, junitCase{Name: u.Label(), Classname: "agent-harness.campaign." + strings.ReplaceAll(name, "/", "."),
+					Time: "0.000", Skipped: &junitMessage{Message: "not run: the run did not finish (the campaign is incomplete)"}})
+				suite.Skipped++
 			}
 			suite.Tests = len(suite.Cases)
 			suite.Time = fmt.Sprintf("%.3f", secs)
@@ -320,6 +336,44 @@ func junit(s *Summary) []byte {
 			top.Suites = append(top.Suites, suite)
 		}
 	}
+	gate := junitCase{Name: "gate", Classname: "agent-harness.campaign.gate", Time: "0.000"}
+	if s.Gate.ExitCode != 0 {
+		gate.Failure = &junitMessage{Message: fmt.Sprintf("gate: exit %d", s.Gate.ExitCode), Type: "GATE", Text: escape.Line(s.Gate.Reason)}
+	}
+	suite := junitSuite{Name: "gate", Tests: 1, Time: "0.000", Cases: []junitCase{gate}}
+	if gate.Failure != nil {
+		suite.Failures = 1
+	}
+	top.Tests++
+	top.Failures += suite.Failures
+	top.Suites = append(top.Suites, suite)
 	b, _ := xml.MarshalIndent(top, "", "  ")
 	return append([]byte(xml.Header), append(b, '\n')...)
+}
+
+// unfinishedUnits are the planned runs of s (of its shard) without a
+// record, in the plan's order.
+func unfinishedUnits(s *Summary) []Unit {
+	if s.Plan == nil || s.Complete {
+		return nil
+	}
+	sh := Shard{N: 1}
+	if i, n, ok := strings.Cut(s.Shard, "/"); ok {
+		ii, err1 := strconv.Atoi(i)
+		nn, err2 := strconv.Atoi(n)
+		if err1 == nil && err2 == nil && nn > 0 {
+			sh = Shard{I: ii, N: nn}
+		}
+	}
+	have := map[string]bool{}
+	for _, r := range s.Runs {
+		have[labelOf(r)] = true
+	}
+	var out []Unit
+	for _, u := range s.Plan.Units() {
+		if (sh.N <= 1 || u.Index%sh.N == sh.I) && !have[u.Label()] {
+			out = append(out, u)
+		}
+	}
+	return out
 }

@@ -124,3 +124,22 @@ func TestDecidePassingGateHasFailuresArray(t *testing.T) {
 		t.Errorf("the summary of a green campaign does not validate: %v", err)
 	}
 }
+
+// junit.xml always has a gate case: a failure unless the gate exits 0.
+func TestJUnitGateCase(t *testing.T) {
+	p := f1Plan(1)
+	s := Summarize(p, []Record{rec("", "F1", 1, Pass, 100)}, func(string, string) int { return 1 })
+	s.Complete = true
+	s.Gate = Decide(&s, "", 1, 0)
+	green := string(junit(&s))
+	if !strings.Contains(green, `<testsuites name="agent-harness campaign" tests="2" failures="0" skipped="0">`) ||
+		!strings.Contains(green, `<testcase name="gate" classname="agent-harness.campaign.gate" time="0.000"></testcase>`) {
+		t.Errorf("green campaign's junit.xml:\n%s", green)
+	}
+	s.Gate = Decide(&s, "", 1, 0)
+	s.Gate.ExitCode, s.Gate.Reason = 3, "scenario F1: \x1b[31mred"
+	red := string(junit(&s))
+	if !strings.Contains(red, `<failure message="gate: exit 3" type="GATE">scenario F1: \x1b[31mred</failure>`) {
+		t.Errorf("failing gate's junit.xml:\n%s", red)
+	}
+}
