@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/campaign"
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
@@ -528,7 +529,7 @@ func printCampaignSummary(w io.Writer, s *campaign.Summary, out string) {
 	if !s.Complete {
 		fmt.Fprintln(w, "incomplete: not every planned run has finished")
 	}
-	fmt.Fprintf(w, "gate: exit %d — %s\n", s.Gate.ExitCode, s.Gate.Reason)
+	fmt.Fprintf(w, "gate: exit %d — %s\n", s.Gate.ExitCode, escape.Line(s.Gate.Reason)) // peer text in the reasons
 	fmt.Fprintf(w, "results: %s (campaign.json, campaign.md, junit.xml, patches.md)\n", out)
 }
 

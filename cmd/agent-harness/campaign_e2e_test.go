@@ -626,6 +626,57 @@ func TestCampaignGateCountsNearDuplicates(t *testing.T) {
 	}
 }
 
+// caseConflictAgent (sh and curl over --agent-transport http) books
+// once (F1 fires on it), then books another guest with two argument member
+// names that differ only in letter case. The member names are the agent's
+// own text: raw HTML and a Markdown link.
+const caseConflictAgent = `url=$AGENT_HARNESS_MCP_URL
+post() { curl -s -D "$AGENT_HARNESS_RUN_DIR/h" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' ${sid:+-H "Mcp-Session-Id: $sid"} ${sid:+-H 'MCP-Protocol-Version: 2025-06-18'} -d "$1" "$url"; echo; }
+post '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}'
+sid=$(tr -d '\r' < "$AGENT_HARNESS_RUN_DIR/h" | sed -n 's/^[Mm][Cc][Pp]-[Ss][Ee][Ss][Ss][Ii][Oo][Nn]-[Ii][Dd]: *//p')
+post '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+post '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_booking","arguments":{"guest":"Ada","date":"2026-11-03","room":"double","idempotency_key":"k1"}}}'
+post '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_booking","arguments":{"guest":"Bob","date":"2027-01-09","room":"single","idempotency_key":"k9","<img src=x onerror=alert(1)>[PASS](http://x)":1,"<IMG src=x onerror=alert(1)>[PASS](http://x)":2}}}'
+curl -s -o /dev/null -X DELETE -H "Mcp-Session-Id: $sid" "$url"
+`
+
+// Red team 2 (SPEC §17.4, behaviour §7.5): peer text is escaped where it is
+// rendered, Markdown included. A campaign's NOT_TESTED "other" reason (the
+// report's verdictReason, which quotes the agent's argument member names)
+// goes into campaign.md's gate line and "NOT_TESTED runs by kind" line
+// unescaped: raw HTML and a link written by the agent. `report` renders
+// the same verdictReason through escape.Markdown; campaign.md does not.
+func TestCampaignMarkdownEscapesPeerText(t *testing.T) {
+	campaignNeedTools(t, "curl", "sed", "tr")
+	t.Parallel()
+	plain := e2eBinary(t, "agent-harness-plain")
+	dir := t.TempDir()
+	script := filepath.Join(dir, "case.sh")
+	if err := os.WriteFile(script, []byte(caseConflictAgent), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--quiet", "--agent-transport", "http",
+		"--upstream-command", plain, "--upstream-arg", "sample-server", "--", "sh", script)
+	if r.code != 3 || len(r.summary.Runs) != 1 || !strings.Contains(r.summary.Runs[0].Reason, "<img src=x") {
+		t.Fatalf("exit %d, runs %+v; want 3 and one NOT_TESTED run whose reason quotes the member names\nstderr:\n%s", r.code, r.summary.Runs, r.stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "campaign.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every <, [ and ] of the agent's text is backslash-escaped, so none
+	// starts HTML or a link; the text itself is still shown.
+	if !strings.Contains(string(md), `\<img src=x onerror=alert(1)\>\[PASS\](http://x)`) {
+		t.Errorf("campaign.md does not show the agent's member name escaped:\n%s", md)
+	}
+	for i, line := range strings.Split(string(md), "\n") {
+		if unescapedAt(line, "<img") || unescapedAt(line, "<IMG") || unescapedAt(line, "](http://x)") || unescapedAt(line, "[PASS]") {
+			t.Errorf("campaign.md line %d renders the agent's text as HTML or a link: %s", i+1, line)
+		}
+	}
+}
+
 // Red team 2 (SPEC §17.2, §17.1): a stdio run in which the agent's MCP
 // client starts the proxy twice (a client that restarts its server, or an
 // agent that retries its task) leaves one report.json and one trace.jsonl,
@@ -926,5 +977,20 @@ func TestCampaignIncompleteMergeJUnitShowsGateAndMissingRuns(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("junit.xml lacks %s:\n%s", want, b)
 		}
+	}
+}
+
+// unescapedAt reports whether s holds sub at a position not preceded by a
+// backslash.
+func unescapedAt(s, sub string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], sub)
+		if j < 0 {
+			return false
+		}
+		if i+j == 0 || s[i+j-1] != '\\' {
+			return true
+		}
+		i += j + 1
 	}
 }

@@ -95,7 +95,9 @@ func Markdown(s *Summary) string {
 	if s.Shard != "" {
 		fmt.Fprintf(&b, "Shard %s of the plan; merge the shards with `agent-harness campaign merge`.\n\n", s.Shard)
 	}
-	fmt.Fprintf(&b, "Gate: exit %d — %s (variant %q, --min-pass-rate %g, --max-not-tested %g).\n\n", s.Gate.ExitCode, s.Gate.Reason,
+	// Reasons quote peer text (an agent's argument names, a plugin's
+	// details): escaped as Markdown inline text (behaviour §7.5).
+	fmt.Fprintf(&b, "Gate: exit %d — %s (variant %q, --min-pass-rate %g, --max-not-tested %g).\n\n", s.Gate.ExitCode, escape.Markdown(s.Gate.Reason),
 		s.Gate.Variant, s.Gate.MinPassRate, s.Gate.MaxNotTested)
 	for _, v := range s.Variants {
 		fmt.Fprintf(&b, "## Results%s\n\n", variantTitle(v.Name))
@@ -109,9 +111,9 @@ func Markdown(s *Summary) string {
 			if len(st.Violations)+len(st.Observations)+len(st.Patches)+len(st.NotTestedKinds) == 0 {
 				continue
 			}
-			fmt.Fprintf(&b, "### %s%s\n\n", name, variantTitle(v.Name))
+			fmt.Fprintf(&b, "### %s%s\n\n", escape.Markdown(name), variantTitle(v.Name))
 			if len(st.NotTestedKinds) > 0 {
-				fmt.Fprintf(&b, "NOT_TESTED runs by kind: %s.\n\n", kindsText(st.NotTestedKinds))
+				fmt.Fprintf(&b, "NOT_TESTED runs by kind: %s.\n\n", escape.Markdown(kindsText(st.NotTestedKinds)))
 			}
 			writeCounts(&b, "Violations", st.Violations)
 			writeCounts(&b, "Observations", st.Observations)
@@ -119,7 +121,7 @@ func Markdown(s *Summary) string {
 				b.WriteString("Patches (share of runs): ")
 				var parts []string
 				for _, p := range st.Patches {
-					parts = append(parts, fmt.Sprintf("%s %s (%d runs, %s)", p.Type, p.Severity, p.Runs, percent(p.Share)))
+					parts = append(parts, fmt.Sprintf("%s %s (%d runs, %s)", escape.Markdown(p.Type), escape.Markdown(p.Severity), p.Runs, percent(p.Share)))
 				}
 				b.WriteString(strings.Join(parts, "; ") + ". Texts: patches.md.\n\n")
 			}
@@ -134,7 +136,7 @@ func Markdown(s *Summary) string {
 				d = fmt.Sprintf("%+.1f pp [%+.1f, %+.1f]", 100**c.Difference, 100*c.Interval.Low, 100*c.Interval.High)
 				p = strconv.FormatFloat(*c.FisherP, 'g', 4, 64)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Scenario, c.Variant, c.Baseline, d, p)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", escape.Markdown(c.Scenario), c.Variant, c.Baseline, d, p)
 		}
 		b.WriteString("\n")
 	}
@@ -148,7 +150,7 @@ func TableText(v VariantSummary) string {
 	b.WriteString("| scenario | runs | PASS | FAIL | NOT_TESTED | PASS rate [95 % CI] | mean score [95 % CI] | agent time median | p95 |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, st := range append(append([]Stats(nil), v.Scenarios...), v.Overall) {
-		name := st.Scenario
+		name := escape.Markdown(st.Scenario)
 		if name == "" {
 			name = "**all**"
 		}
@@ -168,7 +170,7 @@ func writeCounts(b *strings.Builder, title string, tcs []TypeCount) {
 	}
 	var parts []string
 	for _, tc := range tcs {
-		parts = append(parts, fmt.Sprintf("%s in %d runs (%d entries)", tc.Type, tc.Runs, tc.Entries))
+		parts = append(parts, fmt.Sprintf("%s in %d runs (%d entries)", escape.Markdown(tc.Type), tc.Runs, tc.Entries))
 	}
 	fmt.Fprintf(b, "%s: %s.\n\n", title, strings.Join(parts, "; "))
 }
@@ -223,7 +225,7 @@ func patchesMarkdown(s *Summary) string {
 		"not verified fixes: add them to the agent's system prompt, run the campaign again (for example as a " +
 		"--variant), and compare.\n\n")
 	for _, a := range list {
-		fmt.Fprintf(&b, "## %s (%s)\n\n", a.p.Type, a.p.Severity)
+		fmt.Fprintf(&b, "## %s (%s)\n\n", escape.Markdown(a.p.Type), escape.Markdown(a.p.Severity))
 		var parts []string
 		for _, vn := range s.Plan.variantNames() {
 			if n := a.runs[vn]; n > 0 {
@@ -234,7 +236,7 @@ func patchesMarkdown(s *Summary) string {
 				parts = append(parts, fmt.Sprintf("%d of %d runs%s (%s)", n, runsPer[vn], where, percent(float64(n)/float64(runsPer[vn]))))
 			}
 		}
-		fmt.Fprintf(&b, "Triggered in %s. First seen in %s: %s\n\n", strings.Join(parts, ", "), a.first, a.p.Trigger)
+		fmt.Fprintf(&b, "Triggered in %s. First seen in %s: %s\n\n", strings.Join(parts, ", "), escape.Markdown(a.first), escape.Markdown(a.p.Trigger))
 		b.WriteString(a.p.Text + "\n\n")
 	}
 	b.WriteString("## All patches, to paste into a system prompt\n\n```text\n")

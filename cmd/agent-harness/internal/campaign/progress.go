@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 )
 
 // Progress prints a line per finished run and, on a terminal, one live
@@ -123,12 +125,12 @@ func RunLine(ev Event) string {
 	r := ev.Record
 	parts := []string{fmt.Sprintf("run %d/%d", ev.Done, ev.Total), ev.Unit.Label(), r.Verdict}
 	if r.Verdict == Fail {
-		parts = append(parts, strings.Join(dedupe(r.Violations), ","))
+		parts = append(parts, escape.Line(strings.Join(dedupe(r.Violations), ",")))
 	}
 	parts = append(parts, fmt.Sprintf("%.1f s", r.AgentWallMs/1000))
 	line := strings.Join(parts, " ")
 	if r.Verdict == NotTested {
-		line += ": " + r.Reason
+		line += ": " + escape.Line(r.Reason) // peer text (behaviour §7.5)
 	}
 	return line
 }

@@ -143,3 +143,32 @@ func TestJUnitGateCase(t *testing.T) {
 		t.Errorf("failing gate's junit.xml:\n%s", red)
 	}
 }
+
+// Peer text in reasons and types is escaped in campaign.md (Markdown), on
+// the progress lines (stderr) and in junit.xml (behaviour §7.5).
+func TestCampaignRenderingsEscapePeerText(t *testing.T) {
+	peer := "<b>x</b>[PASS](http://x)\n# head\x1b[2J"
+	p := f1Plan(2)
+	fail := rec("", "F1", 2, Fail, 0, peer)
+	fail.Reason = peer
+	fail.Patches = []Patch{{Type: peer, Severity: "HIGH", Trigger: peer, Text: "t"}}
+	s := Summarize(p, []Record{notTested("F1", 1, KindOther, peer), fail}, func(string, string) int { return 2 })
+	s.Complete = true
+	s.Gate = Decide(&s, "", 1, 0)
+	md := Markdown(&s) + patchesMarkdown(&s)
+	for _, raw := range []string{"<b>", "[PASS](", "\n# head", "\x1b"} {
+		if strings.Contains(md, raw) {
+			t.Errorf("campaign.md or patches.md holds the peer's %q:\n%s", raw, md)
+		}
+	}
+	if !strings.Contains(md, `\<b\>x\</b\>\[PASS\](http://x)\n# head\x1b\[2J`) {
+		t.Errorf("campaign.md does not show the peer text escaped:\n%s", md)
+	}
+	line := RunLine(Event{Record: notTested("F1", 1, KindOther, peer), Unit: p.Units()[0], Done: 1, Total: 2})
+	if strings.ContainsAny(line, "\n\x1b") {
+		t.Errorf("progress line %q holds a line break or ESC", line)
+	}
+	if x := string(junit(&s)); strings.Contains(x, "\x1b") || strings.Contains(x, "&#xA;# head") {
+		t.Errorf("junit.xml holds the peer's control characters:\n%s", x)
+	}
+}
