@@ -739,7 +739,7 @@ func TestCampaignTwoPassingProxiesAreNotTested(t *testing.T) {
 		t.Fatalf("%d runs, want 1\nstderr:\n%s", len(r.summary.Runs), r.stderr)
 	}
 	rec := r.summary.Runs[0]
-	want := "2 proxy processes ran in this run (the agent started its MCP server 2 times): writes across proxy processes are not judged together; their verdicts: report.json PASS, report.2.json PASS."
+	want := "2 proxy processes ran in this run (the agent started its MCP server 2 times), 2 with tool calls: writes across proxy processes are not judged together; their verdicts: report.json PASS, report.2.json PASS."
 	if rec.Verdict != "NOT_TESTED" || rec.NotTestedKind != "several proxies" || rec.Reason != want || r.code != 3 {
 		t.Errorf("record %s (%s) %q, gate exit %d; want NOT_TESTED (several proxies) %q, exit 3", rec.Verdict, rec.NotTestedKind, rec.Reason, r.code, want)
 	}

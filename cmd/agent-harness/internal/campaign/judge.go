@@ -71,13 +71,29 @@ func reportStatus(path string) string {
 // A run whose agent started more than one proxy has one report per proxy
 // process (--no-replace): FAIL when one of them is FAIL, else NOT_TESTED
 // "several proxies" — writes across proxy processes are not judged
-// together, so no PASS can come from them.
+// together, so no PASS can come from them. Proxies whose final report
+// counts no tool call are left out: with one proxy left the run is judged
+// as a run with one proxy.
 func judgeRun(rec *Record, dir string, ex agentExit, timeout time.Duration) {
 	reports := reportFiles(dir)
-	if len(reports) <= 1 {
+	active := withCalls(reports)
+	switch {
+	case len(reports) <= 1:
 		judgeReport(rec, filepath.Join(dir, ReportFile), ex, timeout)
-	} else {
-		judgeSeveral(rec, reports, ex, timeout)
+	case len(active) <= 1:
+		// Only one proxy saw a tool call (a client that starts its server
+		// once to list the tools, then again for the session): every call
+		// of the run is in that report, judged together as in a run with
+		// one proxy.
+		one := reports[0]
+		if len(active) == 1 {
+			one = active[0]
+		}
+		judgeReport(rec, one, ex, timeout)
+		rec.Reason += fmt.Sprintf(" (%d proxy processes ran; only %s had tool calls, the others finished without any.)",
+			len(reports), filepath.Base(one))
+	default:
+		judgeSeveral(rec, active, len(reports), ex, timeout)
 	}
 	if rec.Verdict != NotTested {
 		rec.NotTestedKind = ""
@@ -116,6 +132,16 @@ func reportFiles(dir string) []string {
 	return out
 }
 
+// proxyNumber is the number a proxy claimed with its report file name:
+// report.json 1, report.N.json N.
+func proxyNumber(name string) int {
+	mid := strings.TrimSuffix(strings.TrimPrefix(name, "report."), ".json")
+	if n, err := strconv.Atoi(mid); err == nil {
+		return n
+	}
+	return 1
+}
+
 // reportsFinished reports whether every report file of the run in dir
 // says finished (and there is one).
 func reportsFinished(dir string) bool {
@@ -127,16 +153,31 @@ func reportsFinished(dir string) bool {
 	return true
 }
 
-// judgeSeveral judges a run with one report per proxy process: each report
-// as judgeReport judges a single one, then FAIL when one is FAIL (its
-// reason, naming the proxy), else NOT_TESTED of kind "several proxies".
-// Violations, observations and patches of every report are kept.
-func judgeSeveral(rec *Record, reports []string, ex agentExit, timeout time.Duration) {
+// withCalls are the reports that may hold a tool call: all but the final
+// ones (status finished) that counted none.
+func withCalls(reports []string) []string {
+	var out []string
+	for _, p := range reports {
+		r, err := readReport(p)
+		if err == nil && r.Status == "finished" && r.Report != nil && r.Report.Coverage.Calls.Total == 0 {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// judgeSeveral judges a run with one report per proxy process (reports:
+// those with tool calls, of total): each report as judgeReport judges a
+// single one, then FAIL when one is FAIL (its reason, naming the proxy),
+// else NOT_TESTED of kind "several proxies". Violations, observations and
+// patches of every report are kept.
+func judgeSeveral(rec *Record, reports []string, total int, ex agentExit, timeout time.Duration) {
 	base := *rec
 	var verdicts []string
 	var failed *Record
 	status := "finished"
-	for i, p := range reports {
+	for _, p := range reports {
 		sub := base
 		sub.Violations, sub.Observations, sub.Patches = []string{}, []string{}, []Patch{}
 		judgeReport(&sub, p, ex, timeout)
@@ -149,7 +190,7 @@ func judgeSeveral(rec *Record, reports []string, ex agentExit, timeout time.Dura
 		rec.Observations = append(rec.Observations, sub.Observations...)
 		rec.Patches = append(rec.Patches, sub.Patches...)
 		if sub.Verdict == Fail && failed == nil {
-			sub.Reason = fmt.Sprintf("Proxy %d of %d (%s): %s", i+1, len(reports), name, sub.Reason)
+			sub.Reason = fmt.Sprintf("Proxy %d of %d (%s): %s", proxyNumber(name), total, name, sub.Reason)
 			failed = &sub
 		}
 		rec.AgentExitCode, rec.AgentSignal, rec.TimedOut = sub.AgentExitCode, sub.AgentSignal, sub.TimedOut
@@ -159,8 +200,8 @@ func judgeSeveral(rec *Record, reports []string, ex agentExit, timeout time.Dura
 		return
 	}
 	rec.Verdict, rec.Score, rec.ReportStatus, rec.NotTestedKind = NotTested, nil, status, KindSeveralProxies
-	rec.Reason = fmt.Sprintf("%d proxy processes ran in this run (the agent started its MCP server %d times): "+
-		"writes across proxy processes are not judged together; their verdicts: %s.", len(reports), len(reports), strings.Join(verdicts, ", "))
+	rec.Reason = fmt.Sprintf("%d proxy processes ran in this run (the agent started its MCP server %d times), %d with tool calls: "+
+		"writes across proxy processes are not judged together; their verdicts: %s.", total, total, len(reports), strings.Join(verdicts, ", "))
 }
 
 func judgeReport(rec *Record, reportPath string, ex agentExit, timeout time.Duration) {

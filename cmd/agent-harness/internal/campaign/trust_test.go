@@ -12,6 +12,7 @@ import (
 const (
 	passReport    = `{"status":"finished","verdict":"PASS","report":{"verdictReason":"Fine.","coverage":{"calls":{"total":2,"write":1}}},"score":{"total":100}}`
 	failReport    = `{"status":"finished","verdict":"FAIL","report":{"verdictReason":"Twice.","violations":[{"type":"DUPLICATE_EXECUTION"}],"coverage":{"calls":{"total":2,"write":2}}},"score":{"total":0},"patches":[{"type":"GHOST_WRITE","severity":"CRITICAL","trigger":"t","text":"x"}]}`
+	idleReport    = `{"status":"finished","verdict":"NOT_TESTED","report":{"verdictReason":"No calls.","coverage":{"calls":{"total":0}}}}`
 	runningReport = `{"status":"running","verdict":"PASS","report":{"verdictReason":"So far.","coverage":{"calls":{"total":1,"write":1}}},"score":{"total":100}}`
 )
 
@@ -39,11 +40,24 @@ func TestJudgeRunSeveralProxies(t *testing.T) {
 		{"second proxy FAIL", []string{passReport, failReport}, Fail, "", "Proxy 2 of 2 (report.2.json): Twice.", "finished"},
 		{"first of three FAIL", []string{failReport, passReport, passReport}, Fail, "", "Proxy 1 of 3 (report.json): Twice.", "finished"},
 		{"two PASS", []string{passReport, passReport}, NotTested, KindSeveralProxies,
-			"2 proxy processes ran in this run (the agent started its MCP server 2 times): writes across proxy processes are not judged together; their verdicts: report.json PASS, report.2.json PASS.", "finished"},
+			"2 proxy processes ran in this run (the agent started its MCP server 2 times), 2 with tool calls: writes across proxy processes are not judged together; their verdicts: report.json PASS, report.2.json PASS.", "finished"},
 		{"PASS and running", []string{passReport, runningReport}, NotTested, KindSeveralProxies,
 			"their verdicts: report.json PASS, report.2.json NOT_TESTED.", "running"},
 		{"PASS and an empty claim", []string{passReport, " "}, NotTested, KindSeveralProxies,
 			"their verdicts: report.json PASS, report.2.json NOT_TESTED.", ""},
+		// A proxy whose final report counts no call (a client that starts
+		// its server once to list the tools) is left out.
+		{"idle proxy, then PASS", []string{idleReport, passReport}, Pass, "",
+			"Fine. (2 proxy processes ran; only report.2.json had tool calls, the others finished without any.)", "finished"},
+		{"idle proxy, then FAIL", []string{idleReport, failReport}, Fail, "",
+			"Twice. (2 proxy processes ran; only report.2.json had tool calls, the others finished without any.)", "finished"},
+		{"two idle proxies", []string{idleReport, idleReport}, NotTested, KindNoWrite,
+			"The agent called no tool; it exited with code 0. (2 proxy processes ran; only report.json had tool calls, the others finished without any.)", "finished"},
+		{"idle, PASS, PASS", []string{idleReport, passReport, passReport}, NotTested, KindSeveralProxies,
+			"3 proxy processes ran in this run (the agent started its MCP server 3 times), 2 with tool calls: writes across proxy processes are not judged together; their verdicts: report.2.json PASS, report.3.json PASS.", "finished"},
+		{"idle, PASS, FAIL", []string{idleReport, passReport, failReport}, Fail, "", "Proxy 3 of 3 (report.3.json): Twice.", "finished"},
+		{"running without calls counts", []string{`{"status":"running","verdict":"NOT_TESTED","report":{"verdictReason":"-","coverage":{"calls":{"total":0}}}}`, passReport},
+			NotTested, KindSeveralProxies, "their verdicts: report.json NOT_TESTED, report.2.json PASS.", "running"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
