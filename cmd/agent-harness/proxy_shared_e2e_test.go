@@ -146,3 +146,36 @@ func TestUpstreamPerSessionRepeatNotTested(t *testing.T) {
 		t.Errorf("judge TRACE: exit %d, want 3 with REPEAT_ACROSS_UPSTREAM_PROCESSES:\n%s", code, out)
 	}
 }
+
+// TestSharedUpstreamSIGTERMGrace: a write still in flight in one of several
+// sessions over the shared upstream when the proxy gets SIGTERM is answered
+// within the shutdown grace (behaviour §13.2): the agent gets the answer
+// and the final report judges it executed, once.
+func TestSharedUpstreamSIGTERMGrace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	p := startHTTPProxy(t, "--audit-tools", "off")
+	s1, s2 := newRawSession(t, p.url), newRawSession(t, p.url)
+	s1.initialize()
+	s2.initialize()
+	done := make(chan string, 1)
+	go func() {
+		b := answerOf(t, s2.post(rpcRequest("2", "tools/call", `{"name":"book_room","arguments":{"room":"r1","sleep_ms":600}}`)))
+		done <- string(b)
+	}()
+	p.stderr.waitFor(t, "book_room sleeping 600 ms")
+	if code := p.stop(syscall.SIGTERM); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit code %d, want %d", code, 128+int(syscall.SIGTERM))
+	}
+	if got := <-done; !strings.Contains(got, "book_room done") {
+		t.Errorf("the in-flight call's answer: %q, want the upstream's result", got)
+	}
+	r := p.readReport()
+	if r.Status != "finished" || len(r.Report.Operations) != 1 || r.Report.Operations[0].Outcome != "EXECUTED" || r.Report.Operations[0].Executions != 1 {
+		t.Errorf("status %s, operations %+v; want finished, one EXECUTED once\nstderr:\n%s", r.Status, r.Report.Operations, p.stderr)
+	}
+	if strings.Contains(p.stderr.String(), "exited unexpectedly") {
+		t.Errorf("the shared upstream's stop was reported as a crash:\n%s", p.stderr)
+	}
+}
