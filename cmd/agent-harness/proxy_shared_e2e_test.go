@@ -179,3 +179,24 @@ func TestSharedUpstreamSIGTERMGrace(t *testing.T) {
 		t.Errorf("the shared upstream's stop was reported as a crash:\n%s", p.stderr)
 	}
 }
+
+// TestSharedUpstreamExitBeforeSessionIsStartFailure: the shared process is
+// started at launch, so one that exits before any session started is a
+// start failure as on stdio: its stderr tail, exit 1, report "failed".
+func TestSharedUpstreamExitBeforeSessionIsStartFailure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	p := startHTTPProxy(t, "--", "/bin/sh", "-c", "echo cannot open the database >&2; exit 3")
+	if code := p.waitExit(); code != 1 {
+		t.Errorf("exit code %d, want 1\nstderr:\n%s", code, p.stderr)
+	}
+	for _, want := range []string{"the upstream MCP server exited before the session started (exit status 3)", "| cannot open the database"} {
+		if !strings.Contains(p.stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, p.stderr)
+		}
+	}
+	if r := p.readReport(); r.Status != "failed" {
+		t.Errorf("report status %q, want failed", r.Status)
+	}
+}

@@ -99,12 +99,21 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 	go func() { _ = hs.Serve(ln) }()
 	logf("listening on %s", listenURL(ln.Addr(), o.HTTP.ListenPath))
 
+	var startFailed <-chan struct{}
+	if shared != nil {
+		startFailed = shared.StartFailed()
+	}
 	idleExit := false
+	var runErr error
 	select {
 	case <-ctx.Done():
 	case <-srv.Idle():
 		idleExit = true
 		logf("no session for %s: exiting (--exit-when-idle)", o.HTTP.ExitWhenIdle)
+	case <-startFailed:
+		// The shared process exited before any session started: a start
+		// failure, exit 1, as on stdio (its lines are printed).
+		runErr = relay.ErrStartFailed
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), httpShutdownWait)
 	srv.Shutdown(wctx)
@@ -113,16 +122,18 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 	// Every session has had its grace for the answers it waits for; the
 	// shared process ends after the last of them.
 	stopShared()
-	if err := sc.pipeline.OnSessionEnd(); err != nil {
-		sc.setFatal(err)
+	if runErr == nil {
+		if err := sc.pipeline.OnSessionEnd(); err != nil {
+			sc.setFatal(err)
+		}
 	}
-	failed := sc.finish(nil)
-	sc.summary(o, nil, stderr)
+	failed := sc.finish(runErr)
+	sc.summary(o, runErr, stderr)
 	sig := caught()
 	if idleExit {
 		sig = nil // exit 0 after --exit-when-idle
 	}
-	return proxyEnd(nil, failed, sig)
+	return proxyEnd(runErr, failed, sig)
 }
 
 // listenURL is the endpoint's URL for the listening address.

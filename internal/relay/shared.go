@@ -59,6 +59,9 @@ type SharedUpstream struct {
 	// found to be the proxy's own doing).
 	exitWatched chan struct{}
 	readerDone  chan struct{}
+	// startFailed is closed when the process exited before any session
+	// started (no initialize answered with a result).
+	startFailed chan struct{}
 	stopping    bool
 }
 
@@ -105,7 +108,7 @@ func StartShared(opts Options) (*SharedUpstream, error) {
 		opts: opts,
 		log:  &logger{w: opts.Stderr, quiet: opts.Quiet},
 		reqs: map[string]*sharedReq{}, toks: map[string]*sharedReq{}, srv: map[string]*sharedConn{},
-		exitWatched: make(chan struct{}), readerDone: make(chan struct{}),
+		exitWatched: make(chan struct{}), readerDone: make(chan struct{}), startFailed: make(chan struct{}),
 	}
 	if up := opts.Upstream; up != nil {
 		var try func([]byte) (int, error)
@@ -198,7 +201,7 @@ func (u *SharedUpstream) watchExit(stderrDone <-chan struct{}) {
 	}
 	u.markGone()
 	u.mu.Lock()
-	stopping := u.stopping
+	stopping, started := u.stopping, u.init.result != nil
 	u.mu.Unlock()
 	if stopping {
 		return
@@ -207,7 +210,11 @@ func (u *SharedUpstream) watchExit(stderrDone <-chan struct{}) {
 	case <-stderrDone:
 	case <-time.After(stderrDrain):
 	}
-	lines := []string{fmt.Sprintf("the shared upstream MCP server exited unexpectedly (%s); later tool calls of every session get UPSTREAM_UNAVAILABLE", u.proc.ExitDescription())}
+	how := u.proc.ExitDescription()
+	lines := []string{fmt.Sprintf("the shared upstream MCP server exited unexpectedly (%s); later tool calls of every session get UPSTREAM_UNAVAILABLE", how)}
+	if !started {
+		lines[0] = fmt.Sprintf("the upstream MCP server exited before the session started (%s)", how)
+	}
 	if t := u.tail.snapshot(); len(t) > 0 {
 		lines = append(lines, "last lines of the upstream's stderr:")
 		for _, l := range t {
@@ -217,7 +224,14 @@ func (u *SharedUpstream) watchExit(stderrDone <-chan struct{}) {
 		lines = append(lines, "the upstream wrote nothing to stderr")
 	}
 	u.log.Lines(lines...)
+	if !started {
+		close(u.startFailed)
+	}
 }
+
+// StartFailed is closed when the process exited before any session started
+// (as on stdio, a start failure: behaviour §8.3).
+func (u *SharedUpstream) StartFailed() <-chan struct{} { return u.startFailed }
 
 // copyStderr copies the process's stderr to ours, as on stdio.
 func (u *SharedUpstream) copyStderr(done chan<- struct{}) {
