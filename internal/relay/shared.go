@@ -47,10 +47,10 @@ type SharedUpstream struct {
 	tail tail
 
 	mu   sync.Mutex
-	seq  int64                  // the process's request ids
-	reqs map[string]*sharedReq  // open requests, by IDKey of the process's id
-	toks map[string]*sharedReq  // by the proxy's progress token
-	srv  map[string]*sharedConn // the process's requests, by IDKey, to the session that got them
+	seq  int64                 // the process's request ids
+	reqs map[string]*sharedReq // open requests, by IDKey of the process's id
+	toks map[string]*sharedReq // by the proxy's progress token
+	srv  map[string]serverReq  // the process's requests, by IDKey of their id
 	// conns are the attached sessions in order of attachment.
 	conns []*sharedConn
 	init  sharedInit
@@ -73,6 +73,12 @@ type sharedInit struct {
 	waiting []sharedMsg // later initializes while pending
 	// initialized: notifications/initialized was forwarded once.
 	initialized bool
+}
+
+// serverReq is a request of the process and the session it went to.
+type serverReq struct {
+	c  *sharedConn
+	id []byte
 }
 
 // sharedMsg is one session's message held back by the handshake.
@@ -107,7 +113,7 @@ func StartShared(opts Options) (*SharedUpstream, error) {
 	u := &SharedUpstream{
 		opts: opts,
 		log:  &logger{w: opts.Stderr, quiet: opts.Quiet},
-		reqs: map[string]*sharedReq{}, toks: map[string]*sharedReq{}, srv: map[string]*sharedConn{},
+		reqs: map[string]*sharedReq{}, toks: map[string]*sharedReq{}, srv: map[string]serverReq{},
 		exitWatched: make(chan struct{}), readerDone: make(chan struct{}), startFailed: make(chan struct{}),
 	}
 	if up := opts.Upstream; up != nil {
@@ -275,7 +281,7 @@ func (u *SharedUpstream) fromSession(c *sharedConn, msg []byte) error {
 		// that got it.
 		key := wire.IDKey(env.ID)
 		u.mu.Lock()
-		ok := u.srv[key] == c
+		ok := u.srv[key].c == c
 		if ok {
 			delete(u.srv, key)
 		}
@@ -478,7 +484,7 @@ func (u *SharedUpstream) fromProcess(line []byte) {
 			return
 		}
 		u.mu.Lock()
-		u.srv[wire.IDKey(env.ID)] = c
+		u.srv[wire.IDKey(env.ID)] = serverReq{c: c, id: append([]byte(nil), env.ID...)}
 		u.mu.Unlock()
 		c.push(line)
 	case env.IsNotification():
@@ -504,9 +510,7 @@ func (u *SharedUpstream) response(line []byte, env wire.Envelope) {
 	if r.init {
 		u.initAnswered(r, env)
 	}
-	if !r.c.push(spliced(line, []splice{{at: env.IDStart, cut: len(env.ID), with: r.id}})) {
-		u.log.Printf("WARNING: the shared upstream answered a request of session %s after that session ended; the answer was dropped", r.c.name)
-	}
+	r.c.push(spliced(line, []splice{{at: env.IDStart, cut: len(env.ID), with: r.id}}))
 }
 
 // serverNotification routes a notification of the process.
@@ -528,11 +532,11 @@ func (u *SharedUpstream) serverNotification(line []byte, env wire.Envelope) {
 	case env.Method == methodCancelled:
 		v, _, _ := wire.Lookup(env.Params, "requestId")
 		u.mu.Lock()
-		c := u.srv[wire.IDKey(v)]
+		sr := u.srv[wire.IDKey(v)]
 		delete(u.srv, wire.IDKey(v))
 		u.mu.Unlock()
-		if c != nil {
-			c.push(line)
+		if sr.c != nil {
+			sr.c.push(line)
 		}
 	case strings.HasSuffix(env.Method, "/list_changed") || env.Method == "notifications/resources/updated":
 		u.mu.Lock()
@@ -576,21 +580,32 @@ func (u *SharedUpstream) target() *sharedConn {
 	return nil
 }
 
-// detach forgets an ended session: its open requests' late answers are
-// dropped.
+// detach forgets an ended session: the late answers of its open requests
+// are dropped as not open, and the process's requests it did not answer
+// get an error, so the process does not wait for them.
 func (u *SharedUpstream) detach(c *sharedConn) {
 	u.mu.Lock()
-	defer u.mu.Unlock()
 	for i, x := range u.conns {
 		if x == c {
 			u.conns = append(u.conns[:i:i], u.conns[i+1:]...)
 			break
 		}
 	}
-	for k, x := range u.srv {
-		if x == c {
-			delete(u.srv, k)
+	for _, r := range u.reqs {
+		if r.c == c && !r.init {
+			u.forgetLocked(r)
 		}
+	}
+	var unanswered [][]byte
+	for k, sr := range u.srv {
+		if sr.c == c {
+			delete(u.srv, k)
+			unanswered = append(unanswered, sr.id)
+		}
+	}
+	u.mu.Unlock()
+	for _, id := range unanswered {
+		u.send(errorLine(id, &RPCError{Code: codeInternalError, Message: "agent-harness: the agent session this request went to has ended"}))
 	}
 }
 

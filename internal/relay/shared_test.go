@@ -157,13 +157,17 @@ func TestSharedUpstreamRouting(t *testing.T) {
 	f.say(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"hi"}}`)
 	wantLine(t, "another notification goes to the newest session", read(t, b), `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"hi"}}`)
 
-	// A session that ended no longer gets anything; the process stays.
+	// A session that ended no longer gets anything; the process stays, and
+	// its request to the session that ended gets an error.
+	f.say(`{"jsonrpc":"2.0","id":"srv-2","method":"roots/list","params":{}}`)
+	wantLine(t, "a server request with no call in flight goes to the newest session", read(t, b), `{"jsonrpc":"2.0","id":"srv-2","method":"roots/list","params":{}}`)
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.ReadMessage(); err != io.EOF {
 		t.Errorf("read after Close: %v, want io.EOF", err)
 	}
+	wantLine(t, "the unanswered server request", f.next(), `{"jsonrpc":"2.0","id":"srv-2","error":{"code":-32603,"message":"agent-harness: the agent session this request went to has ended"}}`)
 	f.say(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"after"}}`)
 	wantLine(t, "after s2 ended, to s1", read(t, a), `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"after"}}`)
 
