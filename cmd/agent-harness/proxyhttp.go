@@ -29,9 +29,10 @@ const httpShutdownWait = 30 * time.Second
 // behaviour §8): every MCP session is one relay session, all judged by the
 // one pipeline of sc. A stdio upstream is one process all sessions share
 // (started now, behaviour §8.3), or with --upstream-per-session one process
-// per session; an HTTP upstream is one upstream session per agent session. It runs until a signal (exit
-// 128+N), the pipeline's fatal stop (ctx cancelled, exit 1), or
-// --exit-when-idle (exit 0).
+// per session; an HTTP upstream is one upstream session per agent
+// session. It runs until a signal (exit 128+N), the pipeline's fatal stop
+// (ctx cancelled, exit 1), the shared process's exit before any session
+// started (exit 1), or --exit-when-idle (exit 0).
 func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *scenario, caught func() os.Signal, stderr io.Writer) error {
 	ro.CallIDs = new(atomic.Int64) // one pipeline judges every session's calls
 	logf := func(format string, args ...any) {
