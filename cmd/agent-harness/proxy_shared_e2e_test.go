@@ -161,8 +161,18 @@ func TestSharedUpstreamSIGTERMGrace(t *testing.T) {
 	s2.initialize()
 	done := make(chan string, 1)
 	go func() {
-		b := answerOf(t, s2.post(rpcRequest("2", "tools/call", `{"name":"book_room","arguments":{"room":"r1","sleep_ms":600}}`)))
-		done <- string(b)
+		// Not s2.post: a failed POST must reach the test, not end this
+		// goroutine.
+		req, _ := http.NewRequest(http.MethodPost, p.url, strings.NewReader(rpcRequest("2", "tools/call", `{"name":"book_room","arguments":{"room":"r1","sleep_ms":600}}`)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", s2.id)
+		resp, err := s2.hc.Do(req)
+		if err != nil {
+			done <- "POST failed: " + err.Error()
+			return
+		}
+		done <- string(answerOf(t, resp))
 	}()
 	p.stderr.waitFor(t, "book_room sleeping 600 ms")
 	if code := p.stop(syscall.SIGTERM); code != 128+int(syscall.SIGTERM) {

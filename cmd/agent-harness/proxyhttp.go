@@ -119,6 +119,16 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), httpShutdownWait)
 	srv.Shutdown(wctx)
 	cancel()
+	// The answers the sessions wrote in their grace are still being
+	// written to their POSTs: the HTTP server ends after them (bounded),
+	// not by cutting their connections.
+	grace := ro.StopGrace
+	if grace <= 0 {
+		grace = relay.DefaultStopGrace
+	}
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
+	_ = hs.Shutdown(hctx)
+	cancel()
 	_ = hs.Close()
 	// Every session has had its grace for the answers it waits for; the
 	// shared process ends after the last of them.

@@ -101,7 +101,8 @@ type sharedReq struct {
 	seq    int64
 }
 
-// errSharedGone ends a session's reads once the shared process is gone.
+// errSharedGone ends the reads of every session once the shared process is
+// gone.
 var errSharedGone = errors.New("the shared upstream process is gone")
 
 // StartShared starts the upstream process of opts (Command, Args, Dir, Env)
