@@ -72,7 +72,7 @@ func startHTTPProxyReport(t testing.TB, withReport bool, args ...string) *httpPr
 		full = append(full, "--report-file", p.report)
 	}
 	full = append(full, args...)
-	if !slices.Contains(args, "--upstream-url") {
+	if !slices.Contains(args, "--upstream-url") && !slices.Contains(args, "--") {
 		full = append(full, "--", upstream, "-counts-file", p.counts)
 	}
 	p.cmd = exec.Command(proxy, full...)

@@ -39,6 +39,11 @@ type httpOptions struct {
 	// dropping the connection.
 	GhostHold time.Duration
 
+	// UpstreamPerSession: with --listen and a stdio upstream, every agent
+	// session starts its own upstream process (default: all share one,
+	// behaviour §8.3).
+	UpstreamPerSession bool
+
 	// UpstreamURL is the upstream's Streamable HTTP endpoint ("" = the
 	// upstream is a command on stdio).
 	UpstreamURL string
@@ -86,6 +91,12 @@ var upstreamURLFlags = []proxyFlag{
 				return fmt.Errorf("environment variable %s holds a line break", env)
 			}
 			o.HTTP.addHeader(name, value)
+			return nil
+		}},
+	{name: "upstream-per-session", group: groupUpstream,
+		usage: "with --listen and --upstream-command: one upstream process per agent session instead of one shared (a repeat in another session's process is then NOT_TESTED)",
+		set: func(o *proxyOptions, _ string) error {
+			o.HTTP.UpstreamPerSession = true
 			return nil
 		}},
 }
@@ -222,6 +233,9 @@ func checkHTTPCombinations(o *proxyOptions, seen map[string]bool) error {
 				return usagef("flag --%s: only with --upstream-url", name)
 			}
 		}
+	}
+	if seen["upstream-per-session"] && (h.Listen == "" || h.UpstreamURL != "") {
+		return usagef("flag --upstream-per-session: only with --listen and a stdio upstream (--upstream-command)")
 	}
 	if h.Listen == "" {
 		for _, f := range httpFlags {

@@ -65,6 +65,8 @@ func TestParseHTTPFlags(t *testing.T) {
 		{withBase("--fault-layer", "http"), "flag --fault-layer: http only with --listen"},
 		{withBase("--fault-layer", "wire"), `flag --fault-layer: "wire" is not tool or http`},
 		{withBase("--listen", "0", "--ghost-hold", "1s"), "flag --ghost-hold: only with --fault-layer http"},
+		{withBase("--upstream-per-session"), "flag --upstream-per-session: only with --listen and a stdio upstream (--upstream-command)"},
+		{[]string{"--listen", "0", "--upstream-url", "http://x/mcp", "--upstream-per-session"}, "flag --upstream-per-session: only with --listen and a stdio upstream"},
 		{withBase("--listen", "0", "--listen-path", "mcp"), `flag --listen-path: "mcp" is not a URL path`},
 		{withBase("--listen", "0", "--listen-allow-origin", "evil.example"), `flag --listen-allow-origin: "evil.example" is not an origin`},
 		{withBase("--upstream-url", "http://127.0.0.1:1/mcp"), "flag --upstream-command: not together with --upstream-url"},

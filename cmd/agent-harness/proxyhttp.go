@@ -26,17 +26,19 @@ import (
 const httpShutdownWait = 30 * time.Second
 
 // runProxyHTTP serves the agent side as MCP Streamable HTTP (--listen,
-// behaviour §8): every MCP session is one relay session with its own upstream,
-// all judged by the one pipeline of sc. It runs until a signal (exit
-// 128+N), the pipeline's fatal stop (ctx cancelled, exit 1), or
-// --exit-when-idle (exit 0).
+// behaviour §8): every MCP session is one relay session, all judged by the
+// one pipeline of sc. A stdio upstream is one process all sessions share
+// (started now, behaviour §8.3), or with --upstream-per-session one process
+// per session; an HTTP upstream is one upstream session per agent
+// session. It runs until a signal (exit 128+N), the pipeline's fatal stop
+// (ctx cancelled, exit 1), the shared process's exit before any session
+// started (exit 1), or --exit-when-idle (exit 0).
 func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *scenario, caught func() os.Signal, stderr io.Writer) error {
 	ro.CallIDs = new(atomic.Int64) // one pipeline judges every session's calls
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(stderr, "[agent-harness] %s\n", oneLine(fmt.Sprintf(format, args...)))
 	}
-	// Each session starts its own upstream at its initialize; a command
-	// that cannot start is reported now, as on stdio.
+	// A command that cannot start is reported now, as on stdio.
 	if o.HTTP.UpstreamURL == "" && !isExecutable(o.UpstreamCommand, o.UpstreamCwd) {
 		// The relay's own line on stdio (relay.ErrStartFailed): it names no command.
 		err := fmt.Errorf("cannot start the upstream MCP server %q: not an executable file", o.UpstreamCommand)
@@ -44,8 +46,23 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 		_ = sc.pipeline.StartupFailed(err)
 		return exitCode(exitFailure)
 	}
+	var shared *relay.SharedUpstream
+	if o.HTTP.UpstreamURL == "" && !o.HTTP.UpstreamPerSession {
+		// One process for every session, started at launch (behaviour §8.3).
+		var err error
+		if shared, err = relay.StartShared(ro); err != nil {
+			_ = sc.pipeline.StartupFailed(err)
+			return exitCode(exitFailure)
+		}
+	}
+	stopShared := func() {
+		if shared != nil {
+			shared.Stop()
+		}
+	}
 	ln, err := net.Listen("tcp", o.HTTP.Listen)
 	if err != nil {
+		stopShared()
 		_ = sc.pipeline.StartupFailed(err)
 		return fmt.Errorf("cannot listen on %s: %w", o.HTTP.Listen, err)
 	}
@@ -71,6 +88,8 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 					uc.SetAgentHeader(ah.AgentHeader) // the agent's headers reach the upstream
 				}
 				so.UpstreamConn = uc
+			} else if shared != nil {
+				so.UpstreamConn = shared.Session(so.Session)
 			}
 			err := relay.Run(ctx, so)
 			if errors.Is(err, relay.ErrStartFailed) {
@@ -83,27 +102,51 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 	go func() { _ = hs.Serve(ln) }()
 	logf("listening on %s", listenURL(ln.Addr(), o.HTTP.ListenPath))
 
+	var startFailed <-chan struct{}
+	if shared != nil {
+		startFailed = shared.StartFailed()
+	}
 	idleExit := false
+	var runErr error
 	select {
 	case <-ctx.Done():
 	case <-srv.Idle():
 		idleExit = true
 		logf("no session for %s: exiting (--exit-when-idle)", o.HTTP.ExitWhenIdle)
+	case <-startFailed:
+		// The shared process exited before any session started: a start
+		// failure, exit 1, as on stdio (its lines are printed).
+		runErr = relay.ErrStartFailed
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), httpShutdownWait)
 	srv.Shutdown(wctx)
 	cancel()
-	_ = hs.Close()
-	if err := sc.pipeline.OnSessionEnd(); err != nil {
-		sc.setFatal(err)
+	// The answers the sessions wrote in their grace are still being
+	// written to their POSTs: the HTTP server ends after them (bounded),
+	// not by cutting their connections.
+	grace := ro.StopGrace
+	if grace <= 0 {
+		grace = relay.DefaultStopGrace
 	}
-	failed := sc.finish(nil)
-	sc.summary(o, nil, stderr)
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
+	_ = hs.Shutdown(hctx)
+	cancel()
+	_ = hs.Close()
+	// Every session has had its grace for the answers it waits for; the
+	// shared process ends after the last of them.
+	stopShared()
+	if runErr == nil {
+		if err := sc.pipeline.OnSessionEnd(); err != nil {
+			sc.setFatal(err)
+		}
+	}
+	failed := sc.finish(runErr)
+	sc.summary(o, runErr, stderr)
 	sig := caught()
 	if idleExit {
 		sig = nil // exit 0 after --exit-when-idle
 	}
-	return proxyEnd(nil, failed, sig)
+	return proxyEnd(runErr, failed, sig)
 }
 
 // sessionIdle is how long a session may be idle: --session-idle, at most
@@ -169,8 +212,11 @@ func newUpstreamConn(o proxyOptions, stderr io.Writer) *httpupstream.Conn {
 type sessionList struct {
 	mu   sync.Mutex
 	list []judge.SessionInfo
-	// open records each new session (Pipeline.OpenSession).
-	open func(id, transport string)
+	// open records each new session (Pipeline.OpenSession); openOwn one
+	// with an upstream process of its own (--upstream-per-session).
+	open, openOwn func(id, transport string)
+	// ownUpstream: every session starts its own upstream process.
+	ownUpstream bool
 }
 
 // add lists a new session and returns its id.
@@ -178,8 +224,11 @@ func (l *sessionList) add(transport string) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	id := "s" + strconv.Itoa(len(l.list)+1)
-	l.list = append(l.list, judge.SessionInfo{ID: id, Transport: transport})
-	if l.open != nil {
+	l.list = append(l.list, judge.SessionInfo{ID: id, Transport: transport, OwnUpstream: l.ownUpstream})
+	switch {
+	case l.ownUpstream && l.openOwn != nil:
+		l.openOwn(id, transport)
+	case l.open != nil:
 		l.open(id, transport)
 	}
 	return id

@@ -106,6 +106,8 @@ func newScenario(o proxyOptions, report pipeline.ReportWriter, ex scenarioExtras
 		Fatal:          s.fatal,
 	})
 	s.sessions.open = s.pipeline.OpenSession
+	s.sessions.openOwn = s.pipeline.OpenSessionOwnUpstream
+	s.sessions.ownUpstream = o.HTTP.Listen != "" && o.HTTP.UpstreamURL == "" && o.HTTP.UpstreamPerSession
 	if err := s.pipeline.Start(); err != nil {
 		return nil, exitCode(exitFailure) // the pipeline printed the line
 	}

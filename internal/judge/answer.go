@@ -118,6 +118,7 @@ func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
 // details current in O(1).
 func (j *Judge) executed(op *operation, a *attempt, ev Event) {
 	op.executed++
+	j.noteProcessExecution(op, a)
 	if ev.Fault != "" {
 		op.ghosts++
 		if !op.ghostAnswered {

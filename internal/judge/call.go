@@ -258,6 +258,7 @@ func (j *Judge) writeCall(ev Event) {
 	}
 	op.attempts++
 	op.pending++
+	j.noteProcessAttempt(op, a)
 	if len(op.log) < maxAttemptLog {
 		op.log = append(op.log, a)
 	}

@@ -90,6 +90,10 @@ type Event struct {
 	Session string `json:"session,omitempty"`
 	// Transport is the session's transport ("stdio", "http"; EventSession).
 	Transport string `json:"transport,omitempty"`
+	// OwnUpstream: the session has an upstream process of its own
+	// (EventSession; --upstream-per-session), so its calls and another
+	// session's reach different backends' state.
+	OwnUpstream bool `json:"ownUpstream,omitempty"`
 
 	// Tools are the write tools of a listing (EventTools).
 	Tools []string `json:"tools,omitempty"`

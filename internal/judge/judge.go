@@ -46,7 +46,10 @@ type Judge struct {
 	// listing showed to be a write ("" when none).
 	unknownWrite string
 	// sessions are the agent sessions opened so far (EventSession).
-	sessions      []SessionInfo
+	sessions []SessionInfo
+	// ownUpstream are the sessions with an upstream process of their own
+	// (nil when there is none).
+	ownUpstream   map[string]bool
 	scenarioFired bool
 	injectedCount int
 	readsOK       int
@@ -185,7 +188,7 @@ func (j *Judge) Apply(ev Event) {
 	case EventTools:
 		j.onTools(ev)
 	case EventSession:
-		j.sessions = append(j.sessions, SessionInfo{ID: ev.Session, Transport: ev.Transport})
+		j.onSession(ev)
 	case EventDroppedCall:
 		j.droppedCalls++
 		if j.droppedCalls == 1 {
@@ -237,6 +240,7 @@ func (j *Judge) refresh(op *operation) {
 	j.lists[catPossibleDup].set(catPossibleDup, op, c.possibleDup)
 	j.lists[catNearDup].set(catNearDup, op, c.near)
 	j.lists[catUnverified].set(catUnverified, op, c.unverified && c.live)
+	j.lists[catAcrossProcs].set(catAcrossProcs, op, c.acrossProcs)
 	if c.extras > 0 || c.retry > 0 {
 		j.noteAlerts(op, c)
 	}

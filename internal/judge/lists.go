@@ -14,6 +14,7 @@ const (
 	catPossibleDup                 // a retry of an attempt with uncertain outcome
 	catNearDup                     // POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS (live)
 	catUnverified                  // UNVERIFIED_AFTER_TIMEOUT
+	catAcrossProcs                 // REPEAT_ACROSS_UPSTREAM_PROCESSES
 	numCategories
 )
 

@@ -146,6 +146,9 @@ type AttemptInfo struct {
 type SessionInfo struct {
 	ID        string `json:"id"`
 	Transport string `json:"transport"`
+	// OwnUpstream: the session had an upstream process of its own
+	// (--upstream-per-session).
+	OwnUpstream bool `json:"ownUpstream,omitempty"`
 }
 
 // Transport is the file's transport object: how the agent reaches the

@@ -114,6 +114,10 @@ type operation struct {
 	near                  *nearObs // POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS
 	inCands               bool
 
+	// procs: where the attempts ran, when sessions have upstream
+	// processes of their own (nil otherwise).
+	procs *procCounts
+
 	c     contrib
 	links [numCategories]link
 
@@ -163,6 +167,8 @@ type contrib struct {
 	near        bool
 	unverified  bool
 	idemRepeat  bool // IDEMPOTENT_REPEAT
+	// acrossProcs: REPEAT_ACROSS_UPSTREAM_PROCESSES (outcome unknown).
+	acrossProcs bool
 }
 
 func (op *operation) contrib() contrib {
@@ -176,6 +182,9 @@ func (op *operation) contrib() contrib {
 	case op.idempotent:
 		c.outcome = op.idempotentOutcome()
 		c.idemRepeat = op.idempotentRepeat()
+	case e+u >= 2 && op.acrossProcesses():
+		c.outcome = OutcomeExecutionUnknown
+		c.acrossProcs = true
 	case e >= 2:
 		c.outcome = OutcomeDuplicate
 	case e+u >= 2:
@@ -191,7 +200,7 @@ func (op *operation) contrib() contrib {
 		c.outcome = OutcomeNotExecuted
 	}
 	c.judged = c.outcome != OutcomeExecutionUnknown
-	dup := e >= 2 && !op.idempotent
+	dup := e >= 2 && !op.idempotent && !c.acrossProcs
 	c.safe = c.judged && !dup
 	if dup {
 		c.extras = e - 1

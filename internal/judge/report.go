@@ -141,7 +141,7 @@ func (op *operation) keyUse() string {
 
 func (op *operation) violations() []Violation {
 	var vs []Violation
-	if op.executed >= 2 && !op.idempotent {
+	if op.executed >= 2 && !op.idempotent && !op.c.acrossProcs {
 		d := &DuplicateInfo{
 			Executions:                 op.executed,
 			KeyUse:                     op.keyUse(),
@@ -188,7 +188,9 @@ func (op *operation) observations() []Observation {
 	}
 	switch op.c.outcome {
 	case OutcomeExecutionUnknown:
-		if op.c.possibleDup {
+		if op.c.acrossProcs {
+			add(obsAcrossProcesses, op.acrossProcessesMessage())
+		} else if op.c.possibleDup {
 			add(obsExecutionUnknown, fmt.Sprintf("%d attempt(s) may have executed (%d executed, %d without usable answer or in flight, %d answered isError); a correct retry and a double execution cannot be told apart.",
 				op.executed+op.uncertain(), op.executed, op.pending+op.unknown, op.rejected))
 		} else if op.pending > 0 {

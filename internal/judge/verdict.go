@@ -49,6 +49,9 @@ func (j *Judge) verdictOf(plugins []PluginFailure) (string, string) {
 		return VerdictFail, fmt.Sprintf("Write operation %s of %q was re-sent %d ms after an HTTP 429 that asked to wait %d ms (RETRY_AFTER_VIOLATED)%s.",
 			op.id, op.tool, op.retryWaited, op.retryRequired, j.moreViolations(1))
 	}
+	if op := j.lists[catAcrossProcs].head; op != nil {
+		return VerdictNotTested, op.acrossProcessesReason()
+	}
 	if op := j.lists[catPossibleDup].head; op != nil {
 		// Order-neutral: the uncertain attempt may be the first or the
 		// re-send (an F1 ghost write, then a re-send still in flight).

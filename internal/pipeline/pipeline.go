@@ -172,6 +172,13 @@ func (p *Pipeline) OpenSession(id, transport string) {
 	p.apply(judge.Event{Kind: judge.EventSession, Time: p.clock.Now(), Session: id, Transport: transport})
 }
 
+// OpenSessionOwnUpstream is OpenSession for a session with an upstream
+// process of its own (--upstream-per-session): the judge does not take a
+// repeat in another session's process for a proven duplicate.
+func (p *Pipeline) OpenSessionOwnUpstream(id, transport string) {
+	p.apply(judge.Event{Kind: judge.EventSession, Time: p.clock.Now(), Session: id, Transport: transport, OwnUpstream: true})
+}
+
 // HandleCall records the call, applies the fault's decision and returns
 // the answer for the agent (relay.Pipeline).
 func (p *Pipeline) HandleCall(ctx context.Context, call *relay.ToolCall, forward relay.Forward) (relay.Response, error) {

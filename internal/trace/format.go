@@ -101,7 +101,10 @@ type Line struct {
 	Session Session `json:"session,omitempty"`
 	// Transport is the transport of the session a session line opens.
 	Transport string `json:"transport,omitempty"`
-	Call      int64  `json:"call,omitempty"`
+	// OwnUpstream: the session a session line opens has an upstream
+	// process of its own (--upstream-per-session).
+	OwnUpstream bool  `json:"ownUpstream,omitempty"`
+	Call        int64 `json:"call,omitempty"`
 
 	Tool       string          `json:"tool,omitempty"`
 	Class      classify.Class  `json:"class,omitempty"`

@@ -190,7 +190,7 @@ func eventOf(l *Line, at time.Time) judge.Event {
 		Tool: l.Tool, Class: l.Class, AcceptsKey: l.AcceptsKey, Idempotent: l.Idempotent,
 		Outcome: l.Outcome, Scenario: l.Scenario, Fault: l.Fault, RetryAfterMs: l.RetryAfterMs,
 		ResponseDigest: l.ResponseDigest, Detail: l.Detail, Tools: l.Writes,
-		Session: string(l.Session), Transport: l.Transport,
+		Session: string(l.Session), Transport: l.Transport, OwnUpstream: l.OwnUpstream,
 	}
 	if ev.Kind == judge.EventCall && l.Params != nil {
 		// The relay takes params.arguments by its exact name and refuses

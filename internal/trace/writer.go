@@ -98,7 +98,7 @@ func (w *Writer) write(v any) error {
 // LineOf is the trace line of ev at time t since the start.
 func LineOf(ev judge.Event, t time.Duration) Line {
 	l := Line{
-		Type: string(ev.Kind), T: Millis(t), Session: Session(ev.Session), Transport: ev.Transport, Call: ev.Call,
+		Type: string(ev.Kind), T: Millis(t), Session: Session(ev.Session), Transport: ev.Transport, OwnUpstream: ev.OwnUpstream, Call: ev.Call,
 		Tool: ev.Tool, Class: ev.Class, AcceptsKey: ev.AcceptsKey, Idempotent: ev.Idempotent,
 		Outcome: ev.Outcome, Scenario: ev.Scenario, Fault: ev.Fault, RetryAfterMs: ev.RetryAfterMs,
 		ResponseDigest: ev.ResponseDigest, Detail: ev.Detail, Writes: ev.Tools,

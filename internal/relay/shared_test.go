@@ -1,0 +1,220 @@
+package relay
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeShared is an in-process upstream the test plays: it reads what the
+// shared side sends (next) and writes what the upstream says (say).
+type fakeShared struct {
+	t     *testing.T
+	lines chan string
+	out   *io.PipeWriter
+	rw    struct {
+		io.Reader
+		io.Writer
+		io.Closer
+	}
+}
+
+func newFakeShared(t *testing.T) *fakeShared {
+	f := &fakeShared{t: t, lines: make(chan string, 100)}
+	toUpR, toUpW := io.Pipe()
+	fromUpR, fromUpW := io.Pipe()
+	f.out = fromUpW
+	f.rw.Reader, f.rw.Writer, f.rw.Closer = fromUpR, toUpW, toUpW
+	go func() {
+		br := bufio.NewReader(toUpR)
+		for {
+			line, err := br.ReadString('\n')
+			if line != "" {
+				f.lines <- strings.TrimSpace(line)
+			}
+			if err != nil {
+				close(f.lines)
+				return
+			}
+		}
+	}()
+	return f
+}
+
+// next is the next message the upstream received.
+func (f *fakeShared) next() string {
+	f.t.Helper()
+	select {
+	case l := <-f.lines:
+		return l
+	case <-time.After(10 * time.Second): // a safety net, not a synchronisation
+		f.t.Fatal("the upstream received nothing")
+		return ""
+	}
+}
+
+func (f *fakeShared) say(line string) {
+	f.t.Helper()
+	if _, err := io.WriteString(f.out, line+"\n"); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// read is the next message of session c.
+func read(t *testing.T, c Conn) string {
+	t.Helper()
+	type res struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() { b, err := c.ReadMessage(); ch <- res{b, err} }()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			t.Fatalf("read: %v", r.err)
+		}
+		return strings.TrimSpace(string(r.b))
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session received nothing")
+		return ""
+	}
+}
+
+func write(t *testing.T, c Conn, msg string) {
+	t.Helper()
+	if err := c.WriteMessage([]byte(msg + "\n")); err != nil {
+		t.Fatalf("write %s: %v", msg, err)
+	}
+}
+
+func wantLine(t *testing.T, what, got, want string) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s:\n got %s\nwant %s", what, got, want)
+	}
+}
+
+// TestSharedUpstreamRouting: two sessions over one upstream (behaviour
+// §8.3). The upstream sees one handshake and ids, progress tokens and
+// cancellations of the proxy's own; answers, progress and server requests
+// find their session; list_changed reaches both; a later session's extra
+// client capability is one stderr line.
+func TestSharedUpstreamRouting(t *testing.T) {
+	f := newFakeShared(t)
+	var stderr bytes.Buffer
+	var mu syncWriter
+	mu.w = &stderr
+	u, err := StartShared(Options{Upstream: f.rw, Stderr: &mu})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Stop()
+	a, b := u.Session("s1"), u.Session("s2")
+
+	write(t, a, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{"roots":{}}}}`)
+	wantLine(t, "first initialize at the upstream", f.next(), `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{"roots":{}}}}`)
+	f.say(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}}}}`)
+	wantLine(t, "s1's initialize answer", read(t, a), `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}}}}`)
+	write(t, a, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	wantLine(t, "initialized", f.next(), `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+
+	write(t, b, `{"jsonrpc":"2.0","id":"x","method":"initialize","params":{"capabilities":{"roots":{},"sampling":{}}}}`)
+	wantLine(t, "s2's initialize, answered from the first", read(t, b), `{"jsonrpc":"2.0","id":"x","result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}}}}`)
+	write(t, b, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if got := mu.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, "session s2 declares client capabilities sampling") {
+		t.Errorf("stderr = %q, want one line naming s2 and sampling", got)
+	}
+
+	// The same id in both sessions, each with progress token "p".
+	write(t, a, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"w","_meta":{"progressToken":"p"}}}`)
+	wantLine(t, "s1's call (s2's initialize and initialized never reached the upstream)", f.next(), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"w","_meta":{"progressToken":"agent-harness/p2"}}}`)
+	write(t, b, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"w","_meta":{"progressToken":"p"}}}`)
+	wantLine(t, "s2's call", f.next(), `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"w","_meta":{"progressToken":"agent-harness/p3"}}}`)
+
+	f.say(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"agent-harness/p2","progress":1}}`)
+	wantLine(t, "s1's progress", read(t, a), `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}`)
+	f.say(`{"jsonrpc":"2.0","id":"srv-1","method":"sampling/createMessage","params":{}}`)
+	wantLine(t, "a server request goes to the newest call's session", read(t, b), `{"jsonrpc":"2.0","id":"srv-1","method":"sampling/createMessage","params":{}}`)
+	write(t, a, `{"jsonrpc":"2.0","id":"srv-1","result":{}}`) // not s1's to answer: dropped
+	write(t, b, `{"jsonrpc":"2.0","id":"srv-1","result":{"ok":true}}`)
+	wantLine(t, "s2's answer to the server", f.next(), `{"jsonrpc":"2.0","id":"srv-1","result":{"ok":true}}`)
+
+	write(t, a, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"r"}}`)
+	wantLine(t, "s1's cancellation names the upstream's id", f.next(), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"r"}}`)
+	f.say(`{"jsonrpc":"2.0","id":3,"result":{"n":3}}`)
+	wantLine(t, "s2's answer", read(t, b), `{"jsonrpc":"2.0","id":7,"result":{"n":3}}`)
+	f.say(`{"jsonrpc":"2.0","id":2,"result":{"n":2}}`)
+	wantLine(t, "s1's answer", read(t, a), `{"jsonrpc":"2.0","id":7,"result":{"n":2}}`)
+
+	f.say(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+	wantLine(t, "list_changed to s1", read(t, a), `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+	wantLine(t, "list_changed to s2", read(t, b), `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+	f.say(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"hi"}}`)
+	wantLine(t, "another notification goes to the newest session", read(t, b), `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"hi"}}`)
+
+	// A session that ended no longer gets anything; the process stays, and
+	// its request to the session that ended gets an error.
+	f.say(`{"jsonrpc":"2.0","id":"srv-2","method":"roots/list","params":{}}`)
+	wantLine(t, "a server request with no call in flight goes to the newest session", read(t, b), `{"jsonrpc":"2.0","id":"srv-2","method":"roots/list","params":{}}`)
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.ReadMessage(); err != io.EOF {
+		t.Errorf("read after Close: %v, want io.EOF", err)
+	}
+	wantLine(t, "the unanswered server request", f.next(), `{"jsonrpc":"2.0","id":"srv-2","error":{"code":-32603,"message":"agent-harness: the agent session this request went to has ended"}}`)
+	f.say(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"after"}}`)
+	wantLine(t, "after s2 ended, to s1", read(t, a), `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"after"}}`)
+
+	// The upstream gone: the session's reads end with an error.
+	f.out.Close()
+	if _, err := a.ReadMessage(); err == nil || err == io.EOF {
+		t.Errorf("read after the upstream closed: %v, want an error that is not EOF", err)
+	}
+}
+
+// TestSharedUpstreamInitializeWaits: a second initialize that arrives while
+// the first is being answered waits for it and never reaches the upstream;
+// when the first fails, the next one is forwarded.
+func TestSharedUpstreamInitializeWaits(t *testing.T) {
+	f := newFakeShared(t)
+	u, err := StartShared(Options{Upstream: f.rw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Stop()
+	a, b, c := u.Session("s1"), u.Session("s2"), u.Session("s3")
+	write(t, a, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	wantLine(t, "s1's initialize", f.next(), `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	write(t, b, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	write(t, c, `{"jsonrpc":"2.0","id":5,"method":"initialize","params":{}}`)
+	f.say(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}}`)
+	wantLine(t, "s1's failed initialize", read(t, a), `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}}`)
+	wantLine(t, "s2's initialize forwarded after the failure", f.next(), `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{}}`)
+	f.say(`{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"v"}}`)
+	wantLine(t, "s2's answer", read(t, b), `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"v"}}`)
+	wantLine(t, "s3's answer, from s2's", read(t, c), `{"jsonrpc":"2.0","id":5,"result":{"protocolVersion":"v"}}`)
+}
+
+// syncWriter is a bytes.Buffer safe for concurrent writers.
+type syncWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.String()
+}
