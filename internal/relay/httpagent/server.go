@@ -22,8 +22,8 @@
 //     maxBacklog messages) for the next GET stream.
 //
 // Sessions: an initialize without Mcp-Session-Id starts a session (a new
-// relay session, with its own upstream) and its answer carries the new
-// Mcp-Session-Id. Requests without Mcp-Session-Id that are not initialize
+// relay session; with a command upstream the sessions share one process,
+// behaviour §8.3) and its answer carries the new Mcp-Session-Id. Requests without Mcp-Session-Id that are not initialize
 // (a stateless SEP-2575 client: server/discover, then plain requests) share
 // one session without an id. DELETE ends a session; an unknown id is 404.
 package httpagent
