@@ -39,6 +39,9 @@ type fakeUpstream struct {
 	// requests after add_tool until it is closed.
 	holdRelist chan struct{}
 	added      bool
+	// relistAs, when set, replaces the tool list on add_tool (the
+	// upstream re-lists its tools differently).
+	relistAs []string
 	// twice lists tools whose answer is sent again, as a stale copy, just
 	// before the answer to the next call of the tool, which is rejected
 	// (isError).
@@ -182,6 +185,9 @@ func (f *fakeUpstream) serve() {
 			}
 			if m.Params.Name == "add_tool" {
 				f.tools = append(f.tools, `{"name":"create_widget","inputSchema":{"type":"object"}}`)
+				if f.relistAs != nil {
+					f.tools = f.relistAs
+				}
 				f.added = true
 				if _, err := io.WriteString(f.out, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`+"\n"); err != nil {
 					return
