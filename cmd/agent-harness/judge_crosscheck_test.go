@@ -271,3 +271,46 @@ func TestJudgeRealTraceOfNamelessCall(t *testing.T) {
 		t.Errorf("judge of the proxy's own trace: exit %d verdict %q, want 0 and the live %s\nstderr:\n%s", code, again.Verdict, live.Verdict, stderr.String())
 	}
 }
+
+// TestProxyWriteRelistedAsReadStaysWrite (red team 2, finding 7; behaviour
+// §2.2, §4.8), live: under F1 the agent books, the upstream re-lists
+// create_booking with readOnlyHint: true (list_changed), and the agent
+// books again — two executions. The proxy keeps create_booking a write:
+// the live report and the re-judged trace are FAIL with
+// DUPLICATE_EXECUTION (the re-send was a read before, not judged).
+func TestProxyWriteRelistedAsReadStaysWrite(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tr, report := filepath.Join(dir, "trace.jsonl"), filepath.Join(dir, "report.json")
+	p := startProxy(t, nil, append(upstreamFlags(t, "-relist-read-only"), "--scenario", "F1", "--audit-tools", "off", "--trace", tr, "--report-file", report)...)
+	p.initialize()
+	booking := `{"name":"create_booking","arguments":{"room":"12","date":"2026-11-03"}}`
+	p.request("2", "tools/call", booking)
+	p.request("3", "tools/call", `{"name":"add_tool","arguments":{"name":"create_booking"}}`)
+	p.waitFor(func(m []byte) bool { return bytes.Contains(m, []byte(`"notifications/tools/list_changed"`)) })
+	// A call of a tool the proxy does not know waits for the re-listing
+	// the notification started (behaviour §2.6): after its answer the new
+	// list is installed.
+	p.request("4", "tools/call", `{"name":"not_listed","arguments":{}}`)
+	p.request("5", "tools/call", booking)
+	if code, _ := p.closeAndWait(); code != 0 {
+		t.Fatalf("proxy exit %d, want 0\nstderr:\n%s", code, p.stderr.String())
+	}
+	var live struct{ Status, Verdict string }
+	b, err := os.ReadFile(report)
+	if err != nil || json.Unmarshal(b, &live) != nil || live.Verdict != "FAIL" || !bytes.Contains(b, []byte(`"type":"DUPLICATE_EXECUTION"`)) {
+		t.Fatalf("live report: %v %+v, want FAIL with DUPLICATE_EXECUTION\nstderr:\n%s", err, live, p.stderr.String())
+	}
+	if !strings.Contains(p.stderr.String(), "still a write: listed as a write earlier in the run") {
+		t.Errorf("the re-listed table does not say why create_booking stays a write; stderr:\n%s", p.stderr.String())
+	}
+	rejudged := filepath.Join(dir, "rejudged.json")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"judge", tr, "--report-file", rejudged}, nil, &stdout, &stderr)
+	var again struct{ Verdict string }
+	b, _ = os.ReadFile(rejudged)
+	_ = json.Unmarshal(b, &again)
+	if code != 1 || again.Verdict != "FAIL" {
+		t.Errorf("judge of the trace: exit %d verdict %q, want 1 FAIL\nstderr:\n%s", code, again.Verdict, stderr.String())
+	}
+}
