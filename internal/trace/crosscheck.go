@@ -46,8 +46,8 @@ func fieldsOf(e classify.Entry) callFields {
 
 // pendingCall is a call line whose fields match no listing before it: the
 // relay may have classified it with a listing whose line follows it (the
-// list is installed before its line is written), so the next listing
-// decides.
+// list is installed before its line is written), so a later listing may
+// explain it; one none explains is refused at the end.
 type pendingCall struct {
 	line   int
 	call   int64
@@ -128,14 +128,10 @@ func millisText(m Millis) string { return string(appendMillis(nil, time.Duration
 func (c *crossLines) end() error {
 	if len(c.pending) > 0 {
 		p := c.pending[0]
-		return c.classError(p, "no listing of the trace")
+		return lineError(p.line, ruleCallClass, "call %d of tool %q is recorded as class %s, acceptsKey %t, idempotent %t, which no listing of the trace gives it",
+			p.call, p.tool, p.fields.class, p.fields.acceptsKey, p.fields.idempotent)
 	}
 	return nil
-}
-
-func (c *crossLines) classError(p pendingCall, where string) error {
-	return lineError(p.line, ruleCallClass, "call %d of tool %q is recorded as class %s, acceptsKey %t, idempotent %t, which %s gives it",
-		p.call, p.tool, p.fields.class, p.fields.acceptsKey, p.fields.idempotent, where)
 }
 
 // listing checks a listing (a tools line, or the header's tools when
@@ -170,17 +166,15 @@ func (c *crossLines) listing(n int, tools []Tool, writes []string, withWrites bo
 	for _, e := range m {
 		now[e.Name] = fieldsOf(e)
 	}
-	// A pending call is decided by this listing.
-	for _, p := range c.pending {
+	// A pending call this listing explains is settled; with several
+	// sessions the listing of its own catalog may come later still.
+	c.pending = slices.DeleteFunc(c.pending, func(p pendingCall) bool {
 		f, ok := now[p.tool]
 		if !ok {
 			f = notListed
 		}
-		if f != p.fields {
-			return c.classError(p, "neither the listing before it nor the one after it")
-		}
-	}
-	c.pending = c.pending[:0]
+		return f == p.fields
+	})
 	for name, fs := range c.allowed {
 		if _, ok := now[name]; !ok && !slices.Contains(fs, notListed) {
 			c.allowed[name] = append(fs, notListed)
