@@ -111,6 +111,9 @@ func TestJudgeRefusesTraceContradictingItself(t *testing.T) {
 		{"call class unknown for a listed tool", recordedF1, func(ls []map[string]any) []map[string]any {
 			return editLines(ls, "call", 2, func(l map[string]any) { l["class"] = "unknown" })
 		}, `line 8: call 2 of tool "create_booking" is recorded as class unknown, acceptsKey true, idempotent false, which no listing of the trace gives it ` + ruleClass},
+		{"call class unknown without acceptsKey for a listed tool", recordedF1, func(ls []map[string]any) []map[string]any {
+			return editLines(ls, "call", 2, func(l map[string]any) { l["class"] = "unknown"; delete(l, "acceptsKey") })
+		}, `line 8: call 2 of tool "create_booking" is recorded as class unknown, acceptsKey false, idempotent false, which no listing of the trace gives it ` + ruleClass},
 		{"call class unclassified for a listed write", recordedF1, func(ls []map[string]any) []map[string]any {
 			return editLines(ls, "call", 2, func(l map[string]any) { l["class"] = "unclassified" })
 		}, `line 8: call 2 of tool "create_booking" is recorded as class unclassified`},

@@ -97,8 +97,10 @@ func Read(r io.Reader) (*Trace, error) {
 				}
 			}
 			cross = newCrossLines(&tr.Header)
-			if err := cross.listing(1, tr.Header.Tools, nil, false); err != nil {
-				return nil, err
+			if len(tr.Header.Tools) > 0 { // a proxy's header lists none
+				if err := cross.listing(1, tr.Header.Tools, nil, false); err != nil {
+					return nil, err
+				}
 			}
 			continue
 		}
