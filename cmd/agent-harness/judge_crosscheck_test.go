@@ -160,6 +160,10 @@ func TestJudgeRefusesTraceContradictingItself(t *testing.T) {
 		{"F1 ghost write recorded as rejected", recordedF1, func(ls []map[string]any) []map[string]any {
 			return editLines(ls, "answer", 1, func(l map[string]any) { l["outcome"] = "upstream-rejected" })
 		}, `line 6: call 1 was forwarded and answered with fault "timeout", its outcome is upstream-rejected, not executed`},
+		// The second booking's result (B-0002, no isError) says it executed.
+		{"re-send recorded as rejected against its result", recordedF1, func(ls []map[string]any) []map[string]any {
+			return editLines(ls, "answer", 2, func(l map[string]any) { l["outcome"] = "upstream-rejected" })
+		}, `line 10: call 2's answer is upstream-rejected, its result's isError is false (rule: an executed answer's result is no isError result, an upstream-rejected one's is)`},
 		// No HTTP status can prove a call not executed over stdio.
 		{"upstream-not-executed over a stdio upstream", recordedF1, func(ls []map[string]any) []map[string]any {
 			return editLines(ls, "answer", 1, func(l map[string]any) { l["outcome"] = "upstream-not-executed" })

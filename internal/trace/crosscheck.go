@@ -29,6 +29,7 @@ const (
 	ruleStdio      = "no upstream-not-executed over a stdio upstream"
 	ruleRetryAfter = "an injected 429 carries the header's retry_after"
 	ruleTime       = "a call's lines are in time order: call, forwarded, answer, delivered"
+	ruleResult     = "an executed answer's result is no isError result, an upstream-rejected one's is"
 )
 
 // callFields are what a call line derives from its tool's listing.
@@ -264,6 +265,14 @@ func (c *crossLines) answer(n int, l *Line) error {
 		return lineError(n, ruleForwarded, "call %d was forwarded, its answer says injected-not-executed", l.Call)
 	case fwd && l.Fault != "" && l.Outcome != judge.Executed:
 		return lineError(n, ruleForwarded, "call %d was forwarded and answered with fault %q, its outcome is %s, not executed", l.Call, l.Fault, l.Outcome)
+	}
+	// The pipeline derives these two outcomes from the result's isError
+	// (pipeline.outcomeOf); the line holds the result.
+	if l.Result != nil && (l.Outcome == judge.Executed || l.Outcome == judge.UpstreamRejected) {
+		v, _, _ := wire.Lookup(l.Result, "isError")
+		if isErr := string(v) == "true"; isErr != (l.Outcome == judge.UpstreamRejected) {
+			return lineError(n, ruleResult, "call %d's answer is %s, its result's isError is %t", l.Call, l.Outcome, isErr)
+		}
 	}
 	if l.Fault == rateLimitFault {
 		want := int64(c.header.Settings.RetryAfter) * 1000
