@@ -204,36 +204,53 @@ func TestJudgeRefusesTraceContradictingItself(t *testing.T) {
 // execution is a DUPLICATE_EXECUTION, FAIL (it was PASS).
 func TestJudgeTraceWriteRelistedAsReadStaysWrite(t *testing.T) {
 	t.Parallel()
-	ls := recordedLines(t, recordedF1)
-	var out []map[string]any
-	for _, l := range ls {
-		if l["type"] == "call" && l["call"] == float64(2) {
-			var relisted map[string]any
-			for _, m := range ls {
-				if m["type"] == "tools" {
-					b, _ := json.Marshal(m)
-					_ = json.Unmarshal(b, &relisted)
+	// relisted inserts, before call 2, the listing re-read after
+	// list_changed with create_booking marked readOnlyHint (a read), and
+	// records call 2 as a read of it; noKey also records the listing
+	// without create_booking's key field and the call without acceptsKey
+	// (the red team's edit), which the definition contradicts.
+	relisted := func(noKey bool) []map[string]any {
+		ls := recordedLines(t, recordedF1)
+		var out []map[string]any
+		for _, l := range ls {
+			if l["type"] == "call" && l["call"] == float64(2) {
+				var relisted map[string]any
+				for _, m := range ls {
+					if m["type"] == "tools" {
+						b, _ := json.Marshal(m)
+						_ = json.Unmarshal(b, &relisted)
+					}
+				}
+				relisted["t"] = l["t"]
+				relisted["writes"] = []any{"cancel_booking"}
+				for _, tl := range relisted["tools"].([]any) {
+					tool := tl.(map[string]any)
+					c := tool["classification"].(map[string]any)
+					if c["name"] == "create_booking" {
+						c["class"], c["reason"] = "read", "annotation readOnlyHint=true"
+						if noKey {
+							c["keyFields"] = []any{}
+						}
+						def := tool["definition"].(map[string]any)
+						def["annotations"] = map[string]any{"readOnlyHint": true}
+					}
+				}
+				out = append(out, relisted)
+				l["class"] = "read"
+				if noKey {
+					delete(l, "acceptsKey")
 				}
 			}
-			relisted["t"] = l["t"]
-			relisted["writes"] = []any{"cancel_booking"}
-			for _, tl := range relisted["tools"].([]any) {
-				tool := tl.(map[string]any)
-				c := tool["classification"].(map[string]any)
-				if c["name"] == "create_booking" {
-					c["class"], c["reason"] = "read", "annotation readOnlyHint=true"
-					def := tool["definition"].(map[string]any)
-					def["annotations"] = map[string]any{"readOnlyHint": true}
-				}
-			}
-			out = append(out, relisted)
-			l["class"] = "read"
+			out = append(out, l)
 		}
-		out = append(out, l)
+		return out
 	}
-	code, verdict, stderr := judgeLines(t, out)
-	if code != 1 || verdict != "FAIL" {
+	if code, verdict, stderr := judgeLines(t, relisted(false)); code != 1 || verdict != "FAIL" {
 		t.Errorf("create_booking executed twice, re-listed as read-only between the calls: exit %d verdict %q, want 1 FAIL\nstderr:\n%s", code, verdict, stderr)
+	}
+	const want = `line 8: tool "create_booking" is recorded as class read (keyFields [], idempotent false), its definition gives class read (keyFields [idempotency_key], idempotent false) (rule: a listing's classification is the one its definitions and the header's settings give)`
+	if code, verdict, stderr := judgeLines(t, relisted(true)); code != exitUsage || verdict != "" || !strings.Contains(stderr, want) {
+		t.Errorf("the same with the key field left out of the listing: exit %d verdict %q, stderr %q; want 2 and %q", code, verdict, stderr, want)
 	}
 }
 
