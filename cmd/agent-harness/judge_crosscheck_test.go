@@ -248,7 +248,7 @@ func TestJudgeTraceWriteRelistedAsReadStaysWrite(t *testing.T) {
 	if code, verdict, stderr := judgeLines(t, relisted(false)); code != 1 || verdict != "FAIL" {
 		t.Errorf("create_booking executed twice, re-listed as read-only between the calls: exit %d verdict %q, want 1 FAIL\nstderr:\n%s", code, verdict, stderr)
 	}
-	const want = `line 8: tool "create_booking" is recorded as class read (keyFields [], idempotent false), its definition gives class read (keyFields [idempotency_key], idempotent false) (rule: a listing's classification is the one its definitions and the header's settings give)`
+	const want = `line 8: tool "create_booking" is recorded as class read (keyFields [], idempotent false), its definition gives class read (keyFields ["idempotency_key"], idempotent false) (rule: a listing's classification is the one its definitions and the header's settings give)`
 	if code, verdict, stderr := judgeLines(t, relisted(true)); code != exitUsage || verdict != "" || !strings.Contains(stderr, want) {
 		t.Errorf("the same with the key field left out of the listing: exit %d verdict %q, stderr %q; want 2 and %q", code, verdict, stderr, want)
 	}

@@ -154,7 +154,7 @@ func (c *crossLines) listing(n int, tools []Tool, writes []string, withWrites bo
 			return lineError(n, ruleListing, "tool %d of the listing is named %q, its definition does not name it so", i+1, e.Name)
 		}
 		if !sameDerived(d, e) && !sameDerived(c.history.Stricter(d), e) {
-			return lineError(n, ruleListing, "tool %q is recorded as class %s (keyFields %v, idempotent %t), its definition gives class %s (keyFields %v, idempotent %t)",
+			return lineError(n, ruleListing, "tool %q is recorded as class %s (keyFields %q, idempotent %t), its definition gives class %s (keyFields %q, idempotent %t)",
 				e.Name, e.Class, e.KeyFields, e.Idempotent, d.Class, d.KeyFields, d.Idempotent)
 		}
 	}
