@@ -57,7 +57,7 @@ type pendingCall struct {
 }
 
 // crossLines follows a trace line by line and refuses a line that
-// contradicts an earlier one (or, for a pending call, the next listing).
+// contradicts an earlier one (a pending call: every listing after it).
 type crossLines struct {
 	header *Header
 	// classify re-derives a listing's entries; nil when the header records
