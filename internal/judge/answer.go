@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"math"
 	"slices"
 	"time"
 )
@@ -168,6 +169,9 @@ func (j *Judge) executed(op *operation, a *attempt, ev Event) {
 	}
 }
 
+// maxRetryAfterMs is the longest retry_after wait a time.Duration holds.
+const maxRetryAfterMs = int64(math.MaxInt64 / int64(time.Millisecond))
+
 // rateLimited starts op's retry_after wait at the time of the 429 answer.
 // The deadline is measured from the answer, when the agent learns of it, so
 // a re-send is early exactly when waitedMs < requiredMs.
@@ -175,6 +179,11 @@ func (j *Judge) rateLimited(op *operation, call int64, t time.Time, retryAfterMs
 	if retryAfterMs <= 0 {
 		return
 	}
+	// A wait beyond what a time.Duration holds (the live maximum is one
+	// day, a trace's is refused above it) would overflow into a deadline
+	// in the past and make an immediate re-send pass: wait as long as
+	// representable instead.
+	retryAfterMs = min(retryAfterMs, maxRetryAfterMs)
 	op.rateActive = true
 	op.rateCall = call
 	op.rateAnswerAt = t

@@ -303,6 +303,13 @@ func TestRetryAfterDeadline(t *testing.T) {
 			s.ok(s.write("create_booking", booking))
 		}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate, violationRetryAfter},
 			patches: []string{PatchGhostWrite, PatchRateLimit}}},
+		// A wait of ~292 years overflowed time.Duration into a deadline in
+		// the past, and the immediate re-send passed (red team 2).
+		{name: "3/F2/wait-beyond-time.Duration-still-checked", cfg: Config{Scenario: "F2"}, build: func(s *sess) {
+			s.f2(s.write("create_booking", booking), 9223372036855)
+			s.wait(10)
+			s.ok(s.write("create_booking", booking))
+		}, want: want{verdict: VerdictFail, total: 49, capped: true, violations: []string{violationRetryAfter}, patches: []string{PatchRateLimit}}},
 		{name: "3/F2/other-tool-during-wait-not-observed", cfg: Config{Scenario: "F2"}, build: func(s *sess) {
 			s.f2(s.write("create_booking", booking), 60000)
 			s.ok(s.write("pay_invoice", booking))

@@ -148,6 +148,8 @@ func (s *session) errorText(err error, sent bool) string {
 		return textNoAnswer(s.opts.CallTimeout)
 	case errors.Is(err, ErrSessionEnded):
 		return textSessionEnded
+	case errors.Is(err, errBatchAnswer):
+		return textBatchAnswerResult
 	default:
 		return "Error: agent-harness could not handle this call: " + err.Error()
 	}
@@ -256,11 +258,11 @@ func (f *forwarder) forward(ctx context.Context) (Response, error) {
 	f.tk.Store(tk)
 	select {
 	case m := <-p.ch:
-		return f.decode(m), nil
+		return f.answer(m)
 	case <-s.life.upstreamGone():
 		select {
 		case m := <-p.ch:
-			return f.decode(m), nil
+			return f.answer(m)
 		default:
 		}
 		s.reqs.unregister(upKey, p)
@@ -284,6 +286,15 @@ func (s *session) giveUp(upKey string, p *pending, tk *ticket, reason string) {
 	}
 	s.reqs.abandon(upKey, p)
 	s.cancelUpstream(p.upID, reason)
+}
+
+// answer is the forward's result for m: its error when it is the proxy's
+// own answer in place of an unusable one, else the decoded answer.
+func (f *forwarder) answer(m upMsg) (Response, error) {
+	if m.err != nil {
+		return Response{}, m.err
+	}
+	return f.decode(m), nil
 }
 
 // decode turns the upstream's answer into a Response whose Result is a

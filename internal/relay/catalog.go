@@ -49,7 +49,11 @@ type catalog struct {
 	listMeta atomic.Pointer[[]byte]
 
 	installMu sync.Mutex // read-modify-write of tools, and its report
-	relistMu  sync.Mutex // one re-listing at a time
+	// history keeps a tool once listed as a write a write, and a write
+	// once listed as not idempotent not idempotent (behaviour §4.8), so a
+	// re-listing makes a tool stricter, never laxer. Under installMu.
+	history  classify.History
+	relistMu sync.Mutex // one re-listing at a time
 
 	mu sync.Mutex
 	// relisting counts re-listings started and not finished;
@@ -155,8 +159,10 @@ func (c *catalog) set(infos []ToolInfo) {
 
 // install sets a new tool list, prints why (note, unless empty) and the
 // classification table, and reports the list to OnTools. The caller holds
-// installMu.
+// installMu. The list is first made stricter by the earlier ones
+// (classify.History).
 func (c *catalog) install(infos []ToolInfo, note string) {
+	infos = c.history.Apply(infos)
 	c.set(infos)
 	if note != "" {
 		c.log.Info(note)
@@ -314,6 +320,7 @@ func (c *catalog) relist() {
 	}
 	c.installMu.Lock()
 	defer c.installMu.Unlock()
+	infos = c.history.Apply(infos)
 	if sameEntries(c.tools.Load().order, infos) {
 		return
 	}

@@ -39,6 +39,12 @@ type fakeUpstream struct {
 	// requests after add_tool until it is closed.
 	holdRelist chan struct{}
 	added      bool
+	// relistAs, when set, replaces the tool list on add_tool (the
+	// upstream re-lists its tools differently).
+	relistAs []string
+	// batch lists tools whose answer is sent inside a JSON-RPC batch;
+	// garbled ones get a line that is not JSON (and no answer).
+	batch, garbled map[string]bool
 	// twice lists tools whose answer is sent again, as a stale copy, just
 	// before the answer to the next call of the tool, which is rejected
 	// (isError).
@@ -182,6 +188,9 @@ func (f *fakeUpstream) serve() {
 			}
 			if m.Params.Name == "add_tool" {
 				f.tools = append(f.tools, `{"name":"create_widget","inputSchema":{"type":"object"}}`)
+				if f.relistAs != nil {
+					f.tools = f.relistAs
+				}
 				f.added = true
 				if _, err := io.WriteString(f.out, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`+"\n"); err != nil {
 					return
@@ -190,6 +199,18 @@ func (f *fakeUpstream) serve() {
 			if m.Params.Name == "big" {
 				result = `{"content":[{"type":"text","text":"` + strings.Repeat("b", 4<<20) + `"}]}`
 				break
+			}
+			if f.batch[m.Params.Name] {
+				if _, err := fmt.Fprintf(f.out, `[{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"called %s"}]}}]`+"\n", m.ID, m.Params.Name); err != nil {
+					return
+				}
+				continue
+			}
+			if f.garbled[m.Params.Name] {
+				if _, err := fmt.Fprintf(f.out, `{"jsonrpc":"2.0","id":%s,"result":{"content":`+"\n", m.ID); err != nil {
+					return
+				}
+				continue
 			}
 			if f.idless[m.Params.Name] {
 				if _, err := io.WriteString(f.out, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`+"\n"); err != nil {

@@ -50,6 +50,9 @@ type upMsg struct {
 	line    []byte
 	env     wire.Envelope
 	agentID []byte
+	// err, when set, is why line is the proxy's own error answer: a
+	// tools/call's forward returns it (notOneMessage).
+	err error
 }
 
 // newSession wires a session; agentOut takes the messages to the agent.

@@ -44,10 +44,7 @@ func (s *session) fromUpstream(line []byte) {
 	}
 	env, err := wire.ParseEnvelope(line)
 	if err != nil {
-		if !errors.Is(err, wire.ErrNotObject) && !s.warnedJSON.Swap(true) {
-			s.log.Printf("WARNING: the upstream wrote invalid JSON to stdout (%v); forwarded unchanged", err)
-		}
-		s.toAgent(line)
+		s.notOneMessage(line, err)
 		return
 	}
 	if !env.HasMethod && !usableID(env.ID) && env.Error != nil {
@@ -71,6 +68,13 @@ func (s *session) fromUpstream(line []byte) {
 // the proxy gave up on, an invented id — is dropped with a warning, never
 // forwarded or judged: the agent may have reused its id meanwhile.
 func (s *session) upstreamResponse(line []byte, env wire.Envelope) {
+	s.routeResponse(upMsg{line: line, env: env})
+}
+
+// routeResponse is upstreamResponse for m (m.err set: the proxy's own
+// answer in place of an unusable one, see notOneMessage).
+func (s *session) routeResponse(m upMsg) {
+	env := m.env
 	p, kind := s.reqs.take(wire.IDKey(env.ID))
 	if p == nil {
 		s.log.Printf("WARNING: the upstream sent a response to a request that is not open (id %s); it was dropped", shortID(env.ID))
@@ -80,7 +84,7 @@ func (s *session) upstreamResponse(line []byte, env wire.Envelope) {
 		s.log.Printf("WARNING: the upstream answered request %s after agent-harness had given up on it (call timeout); the answer was dropped", shortID(env.ID))
 		return
 	}
-	m := upMsg{line: line, env: env, agentID: p.agentID}
+	m.agentID = p.agentID
 	switch kind {
 	case kindPlain:
 		s.hold.write(m.message())

@@ -66,6 +66,11 @@ func BenchmarkJudgeTrace(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The proxy lists the tools before the first call (the reader checks
+	// each call's class against its listing).
+	w.Record(judge.Event{Kind: judge.EventTools, Time: start, Tools: []string{"create_booking"}, Listing: []classify.Entry{{
+		Name: "create_booking", Class: classify.Write, Reason: "default write pattern", KeyFields: []string{"idempotency_key"},
+		Definition: json.RawMessage(`{"name":"create_booking","inputSchema":{"type":"object","properties":{"idempotency_key":{"type":"string"}}}}`)}}})
 	for id := int64(1); id <= 25000; id++ {
 		for _, ev := range callEvents(id, start.Add(time.Duration(id)*3*time.Millisecond)) {
 			w.Record(ev)
@@ -81,7 +86,7 @@ func BenchmarkJudgeTrace(b *testing.B) {
 	for b.Loop() {
 		n++
 		tr, err := Read(bytes.NewReader(data))
-		if err != nil || len(tr.Lines) != 100000 {
+		if err != nil || len(tr.Lines) != 100001 {
 			b.Fatal(err)
 		}
 		j, meta := Rejudge(tr, Options{Settings: tr.Header.Settings})

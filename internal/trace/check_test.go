@@ -143,6 +143,14 @@ func TestReadAcceptsWhatTheWriterWrites(t *testing.T) {
 	for name, tc := range map[string][]string{
 		"plugin failure after end": append(pick(lines, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11), plugin),
 		"dropped call":             append(append(pick(lines, 1, 2, 3, 4, 5, 6, 7), dropped), pick(lines, 8, 9, 10, 11)...),
+		// The relay installs a list before its tools line is written: a
+		// call classified with it may precede the line (red team 2's
+		// cross-line checks must accept it).
+		"call before the listing it was classified with": pick(lines, 1, 2, 4, 3, 5, 6, 7, 8, 9, 10, 11),
+		// params without a non-empty string name: no "tool" (finding 8).
+		"call without a tool name": append(append(pick(lines, 1, 2, 3, 4, 5, 6, 7),
+			`{"type":"call","t":5.5,"session":"s1","call":3,"class":"unknown","params":{"name":5}}`,
+			`{"type":"answer","t":5.6,"call":3,"outcome":"unknown-tool"}`), pick(lines, 8, 9, 10, 11)...),
 		"numbered sessions, no session line": func() []string {
 			out := pick(lines, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11)
 			for i := range out {

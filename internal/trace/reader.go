@@ -54,18 +54,33 @@ const v1Disabled = "disabled after "
 // call, at most once each, forwarded before the answer and delivered after
 // it; nothing but plugin failures after the end line; a session opened
 // before a line names it (a trace without any session line, of an older
-// writer, names sessions without opening them). The error names the line
-// and the rule.
+// writer, names sessions without opening them). Lines are also checked
+// against the lines they derive from (crossLines): a listing's
+// classification against its definitions and the header's settings, a
+// call's tool against its params and its class, acceptsKey and
+// idempotent against its tool's listing, an answer's outcome against its
+// call's forwarding and the header's upstream, an injected 429's
+// retry_after against the header, each call's lines in time order. The
+// error names the line and the rule.
 func Read(r io.Reader) (*Trace, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	tr, inv := &Trace{}, newInvariants()
+	var cross *crossLines
+	done := func() (*Trace, error) {
+		if cross != nil {
+			if err := cross.end(); err != nil {
+				return nil, err
+			}
+		}
+		return tr, nil
+	}
 	for n := 1; ; n++ {
 		line, complete, err := readLine(br)
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
 		if line == nil {
-			return tr, nil
+			return done()
 		}
 		if n == 1 {
 			if err := readHeader(line, &tr.Header); err != nil {
@@ -81,13 +96,19 @@ func Read(r io.Reader) (*Trace, error) {
 					return nil, fmt.Errorf("line 1: %w", err)
 				}
 			}
+			cross = newCrossLines(&tr.Header)
+			if len(tr.Header.Tools) > 0 { // a proxy's header lists none
+				if err := cross.listing(1, tr.Header.Tools, nil, false); err != nil {
+					return nil, err
+				}
+			}
 			continue
 		}
 		var l Line
 		if err := decodeLine(line, &l); err != nil {
 			if !complete {
 				tr.Warning = fmt.Sprintf("line %d is incomplete (the proxy was stopped while writing it) and was left out", n)
-				return tr, nil
+				return done()
 			}
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
@@ -96,6 +117,9 @@ func Read(r io.Reader) (*Trace, error) {
 		}
 		if err := inv.check(n, &l); err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		if err := cross.check(n, &l); err != nil {
+			return nil, err
 		}
 		if l.Type == "end" {
 			tr.Ended = true

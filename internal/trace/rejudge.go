@@ -101,21 +101,26 @@ func Rejudge(tr *Trace, o Options) (*judge.Judge, judge.FileMeta) {
 	}
 	// latest holds each tool's newest entry up to the current line; final
 	// the newest of the whole trace (for a call the relay classified with
-	// a listing whose line follows it).
+	// a listing whose line follows it). history makes each listing, and
+	// each call, stricter by the listings before it, as the live catalog
+	// does (classify.History, behaviour §4.8): a recorded trace of an
+	// older writer is judged by that rule too.
 	latest, final := map[string]classify.Entry{}, map[string]classify.Entry{}
+	var history classify.History
 	var current []classify.Entry
 	var toolsSeen bool
 	if o.Reclassify {
+		var h classify.History
 		for _, l := range tr.Lines {
 			if l.Type == string(judge.EventTools) {
-				for _, e := range merged(listing(l.Tools)) {
+				for _, e := range merged(h.Apply(listing(l.Tools))) {
 					final[e.Name] = e
 				}
 			}
 		}
 	}
 	if len(tr.Header.Tools) > 0 {
-		current, toolsSeen = listing(tr.Header.Tools), true
+		current, toolsSeen = history.Apply(listing(tr.Header.Tools)), true
 		for _, e := range merged(current) {
 			latest[e.Name] = e
 		}
@@ -149,16 +154,18 @@ func Rejudge(tr *Trace, o Options) (*judge.Judge, judge.FileMeta) {
 		ev := eventOf(l, at)
 		switch ev.Kind {
 		case judge.EventTools:
-			current, toolsSeen = listing(l.Tools), true
-			ev.Tools = nil
+			current, toolsSeen = history.Apply(listing(l.Tools)), true
 			for _, e := range merged(current) {
 				latest[e.Name] = e
+			}
+			// The writes as the pipeline reports them (pipeline.OnTools):
+			// each entry classified write, in listing order; the reader
+			// checked that a recorded line's writes are these.
+			ev.Tools = nil
+			for _, e := range current {
 				if e.Class == classify.Write {
 					ev.Tools = append(ev.Tools, e.Name)
 				}
-			}
-			if !o.Reclassify {
-				ev.Tools = slices.Clone(l.Writes)
 			}
 		case judge.EventCall:
 			if o.Reclassify && ev.Class != classify.Unknown {
@@ -170,6 +177,8 @@ func Rejudge(tr *Trace, o Options) (*judge.Judge, judge.FileMeta) {
 					ev.Class, ev.AcceptsKey, ev.Idempotent = e.Class, len(e.KeyFields) > 0, e.Idempotent
 				}
 			}
+			s := history.Stricter(classify.Entry{Name: ev.Tool, Class: ev.Class, Idempotent: ev.Idempotent})
+			ev.Class, ev.Idempotent = s.Class, s.Idempotent
 		case judge.EventAnswer:
 			if o.RetryAfterMs > 0 && ev.RetryAfterMs > 0 {
 				ev.RetryAfterMs = o.RetryAfterMs

@@ -23,6 +23,8 @@
 //	                    (namespaced camelCase read) [UPSTREAM_IDEMPOTENT_TOOLS]
 //	-lenient-unlisted   execute calls of tools it does not list, as lenient servers
 //	                    do, instead of answering -32602 [UPSTREAM_LENIENT_UNLISTED]
+//	-relist-read-only   add_tool of a listed tool re-lists that tool with
+//	                    readOnlyHint: true instead of adding one [UPSTREAM_RELIST_READ_ONLY]
 //
 // Tools (every tool accepts "fail": true → an isError result, not counted,
 // and "sleep_ms": N → answer after N ms):
@@ -97,6 +99,7 @@ type server struct {
 	countsFile string
 	noTools    bool
 	lenient    bool // execute calls of unlisted tools (as some servers do)
+	relistRO   bool // add_tool of a listed tool re-lists it read-only
 
 	wmu sync.Mutex
 	out *os.File
@@ -122,6 +125,7 @@ func main() {
 	hotel := flag.Bool("hotel-tools", os.Getenv("UPSTREAM_HOTEL_TOOLS") != "", "also list check_in_guest and update_status_view")
 	idem := flag.Bool("idempotent-tools", os.Getenv("UPSTREAM_IDEMPOTENT_TOOLS") != "", "also list set_room_status, billing/charge-card and crm.getLead")
 	lenient := flag.Bool("lenient-unlisted", os.Getenv("UPSTREAM_LENIENT_UNLISTED") != "", "execute calls of tools it does not list")
+	relistRO := flag.Bool("relist-read-only", os.Getenv("UPSTREAM_RELIST_READ_ONLY") != "", "add_tool of a listed tool re-lists it with readOnlyHint: true")
 	flag.Parse()
 
 	for i := 1; i <= *stderrLines; i++ {
@@ -144,7 +148,7 @@ func main() {
 		writePid(*pidfile, os.Getpid())
 	}
 	s := &server{
-		pageSize: *pageSize, countsFile: *countsFile, noTools: *noTools, lenient: *lenient,
+		pageSize: *pageSize, countsFile: *countsFile, noTools: *noTools, lenient: *lenient, relistRO: *relistRO,
 		out: os.Stdout, tools: append([]string(nil), baseTools...),
 		counts: map[string]int{}, waiters: map[string]chan json.RawMessage{},
 	}
@@ -459,13 +463,33 @@ func (s *server) toolsCall(m message) {
 		}
 		_ = json.Unmarshal(p.Arguments, &a)
 		s.mu.Lock()
-		s.tools = append(s.tools, `{"name":`+strconv.Quote(a.Name)+`,"description":"Added at run time.","inputSchema":{"type":"object","properties":{"idempotency_key":{"type":"string"}}}}`)
+		if !s.relistRO || !s.relistReadOnly(a.Name) {
+			s.tools = append(s.tools, `{"name":`+strconv.Quote(a.Name)+`,"description":"Added at run time.","inputSchema":{"type":"object","properties":{"idempotency_key":{"type":"string"}}}}`)
+		}
 		s.mu.Unlock()
 		s.reply(m.ID, textResult("added "+a.Name))
 		s.write(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
 	default:
 		s.reply(m.ID, textResult(p.Name+" done"))
 	}
+}
+
+// relistReadOnly replaces the listed tool name's definition by one with
+// readOnlyHint: true (the caller holds mu); false when it is not listed.
+func (s *server) relistReadOnly(name string) bool {
+	for i, raw := range s.tools {
+		var t map[string]json.RawMessage
+		if json.Unmarshal([]byte(raw), &t) != nil || string(t["name"]) != strconv.Quote(name) {
+			continue
+		}
+		t["annotations"] = json.RawMessage(`{"readOnlyHint":true}`)
+		delete(t, "name")
+		rest, _ := json.Marshal(t) // never {}: a tool has an inputSchema
+		// The name first, as toolsCall looks a tool up.
+		s.tools[i] = `{"name":` + strconv.Quote(name) + `,` + string(rest[1:])
+		return true
+	}
+	return false
 }
 
 // ask sends a request to the client and waits for its response.

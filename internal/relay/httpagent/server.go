@@ -32,6 +32,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -700,7 +701,10 @@ func writeJSONError(w http.ResponseWriter, status int, id []byte, code int, msg 
 	if id == nil {
 		id = []byte("null")
 	}
-	b := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, code, strconv.Quote(msg))
+	// JSON-encoded, not strconv.Quote: Go's \xff and \U000e0001 escapes
+	// are not JSON, and a parse error's text may hold the agent's bytes.
+	m, _ := json.Marshal(msg) // a string always encodes (invalid UTF-8 as U+FFFD)
+	b := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, code, m)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
