@@ -203,7 +203,10 @@ func (c *Conn) Close() error {
 
 // WriteMessage implements relay.Conn: the message is POSTed on its own
 // goroutine (an answer may take long); messages after an initialize wait
-// until its answer's headers (the session id) arrived.
+// until its answer's headers (the session id) arrived, and messages after
+// notifications/initialized until the upstream accepted it, so the
+// lifecycle's order holds on the wire (MCP: the client's requests follow
+// its initialized notification) however the goroutines are scheduled.
 func (c *Conn) WriteMessage(msg []byte) error {
 	body := bytes.TrimRight(msg, "\r\n")
 	body = append([]byte(nil), body...)
@@ -211,7 +214,7 @@ func (c *Conn) WriteMessage(msg []byte) error {
 	c.mu.Lock()
 	wait := c.gate
 	var done chan struct{}
-	if env.IsRequest() && env.Method == "initialize" {
+	if (env.IsRequest() && env.Method == "initialize") || (env.IsNotification() && env.Method == "notifications/initialized") {
 		done = make(chan struct{})
 		c.gate = done
 	}
