@@ -456,38 +456,3 @@ func splitJSON(raw []byte, fn func(key, val []byte)) {
 		}
 	}
 }
-
-func onlyAnnotations(s map[string]any) bool {
-	for k := range s {
-		if !annotationKeywords[k] {
-			return false
-		}
-	}
-	return true
-}
-
-// checkDecoded decodes raw and checks it.
-func (v *Validator) checkDecoded(schema any, raw []byte, path string, errs *[]string) {
-	var inst any
-	switch {
-	case len(raw) == 0:
-	case raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0:
-		inst = string(raw[1 : len(raw)-1])
-	case raw[0] == '"':
-		var str string
-		if json.Unmarshal(raw, &str) == nil {
-			inst = str
-		}
-	case raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
-		inst = json.Number(raw) // valid JSON: a number
-	case string(raw) == "true" || string(raw) == "false":
-		inst = raw[0] == 't'
-	case string(raw) == "null":
-	default:
-		if err := decodeJSON(raw, &inst); err != nil {
-			*errs = append(*errs, path+": not JSON: "+err.Error())
-			return
-		}
-	}
-	v.check(schema, inst, path, errs)
-}

@@ -140,15 +140,12 @@ func FuzzSimilarTransformed(f *testing.F) {
 // fuzzDate is a date, optionally with a time and a UTC offset, as
 // FuzzSimilarDates renders it.
 type fuzzDate struct {
-	y, m, d         int
-	clock, zoned    bool
-	h, mi, s, ns    int
-	off             int // minutes east of UTC
-	ambiguous       bool
-	first, second   int // the two numbers of a slash or dash date
-	secondsShown    bool
-	fractionShown   bool
-	twelveHourClock bool
+	y, m, d       int
+	clock, zoned  bool
+	h, mi, s, ns  int
+	off           int // minutes east of UTC
+	ambiguous     bool
+	first, second int // the two numbers of a slash or dash date
 }
 
 // dateNotations render a date; ambiguous ones put the two numbers in

@@ -48,8 +48,6 @@ func percent(f float64) string {
 	return strconv.FormatFloat(100*f, 'f', 1, 64) + " %"
 }
 
-func joinList(xs []string) string { return strings.Join(xs, ", ") }
-
 func rateText(st Stats) string {
 	if st.PassRate == nil {
 		return "—"
