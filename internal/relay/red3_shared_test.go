@@ -104,3 +104,31 @@ func TestRed3ClosedSessionLateAnswerNotCrossing(t *testing.T) {
 	f.say(`{"jsonrpc":"2.0","id":3,"result":{"s2":true}}`)
 	wantLine(t, "s2's first message: its own answer, not s1's", read(t, b), `{"jsonrpc":"2.0","id":7,"result":{"s2":true}}`)
 }
+
+// TestRed3LaterSessionGetsFirstSessionsProtocolVersion: s1 negotiated
+// 2025-06-18; s2 asks for 2025-03-26 and is answered, from the cache, with
+// 2025-06-18 — a version it did not ask for and may not speak (MCP: a
+// client that does not support the version in the answer disconnects), and
+// its relay then shapes its calls for 2025-06-18. Nothing is logged.
+// Expected: s2 gets its own version negotiated (or at least one stderr
+// line, as for capabilities the first session lacked).
+func TestRed3LaterSessionGetsFirstSessionsProtocolVersion(t *testing.T) {
+	f := newFakeShared(t)
+	var stderr bytes.Buffer
+	mu := syncWriter{w: &stderr}
+	u, err := StartShared(Options{Upstream: f.rw, Stderr: &mu})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Stop()
+	a, b := u.Session("s1"), u.Session("s2")
+	write(t, a, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}`)
+	f.next()
+	f.say(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}}}}`)
+	read(t, a)
+	write(t, b, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{}}}`)
+	got := read(t, b)
+	if bytes.Contains([]byte(got), []byte(`"2025-06-18"`)) && mu.String() == "" {
+		t.Errorf("s2 asked for 2025-03-26 and got %s, with nothing on stderr", got)
+	}
+}
