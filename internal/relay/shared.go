@@ -60,9 +60,14 @@ type SharedUpstream struct {
 	exitWatched chan struct{}
 	readerDone  chan struct{}
 	// startFailed is closed when the process exited before any session
-	// started (no initialize answered with a result).
+	// started (see started).
 	startFailed chan struct{}
-	stopping    bool
+	// used: a request other than a handshake or ping was sent to the
+	// process (a stateless session's tools/list or tools/call): from then
+	// on an exit is a crash, not a start failure, whether or not any
+	// initialize was answered (behaviour §8.3).
+	used     bool
+	stopping bool
 }
 
 // sharedInit is the shared process's handshake.
@@ -208,7 +213,7 @@ func (u *SharedUpstream) watchExit(stderrDone <-chan struct{}) {
 	}
 	u.markGone()
 	u.mu.Lock()
-	stopping, started := u.stopping, u.init.result != nil
+	stopping, started := u.stopping, u.init.result != nil || u.used
 	u.mu.Unlock()
 	if stopping {
 		return
@@ -322,6 +327,9 @@ func (u *SharedUpstream) request(c *sharedConn, msg []byte, env wire.Envelope, i
 	}
 	u.reqs[r.upKey] = r
 	c.up[wire.IDKey(env.ID)] = upID
+	if !init && env.Method != methodDiscover && env.Method != methodPing {
+		u.used = true
+	}
 	u.mu.Unlock()
 	if !u.send(spliced(msg, edits)) {
 		u.forget(r)
