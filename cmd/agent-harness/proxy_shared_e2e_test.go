@@ -254,3 +254,49 @@ func TestSharedUpstreamCrashAfterStatelessCallsIsJudged(t *testing.T) {
 			code, exited, r.Status, r.Report.Verdict, r.Report.VerdictReason, p.stderr)
 	}
 }
+
+// TestSharedUpstreamLateAnswerOfEndedSessionIsJudged: over the shared
+// upstream s1's book_room (4 s) is in flight when s1 ends (DELETE); its
+// relay waits its 2 s grace and detaches, and the shared process — which a
+// session's end does not stop — completes the booking and answers. That
+// answer, proof of the first execution, still reaches s1's pipeline (one
+// stderr line says so; no agent gets it). The agent reconnects as s2 and
+// books the same room again: the one backend executed it twice, and the
+// report says so — FAIL with 2 executions, not NOT_TESTED with one
+// execution and an unknown attempt (behaviour §8.3).
+func TestSharedUpstreamLateAnswerOfEndedSessionIsJudged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	p := startHTTPProxy(t, "--audit-tools", "off")
+	s1 := newRawSession(t, p.url)
+	s1.initialize()
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, p.url, strings.NewReader(rpcRequest("2", "tools/call", `{"name":"book_room","arguments":{"room":"r7","sleep_ms":4000}}`)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", s1.id)
+		if resp, err := s1.hc.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	p.stderr.waitFor(t, "book_room sleeping")
+	s1.endSession()
+	// The booking completes in the shared process and its answer is judged.
+	p.stderr.waitFor(t, "answered a tools/call of session")
+	s2 := newRawSession(t, p.url)
+	s2.initialize()
+	if text, isErr := callText(t, s2, 2, "book_room", `{"room":"r7","sleep_ms":4000}`); isErr {
+		t.Fatalf("s2's book_room: %q", text)
+	}
+	p.stop(syscall.SIGTERM)
+	up := p.upstreamExecutions()["book_room"]
+	r := p.readReport()
+	if up != 2 {
+		t.Fatalf("the shared upstream executed book_room %d times, want 2\nstderr:\n%s", up, p.stderr)
+	}
+	if r.Report.Verdict != "FAIL" || r.executions()["book_room"] != 2 {
+		t.Errorf("the shared upstream executed book_room %d times; report: verdict %s (%s), %d executions; want FAIL with 2\nstderr:\n%s",
+			up, r.Report.Verdict, r.Report.VerdictReason, r.executions()["book_room"], p.stderr)
+	}
+}

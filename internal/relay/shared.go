@@ -506,14 +506,26 @@ func (u *SharedUpstream) fromProcess(line []byte) {
 // response hands the process's answer to the session that asked, with the
 // session's own id.
 func (u *SharedUpstream) response(line []byte, env wire.Envelope) {
+	late := false
 	u.mu.Lock()
 	r := u.reqs[wire.IDKey(env.ID)]
 	if r != nil {
 		u.forgetLocked(r)
+		if r.call {
+			// Queued with the request forgotten, as one step for detach:
+			// also after the session ended, for the judge.
+			late = r.c.pushAnswer(spliced(line, []splice{{at: env.IDStart, cut: len(env.ID), with: r.id}}))
+		}
 	}
 	u.mu.Unlock()
 	if r == nil {
 		u.log.Printf("WARNING: the shared upstream sent a response to a request that is not open (id %s); it was dropped", shortID(env.ID))
+		return
+	}
+	if late {
+		u.log.Printf("the shared upstream answered a tools/call of session %s after the session ended; the answer is judged, no agent gets it", r.c.name)
+	}
+	if r.call {
 		return
 	}
 	if r.init {
@@ -590,8 +602,12 @@ func (u *SharedUpstream) target() *sharedConn {
 }
 
 // detach forgets an ended session: the late answers of its open requests
-// are dropped as not open, and the process's requests it did not answer
-// get an error, so the process does not wait for them.
+// are dropped as not open, but for its tools/calls, whose answers the
+// process may still send (it goes on after a session's end): they still
+// reach the session's relay, so the pipeline judges the attempt by them
+// though no agent gets them (behaviour §8.3), for at most
+// Options.CallTimeout. The process's requests it did not answer get an
+// error, so the process does not wait for them.
 func (u *SharedUpstream) detach(c *sharedConn) {
 	u.mu.Lock()
 	for i, x := range u.conns {
@@ -600,10 +616,19 @@ func (u *SharedUpstream) detach(c *sharedConn) {
 			break
 		}
 	}
+	calls := 0
 	for _, r := range u.reqs {
-		if r.c == c && !r.init {
+		switch {
+		case r.c != c || r.init:
+		case r.call:
+			calls++
+		default:
 			u.forgetLocked(r)
 		}
+	}
+	c.closeLocked(calls)
+	if calls > 0 {
+		time.AfterFunc(u.opts.CallTimeout, func() { u.endDrain(c) })
 	}
 	var unanswered [][]byte
 	for k, sr := range u.srv {
@@ -616,6 +641,23 @@ func (u *SharedUpstream) detach(c *sharedConn) {
 	for _, id := range unanswered {
 		u.send(errorLine(id, &RPCError{Code: codeInternalError, Message: "agent-harness: the agent session this request went to has ended"}))
 	}
+}
+
+// endDrain forgets the tools/calls of ended session c that the process
+// did not answer within the call timeout (the relay gave up on them
+// meanwhile); c's reads then end.
+func (u *SharedUpstream) endDrain(c *sharedConn) {
+	u.mu.Lock()
+	for _, r := range u.reqs {
+		if r.c == c && !r.init {
+			u.forgetLocked(r)
+		}
+	}
+	c.mu.Lock()
+	c.draining = 0
+	c.cond.Broadcast()
+	c.mu.Unlock()
+	u.mu.Unlock()
 }
 
 // sharedConn is one session's side of a SharedUpstream (a relay Conn).
@@ -631,13 +673,16 @@ type sharedConn struct {
 	q      [][]byte
 	closed bool
 	gone   bool
+	// draining counts the tools/calls still open at the process after
+	// Close: their answers are still read (see detach).
+	draining int
 }
 
 // ReadMessage returns the next message of the process for this session.
 func (c *sharedConn) ReadMessage() ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for len(c.q) == 0 && !c.closed && !c.gone {
+	for len(c.q) == 0 && !(c.closed && c.draining == 0) && !c.gone {
 		c.cond.Wait()
 	}
 	if len(c.q) > 0 {
@@ -646,7 +691,7 @@ func (c *sharedConn) ReadMessage() ([]byte, error) {
 		c.q = c.q[1:]
 		return m, nil
 	}
-	if c.closed {
+	if c.closed && c.draining == 0 {
 		return nil, io.EOF
 	}
 	return nil, errSharedGone
@@ -668,15 +713,52 @@ func (c *sharedConn) WriteMessage(msg []byte) error {
 	return c.u.fromSession(c, append([]byte(nil), msg...))
 }
 
-// Close detaches the session; the process goes on for the others.
+// Close detaches the session; the process goes on for the others. What
+// is queued for the session is dropped but for answers (of its
+// tools/calls, which are judged); the answers of its tools/calls still
+// open come after (see detach).
 func (c *sharedConn) Close() error {
-	c.mu.Lock()
-	c.closed = true
-	c.q = nil
-	c.cond.Broadcast()
-	c.mu.Unlock()
 	c.u.detach(c)
 	return nil
+}
+
+// closeLocked ends the session with draining of its tools/calls still
+// open at the process (u.mu held, so no answer is queued meanwhile).
+func (c *sharedConn) closeLocked(draining int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	c.closed = true
+	c.draining = draining
+	kept := c.q[:0]
+	for _, m := range c.q {
+		if env, err := wire.ParseEnvelope(m); err == nil && !env.HasMethod && env.ID != nil {
+			kept = append(kept, m)
+		}
+	}
+	clear(c.q[len(kept):])
+	c.q = kept
+	c.cond.Broadcast()
+}
+
+// pushAnswer queues the answer to one of the session's tools/calls, also
+// after the session ended (then it is one fewer to wait for, and late is
+// true).
+func (c *sharedConn) pushAnswer(msg []byte) (late bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		if c.draining == 0 {
+			return false // its wait ended (endDrain)
+		}
+		c.draining--
+		late = true
+	}
+	c.q = append(c.q, msg)
+	c.cond.Broadcast()
+	return late
 }
 
 // push queues a message for the session; false when it has ended.

@@ -218,3 +218,77 @@ func (s *syncWriter) String() string {
 	defer s.mu.Unlock()
 	return s.w.String()
 }
+
+// sharedPair is a shared upstream with two sessions, s1 and s2, past
+// their handshakes.
+func sharedPair(t *testing.T) (*fakeShared, *SharedUpstream, Conn, Conn) {
+	f := newFakeShared(t)
+	u, err := StartShared(Options{Upstream: f.rw, Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := u.Session("s1"), u.Session("s2")
+	write(t, a, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	f.next()
+	f.say(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}`)
+	read(t, a)
+	write(t, b, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	read(t, b)
+	return f, u, a, b
+}
+
+// TestSharedEndedSessionsLateAnswerNotCrossing: s1 ends while its call is in
+// flight; the process's late answer never reaches another session (s2 has
+// a call with the same id in flight): s2 gets its own answer first.
+func TestSharedEndedSessionsLateAnswerNotCrossing(t *testing.T) {
+	f, u, a, b := sharedPair(t)
+	defer u.Stop()
+	write(t, a, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"w"}}`)
+	f.next()
+	write(t, b, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"w"}}`)
+	f.next()
+	_ = a.Close()
+	f.say(`{"jsonrpc":"2.0","id":2,"result":{"s1":true}}`)
+	f.say(`{"jsonrpc":"2.0","id":3,"result":{"s2":true}}`)
+	wantLine(t, "s2's first message: its own answer, not s1's", read(t, b), `{"jsonrpc":"2.0","id":7,"result":{"s2":true}}`)
+}
+
+// TestSharedEndedSessionReadsItsCallsLateAnswer: a session that ends with a
+// tools/call in flight still reads the process's late answer (with its own
+// id), so its pipeline judges the attempt by it (behaviour §8.3); then its
+// reads end with io.EOF. Nothing else reaches it after its end.
+func TestSharedEndedSessionReadsItsCallsLateAnswer(t *testing.T) {
+	f, u, a, _ := sharedPair(t)
+	defer u.Stop()
+	write(t, a, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"w"}}`)
+	wantLine(t, "s1's call", f.next(), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"w"}}`)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.say(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"after"}}`)
+	f.say(`{"jsonrpc":"2.0","id":2,"result":{"booked":true}}`)
+	wantLine(t, "the late answer, after s1's end", read(t, a), `{"jsonrpc":"2.0","id":7,"result":{"booked":true}}`)
+	if _, err := a.ReadMessage(); err != io.EOF {
+		t.Errorf("read after the last answer: %v, want io.EOF", err)
+	}
+}
+
+// TestSharedEndedSessionWaitsAtMostTheCallTimeout: the late answer of an
+// ended session's call is waited for at most Options.CallTimeout; then the
+// session's reads end (io.EOF), so its relay is not kept forever by a
+// process that never answers.
+func TestSharedEndedSessionWaitsAtMostTheCallTimeout(t *testing.T) {
+	f := newFakeShared(t)
+	u, err := StartShared(Options{Upstream: f.rw, Quiet: true, CallTimeout: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Stop()
+	a := u.Session("s1")
+	write(t, a, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"w"}}`)
+	f.next()
+	_ = a.Close()
+	if _, err := a.ReadMessage(); err != io.EOF { // returns once the wait ended
+		t.Fatalf("read after the call timeout: %v, want io.EOF", err)
+	}
+}
