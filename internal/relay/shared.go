@@ -76,8 +76,11 @@ type sharedInit struct {
 	caps    []string    // the client capabilities it was sent with
 	pending *sharedReq  // the initialize the process is answering
 	waiting []sharedMsg // later initializes while pending
-	// initialized: notifications/initialized was forwarded once.
+	// initialized: notifications/initialized was forwarded once, after
+	// the successful initialize; held is one sent while an initialize
+	// was being answered, forwarded if that one succeeds.
 	initialized bool
+	held        []byte
 }
 
 // serverReq is a request of the process and the session it went to.
@@ -414,7 +417,18 @@ func (u *SharedUpstream) initAnswered(r *sharedReq, env wire.Envelope) {
 		u.init.caps = r.caps
 	}
 	ok := u.init.result != nil
+	held := u.init.held
+	u.init.held = nil
+	if !ok || u.init.initialized {
+		held = nil // a failed handshake's notifications/initialized is not the process's
+	}
+	if held != nil {
+		u.init.initialized = true
+	}
 	u.mu.Unlock()
+	if held != nil {
+		u.send(held)
+	}
 	for i, w := range waiting {
 		we, _ := wire.ParseEnvelope(w.msg)
 		if ok {
@@ -433,15 +447,23 @@ func (u *SharedUpstream) initAnswered(r *sharedReq, env wire.Envelope) {
 }
 
 // notification forwards a session's notification: notifications/initialized
-// once, a cancellation with the process's id of the request it names.
+// once, after the successful initialize (one sent before it, or after a
+// failed one, is not forwarded: the process would take its handshake as
+// done), a cancellation with the process's id of the request it names.
 func (u *SharedUpstream) notification(c *sharedConn, msg []byte, env wire.Envelope) {
 	switch env.Method {
 	case "notifications/initialized":
 		u.mu.Lock()
-		first := !u.init.initialized
-		u.init.initialized = true
+		send := false
+		switch {
+		case u.init.initialized:
+		case u.init.result != nil:
+			u.init.initialized, send = true, true
+		case u.init.pending != nil:
+			u.init.held = msg // forwarded if the initialize being answered succeeds
+		}
 		u.mu.Unlock()
-		if first {
+		if send {
 			u.send(msg)
 		}
 	case methodCancelled:

@@ -292,3 +292,53 @@ func TestSharedEndedSessionWaitsAtMostTheCallTimeout(t *testing.T) {
 		t.Fatalf("read after the call timeout: %v, want io.EOF", err)
 	}
 }
+
+// TestSharedInitializedOnlyAfterTheSuccessfulInitialize: the process gets
+// exactly one notifications/initialized, the one after its successful
+// initialize: s1's, sent after its initialize failed, is not forwarded (the
+// process would take its handshake as done), and s2's after the successful
+// one is.
+func TestSharedInitializedOnlyAfterTheSuccessfulInitialize(t *testing.T) {
+	f := newFakeShared(t)
+	u, err := StartShared(Options{Upstream: f.rw, Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Stop()
+	a, b, c := u.Session("s1"), u.Session("s2"), u.Session("s3")
+	write(t, a, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	f.next()
+	f.say(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}}`)
+	read(t, a)
+	write(t, a, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	write(t, b, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	wantLine(t, "after the failed handshake's initialized, the next message", f.next(), `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{}}`)
+	f.say(`{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"v"}}`)
+	read(t, b)
+	write(t, b, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	wantLine(t, "initialized after the successful handshake", f.next(), `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	write(t, c, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	read(t, c)
+	write(t, c, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	write(t, c, `{"jsonrpc":"2.0","method":"ping","id":9}`)
+	wantLine(t, "s3's initialized is not forwarded: the next message", f.next(), `{"jsonrpc":"2.0","method":"ping","id":3}`)
+}
+
+// TestSharedInitializedBeforeTheAnswerIsHeld: a notifications/initialized
+// sent while the initialize is being answered is forwarded once that
+// initialize succeeded.
+func TestSharedInitializedBeforeTheAnswerIsHeld(t *testing.T) {
+	f := newFakeShared(t)
+	u, err := StartShared(Options{Upstream: f.rw, Quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Stop()
+	a := u.Session("s1")
+	write(t, a, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	f.next()
+	write(t, a, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	f.say(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"v"}}`)
+	wantLine(t, "the held initialized, after the result", f.next(), `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	read(t, a)
+}
