@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/relay/internal/fdio"
@@ -68,6 +69,9 @@ type SharedUpstream struct {
 	// initialize was answered (behaviour §8.3).
 	used     bool
 	stopping bool
+	// warnedProgress: a progress notification for no open request was
+	// reported once.
+	warnedProgress atomic.Bool
 }
 
 // sharedInit is the shared process's handshake.
@@ -568,7 +572,11 @@ func (u *SharedUpstream) serverNotification(line []byte, env wire.Envelope) {
 		}
 		u.mu.Unlock()
 		if r == nil {
-			u.toTarget(line)
+			// Its request was answered (or never existed): it belongs to
+			// no session, and another session must not get it.
+			if !u.warnedProgress.Swap(true) {
+				u.log.Printf("WARNING: the shared upstream sent a progress notification for a request that is not open; it was dropped (later ones are dropped without a warning)")
+			}
 			return
 		}
 		r.c.push(spliced(line, []splice{{at: env.ParamsStart + at, cut: len(v), with: r.tok}}))

@@ -342,3 +342,39 @@ func TestSharedInitializedBeforeTheAnswerIsHeld(t *testing.T) {
 	wantLine(t, "the held initialized, after the result", f.next(), `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	read(t, a)
 }
+
+// TestSharedLateProgressIsDropped: a progress notification of the process
+// for a request no longer open (s1's answered call) belongs to no session:
+// it is dropped with one warning, never routed to another session (s2 has
+// a call in flight and gets its own answer first); a second one adds no
+// warning.
+func TestSharedLateProgressIsDropped(t *testing.T) {
+	f := newFakeShared(t)
+	var stderr bytes.Buffer
+	mu := syncWriter{w: &stderr}
+	u, err := StartShared(Options{Upstream: f.rw, Stderr: &mu})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Stop()
+	a, b := u.Session("s1"), u.Session("s2")
+	write(t, a, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	f.next()
+	f.say(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}`)
+	read(t, a)
+	write(t, b, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
+	read(t, b)
+	write(t, a, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"w","_meta":{"progressToken":"p"}}}`)
+	wantLine(t, "s1's call", f.next(), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"w","_meta":{"progressToken":"agent-harness/p2"}}}`)
+	f.say(`{"jsonrpc":"2.0","id":2,"result":{}}`)
+	read(t, a)
+	write(t, b, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"w","_meta":{"progressToken":"p"}}}`)
+	f.next()
+	f.say(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"agent-harness/p2","progress":2}}`)
+	f.say(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"agent-harness/p9","progress":1}}`)
+	f.say(`{"jsonrpc":"2.0","id":3,"result":{"s2":true}}`)
+	wantLine(t, "s2's first message: its own answer, not s1's late progress", read(t, b), `{"jsonrpc":"2.0","id":7,"result":{"s2":true}}`)
+	if got := mu.String(); strings.Count(got, "progress notification for a request that is not open") != 1 {
+		t.Errorf("stderr = %q, want one warning of a dropped progress notification", got)
+	}
+}
