@@ -403,6 +403,9 @@ func (u *SharedUpstream) answerFromInit(c *sharedConn, env wire.Envelope) {
 	if len(missing) > 0 {
 		u.log.Printf("WARNING: session %s declares client capabilities %s that the shared upstream was not initialised with (it was initialised once, with the first session's); the upstream does not know of them", c.name, strings.Join(missing, ", "))
 	}
+	if asked, shared := stringMember(env.Params, "protocolVersion"), stringMember(result, "protocolVersion"); asked != "" && shared != "" && asked != shared {
+		u.log.Printf("WARNING: session %s asked for protocol version %s; the shared upstream was initialised once, with the first session's, and speaks %s: the session is answered with %s", c.name, asked, shared, shared)
+	}
 	c.push(resultLine(env.ID, result))
 }
 
@@ -868,6 +871,17 @@ func clientCapabilities(params []byte) []string {
 		return true
 	})
 	return names
+}
+
+// stringMember is the string member key of JSON object obj ("" when
+// absent or not a string).
+func stringMember(obj []byte, key string) string {
+	v, _, ok := wire.Lookup(obj, key)
+	if !ok {
+		return ""
+	}
+	s, _ := wire.Unquote(v)
+	return s
 }
 
 func containsString(list []string, s string) bool {

@@ -378,3 +378,31 @@ func TestSharedLateProgressIsDropped(t *testing.T) {
 		t.Errorf("stderr = %q, want one warning of a dropped progress notification", got)
 	}
 }
+
+// TestSharedLaterSessionOtherProtocolVersionWarns: s1 negotiated
+// 2025-06-18; s2 asks for 2025-03-26 and is answered, from the shared
+// result, with 2025-06-18 (the version the process speaks), and stderr
+// says so in one line; s3, asking for the shared version, adds none.
+func TestSharedLaterSessionOtherProtocolVersionWarns(t *testing.T) {
+	f := newFakeShared(t)
+	var stderr bytes.Buffer
+	mu := syncWriter{w: &stderr}
+	u, err := StartShared(Options{Upstream: f.rw, Stderr: &mu})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Stop()
+	a, b, c := u.Session("s1"), u.Session("s2"), u.Session("s3")
+	write(t, a, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}`)
+	f.next()
+	f.say(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}}}}`)
+	read(t, a)
+	write(t, b, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{}}}`)
+	wantLine(t, "s2's answer", read(t, b), `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}}}}`)
+	write(t, c, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}`)
+	read(t, c)
+	want := "[agent-harness] WARNING: session s2 asked for protocol version 2025-03-26; the shared upstream was initialised once, with the first session's, and speaks 2025-06-18: the session is answered with 2025-06-18\n"
+	if got := mu.String(); got != want {
+		t.Errorf("stderr:\n got %q\nwant %q", got, want)
+	}
+}
