@@ -113,6 +113,10 @@ type sharedReq struct {
 	seq    int64
 }
 
+// testHookServerRequestRouted, when set (tests only), runs once a request
+// of the process was given its session, before it is queued there.
+var testHookServerRequestRouted func(c *sharedConn)
+
 // errSharedGone ends the reads of every session once the shared process is
 // gone.
 var errSharedGone = errors.New("the shared upstream process is gone")
@@ -516,14 +520,22 @@ func (u *SharedUpstream) fromProcess(line []byte) {
 	case !env.HasMethod && usableID(env.ID):
 		u.response(line, env)
 	case env.IsRequest():
-		c := u.target()
+		// Chosen and registered in one step: a session that ends after it
+		// answers the request with an error in detach; one that ended
+		// before it is not chosen.
+		u.mu.Lock()
+		c := u.targetLocked()
+		if c != nil {
+			u.srv[wire.IDKey(env.ID)] = serverReq{c: c, id: append([]byte(nil), env.ID...)}
+		}
+		u.mu.Unlock()
 		if c == nil {
 			u.send(errorLine(env.ID, &RPCError{Code: codeInternalError, Message: "agent-harness: no agent session is open to answer this request"}))
 			return
 		}
-		u.mu.Lock()
-		u.srv[wire.IDKey(env.ID)] = serverReq{c: c, id: append([]byte(nil), env.ID...)}
-		u.mu.Unlock()
+		if h := testHookServerRequestRouted; h != nil {
+			h(c)
+		}
 		c.push(line)
 	case env.IsNotification():
 		u.serverNotification(line, env)
@@ -617,6 +629,12 @@ func (u *SharedUpstream) toTarget(line []byte) {
 func (u *SharedUpstream) target() *sharedConn {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	return u.targetLocked()
+}
+
+// targetLocked is target with u.mu held. A session is closed under u.mu
+// too (detach), so the one it returns is open until u.mu is released.
+func (u *SharedUpstream) targetLocked() *sharedConn {
 	var best *sharedReq
 	for _, r := range u.reqs {
 		if r.call && !r.c.isClosed() && (best == nil || r.seq > best.seq) {

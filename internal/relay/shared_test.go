@@ -406,3 +406,16 @@ func TestSharedLaterSessionOtherProtocolVersionWarns(t *testing.T) {
 		t.Errorf("stderr:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestSharedServerRequestOfSessionEndingMeanwhileIsAnswered: a session
+// that ends just as a request of the process is routed to it (between the
+// choice of the session and its queue) leaves no request unanswered: the
+// process gets the error of a request whose session ended.
+func TestSharedServerRequestOfSessionEndingMeanwhileIsAnswered(t *testing.T) {
+	f, u, _, _ := sharedPair(t)
+	defer u.Stop()
+	testHookServerRequestRouted = func(c *sharedConn) { _ = c.Close() }
+	t.Cleanup(func() { testHookServerRequestRouted = nil })
+	f.say(`{"jsonrpc":"2.0","id":"srv-1","method":"roots/list","params":{}}`)
+	wantLine(t, "the process's request, its session ended meanwhile", f.next(), `{"jsonrpc":"2.0","id":"srv-1","error":{"code":-32603,"message":"agent-harness: the agent session this request went to has ended"}}`)
+}
