@@ -28,10 +28,14 @@ import (
 // What the process sees is one MCP session:
 //   - the first initialize is forwarded (with the first session's client
 //     capabilities); every later one is answered from its result and never
-//     reaches the process, nor does a later notifications/initialized;
+//     reaches the process; it gets exactly one notifications/initialized,
+//     the first after its successful initialize;
 //   - every request gets an id of the proxy's own (1, 2, 3, … for the
 //     process), and a progressToken one of the proxy's own, so answers,
-//     progress and cancellations find their session;
+//     progress and cancellations find their session; progress for a
+//     request no longer open is dropped;
+//   - the answer to a tools/call reaches its session's relay (and so the
+//     judge) even after the session ended, for at most the call timeout;
 //   - notifications/*/list_changed and notifications/resources/updated
 //     go to every session; notifications/cancelled of a server request to
 //     the session that got the request; a request of the server, and any
