@@ -13,7 +13,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/cuonztech/agent-harness/internal/relay/sse"
 )
@@ -236,22 +235,15 @@ func TestSharedUpstreamCrashAfterStatelessCallsIsJudged(t *testing.T) {
 	}
 	resp := s.post(rpcRequest("4", "tools/call", `{"name":"crash","arguments":{"code":2},`+meta+`}`))
 	resp.Body.Close()
-	exited := false
-	select {
-	case <-p.exited:
-		exited = true
-	case <-time.After(3 * time.Second):
-	}
-	code := 0
-	if exited {
-		code = p.waitExit()
-	} else {
-		code = p.stop(syscall.SIGTERM)
-	}
+	p.stderr.waitFor(t, "MCP server exited") // the crash line, or a start failure's
+	code := p.stop(syscall.SIGTERM)          // a proxy that exited already is not signalled
 	r := p.readReport()
 	if strings.Contains(p.stderr.String(), "exited before the session started") || r.Status == "failed" || r.Report.Verdict != "FAIL" {
-		t.Errorf("after two executions and a crash: exit %d (exited by itself: %v), status %q, verdict %q (%s); want the run judged FAIL (two create_booking executions), not a start failure\nstderr:\n%s",
-			code, exited, r.Status, r.Report.Verdict, r.Report.VerdictReason, p.stderr)
+		t.Errorf("after two executions and a crash: exit %d, status %q, verdict %q (%s); want the run judged FAIL (two create_booking executions), not a start failure\nstderr:\n%s",
+			code, r.Status, r.Report.Verdict, r.Report.VerdictReason, p.stderr)
+	}
+	if n := strings.Count(p.stderr.String(), "the shared upstream MCP server exited unexpectedly"); n != 1 {
+		t.Errorf("the crash was reported %d times, want once\nstderr:\n%s", n, p.stderr)
 	}
 }
 
