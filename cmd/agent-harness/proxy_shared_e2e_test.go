@@ -274,8 +274,12 @@ func TestSharedUpstreamLateAnswerOfEndedSessionIsJudged(t *testing.T) {
 	}()
 	p.stderr.waitFor(t, "book_room sleeping")
 	s1.endSession()
-	// The booking completes in the shared process and its answer is judged.
-	p.stderr.waitFor(t, "answered a tools/call of session")
+	// The booking completes in the shared process and its answer is judged
+	// (normally after s1's grace: "answered a tools/call of session s1
+	// after the session ended"). Nothing waits for that line: on a slow
+	// machine the answer may still land within the grace, and either way
+	// the report must count both executions. s1's booking started first,
+	// so it has finished once s2's identical one has.
 	s2 := newRawSession(t, p.url)
 	s2.initialize()
 	if text, isErr := callText(t, s2, 2, "book_room", `{"room":"r7","sleep_ms":4000}`); isErr {
