@@ -202,7 +202,8 @@ func (j *Judge) writeCall(ev Event) {
 	case nr.same == nil || nr.same == op:
 	case op == nil:
 		op = nr.same
-		join = &nr.sameBy
+		by := nr.sameBy // a copy: nr stays on the stack
+		join = &by
 	case conflict == nil:
 		conflict = nr.same
 		conflictWhy = fmt.Sprintf("a pair-check plugin judged the arguments of %s the same operation as %s, but their key makes them operation %s", ev.Tool, nr.same.id, op.id)
