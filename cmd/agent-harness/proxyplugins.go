@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"sync/atomic"
@@ -57,7 +58,22 @@ func loadProxyPlugins(ctx context.Context, o proxyOptions, report pipeline.Repor
 		pp.close()
 		return nil, err
 	}
+	for _, p := range set.Plugins() {
+		fmt.Fprintln(stderr, pluginLoadedLine(p.Manifest(), p.Path()))
+	}
 	return pp, nil
+}
+
+// pluginLoadedLine is the start-up stderr line of one loaded plugin
+// (behaviour §12.3): its name and version, its hooks (and faults), and the
+// file it came from. Printed with --quiet too: a plugin changes what the
+// judge counts as one operation, so a run never uses one unannounced.
+func pluginLoadedLine(m plugin.Manifest, path string) string {
+	s := fmt.Sprintf("plugin loaded: %s %s, hooks %s", m.Name, m.Version, strings.Join(m.Hooks, ", "))
+	if len(m.Faults) > 0 {
+		s += "; faults " + strings.Join(m.Faults, ", ")
+	}
+	return "[agent-harness] " + oneLine(s+"; file "+path)
 }
 
 // checkPluginScenario refuses a --scenario name that is neither built in

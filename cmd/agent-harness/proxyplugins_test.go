@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cuonztech/agent-harness/internal/plugin"
 	"github.com/cuonztech/agent-harness/plugins/minimal"
 )
 
@@ -21,6 +22,8 @@ func TestLoadProxyPlugins(t *testing.T) {
 	}
 	cache := filepath.Join(dir, "cache")
 	report := filepath.Join(dir, "report.json")
+	// The start-up line of a loaded plugin (behaviour §12.3).
+	loaded := "[agent-harness] plugin loaded: minimal 0.1.0, hooks classify, equiv_key, fault; faults noop; file " + wasm + "\n"
 	tests := []struct {
 		name   string
 		args   []string
@@ -34,9 +37,9 @@ func TestLoadProxyPlugins(t *testing.T) {
 		report string
 	}{
 		{name: "no plugin", args: []string{"--scenario", "F1"}, code: exitOK},
-		{name: "minimal, built-in scenario", args: []string{"--plugin", wasm, "--scenario", "F1"}, code: exitOK,
+		{name: "minimal, built-in scenario", args: []string{"--plugin", wasm, "--scenario", "F1"}, code: exitOK, stderr: loaded,
 			equivs: 1, plugins: `[{"name":"minimal","version":"0.1.0","status":"ok","failures":0,"detail":""}]`},
-		{name: "minimal, its fault", args: []string{"--plugin", wasm, "--scenario", "noop"}, code: exitOK,
+		{name: "minimal, its fault", args: []string{"--plugin", wasm, "--scenario", "noop"}, code: exitOK, stderr: loaded,
 			fault: "noop", equivs: 1, plugins: `[{"name":"minimal","version":"0.1.0","status":"ok","failures":0,"detail":""}]`},
 		{name: "unknown scenario", args: []string{"--plugin", wasm, "--scenario", "slow_write"}, code: exitUsage,
 			stderr: `[agent-harness] proxy: flag --scenario: "slow_write" is not a scenario (F1–F5; plugin faults: noop)` + "\n"},
@@ -120,4 +123,15 @@ func openAndLoadPlugins(ctx context.Context, o proxyOptions, stderr io.Writer) (
 		return nil, err
 	}
 	return loadProxyPlugins(ctx, o, report, stderr)
+}
+
+// TestPluginLoadedLine: the start-up line names the plugin, its version,
+// hooks, faults and file, on one line whatever the path holds.
+func TestPluginLoadedLine(t *testing.T) {
+	m := plugin.Manifest{ABI: 1, Name: "faultpack", Version: "0.2.0", Hooks: []string{"fault", "equiv_same"}, Faults: []string{"slow_write", "partial_success"}}
+	got := pluginLoadedLine(m, "/tmp/x\ny.wasm")
+	want := `[agent-harness] plugin loaded: faultpack 0.2.0, hooks fault, equiv_same; faults slow_write, partial_success; file /tmp/x\ny.wasm`
+	if got != want {
+		t.Errorf("line\n got %q\nwant %q", got, want)
+	}
 }

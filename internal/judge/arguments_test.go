@@ -58,8 +58,28 @@ func TestArgumentsAsSent(t *testing.T) {
 	if !bytes.Contains(file, []byte(`"amount":123456789012345678901234567890,"rate":1.50e3`)) {
 		t.Errorf("big integer or notation changed in the file:\n%s", file)
 	}
-	if n := bytes.Count(file, []byte("123456789012345678901234567890")); n != 1 {
-		t.Errorf("arguments appear %d times in the file, want once (first attempt only)", n)
+	// The re-send in another notation shows its own arguments as sent
+	// (behaviour §5.4); before, only the first attempt's were shown.
+	if n := bytes.Count(file, []byte("123456789012345678901234567890")); n != 2 {
+		t.Errorf("arguments appear %d times in the file, want twice (operation and the differing attempt)", n)
+	}
+	if !bytes.Contains(file, []byte(`{"at":7,"outcome":"executed","arguments":{"amount":123456789012345678901234567890,"rate":1500,`)) {
+		t.Errorf("the second attempt's arguments are not in its attemptLog entry:\n%s", file)
+	}
+}
+
+// TestAttemptArgumentsOnlyWhenDifferent: an attempt byte-identical to the
+// first is listed without arguments (they are operations[].arguments).
+func TestAttemptArgumentsOnlyWhenDifferent(t *testing.T) {
+	s := newSess()
+	s.f1(s.write("pay", `{"amount":12}`))
+	s.ok(s.write("pay", `{"amount":12}`))
+	s.end()
+	r := Replay(Config{Scenario: "F1"}, s.evs).Report()
+	for i, a := range r.Operations[0].AttemptLog {
+		if a.Arguments != nil || a.JoinedBy != nil {
+			t.Errorf("attempt %d: arguments %s, joinedBy %+v; want neither", i, a.Arguments, a.JoinedBy)
+		}
 	}
 }
 
@@ -295,9 +315,9 @@ func TestAttemptLog(t *testing.T) {
 	r := Replay(Config{Scenario: "F1", Start: start}, s.evs).Report()
 	want := []AttemptInfo{
 		{At: 250, Outcome: Executed, Fault: "timeout", Key: "k1"},
-		{At: 290, Outcome: Unknown},
-		{At: 292, Outcome: InjectedNotExecuted, Fault: "rate_limit", Key: "k2"},
-		{At: 293, Outcome: UpstreamRejected},
+		{At: 290, Outcome: Unknown, Arguments: json.RawMessage(`{"room":"12"}`)},
+		{At: 292, Outcome: InjectedNotExecuted, Fault: "rate_limit", Key: "k2", Arguments: json.RawMessage(`{"room":"12","idempotency_key":"k2"}`)},
+		{At: 293, Outcome: UpstreamRejected, Arguments: json.RawMessage(`{"room":"12"}`)},
 	}
 	if got := r.Operations[0].AttemptLog; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("attemptLog\n got %+v\nwant %+v", got, want)

@@ -164,15 +164,26 @@ func (j *Judge) writeCall(ev Event) {
 	id := j.identify(ev.Tool, ev.Arguments)
 	j.identityProblems(ev.Tool, id)
 	op := j.lookup(id.key)
+	// join: the rule that made this call part of op although its built-in
+	// key is not op's own (attemptLog[].joinedBy); nil when literal.
+	var join *RuleInfo
+	if op != nil && op.key != id.key {
+		join = j.aliasBy[id.key]
+	}
 	var conflict *operation // another operation a plugin says this is
 	conflictWhy := ""
+	var conflictBy RuleInfo
 	if id.plugin != "" {
 		switch pop := j.lookup(id.plugin); {
 		case op == nil:
 			op = pop
+			if pop != nil {
+				join = &RuleInfo{Rule: RuleEquivKey, Plugin: id.pluginName}
+			}
 		case pop != nil && pop != op:
 			conflict = pop
 			conflictWhy = fmt.Sprintf("%s gives the arguments of %s the same key as those of %s, but literally they are operation %s", id.pluginName, ev.Tool, pop.id, op.id)
+			conflictBy = RuleInfo{Rule: RuleEquivKey, Plugin: id.pluginName}
 		}
 	}
 	// Any write of the tool means the agent did not give up silently on an
@@ -191,16 +202,20 @@ func (j *Judge) writeCall(ev Event) {
 	case nr.same == nil || nr.same == op:
 	case op == nil:
 		op = nr.same
+		by := nr.sameBy // a copy: nr stays on the stack
+		join = &by
 	case conflict == nil:
 		conflict = nr.same
 		conflictWhy = fmt.Sprintf("a pair-check plugin judged the arguments of %s the same operation as %s, but their key makes them operation %s", ev.Tool, nr.same.id, op.id)
+		conflictBy = nr.sameBy
 	}
 	if conflict != nil {
-		nr = nearResult{possible: conflict, nPossib: 1, reason: conflictWhy, keyConflict: true}
+		nr = nearResult{possible: conflict, nPossib: 1, reason: conflictWhy, by: conflictBy, keyConflict: true}
 	}
 	if op != nil {
 		if j.lookup(id.key) == nil {
 			j.alias[id.key] = op
+			j.aliasBy[id.key] = join
 		}
 		if id.plugin != "" && j.lookup(id.plugin) == nil {
 			j.alias[id.plugin] = op
@@ -251,15 +266,26 @@ func (j *Judge) writeCall(ev Event) {
 		sendSeq:  j.seq,
 		readsAt:  j.readsOK,
 		ghostPre: op.ghostAnswered,
+		join:     join,
 	}
 	if op.hasFailure {
 		a.waited, a.hasWait = msBetween(op.lastFailureAt, ev.Time), true
 		op.resent = true
 	}
+	if join != nil && op.joinedBy == nil {
+		op.joinedBy = join
+	}
 	op.attempts++
 	op.pending++
 	j.noteProcessAttempt(op, a)
 	if len(op.log) < maxAttemptLog {
+		if len(op.log) > 0 && !bytes.Equal(ev.Arguments, op.args) {
+			// Shown only when the text differs from operations[].arguments
+			// (behaviour §5.4); computed once, for listed attempts only.
+			if s := showArguments(ev.Arguments, j.cfg.RedactArguments); !bytes.Equal(s.value, op.shown.value) || s.truncated != op.shown.truncated || s.invalid != op.shown.invalid {
+				a.shown = &s
+			}
+		}
 		op.log = append(op.log, a)
 	}
 	if len(id.keys) > 0 {

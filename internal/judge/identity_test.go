@@ -148,7 +148,14 @@ func TestOperationPluginsOnlyWiden(t *testing.T) {
 			}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency},
 				check: func(t *testing.T, r Report, _ Score, _ []Patch) {
 					if len(r.Operations) != 1 || r.Operations[0].Executions != 3 {
-						t.Errorf("operations = %+v, want one with 3 executions", r.Operations)
+						t.Fatalf("operations = %+v, want one with 3 executions", r.Operations)
+					}
+					// The third call joins through the alias the second made:
+					// the same rule is named (behaviour §5.4).
+					for i, a := range r.Operations[0].AttemptLog {
+						if got, want := a.JoinedBy != nil, i > 0; got != want || (got && a.JoinedBy.Rule != RuleEquivKey) {
+							t.Errorf("attempt %d joinedBy %+v", i, a.JoinedBy)
+						}
 					}
 				}}},
 		{name: "2.1/plugin-key-of-another-operation-is-possible-duplicate", cfg: Config{Scenario: "F5", Equivalences: []Equivalence{onceSilentEquiv{&n3}}},
@@ -161,8 +168,13 @@ func TestOperationPluginsOnlyWiden(t *testing.T) {
 				observations: []string{obsRecoveredByRetry, obsPossibleDuplicate},
 				check: func(t *testing.T, r Report, _ Score, _ []Patch) {
 					o := r.Observations[1]
-					if o.RelatedOperation != "op-2" || !strings.HasPrefix(o.Message, "A plugin says it is operation op-2 of the same tool;") {
-						t.Errorf("observation = %+v", o)
+					if o.RelatedOperation != "op-2" || !strings.HasPrefix(o.Message, "A plugin says it is operation op-2 of the same tool;") ||
+						o.RelatedBy == nil || *o.RelatedBy != (RuleInfo{Rule: RuleEquivKey, Plugin: "wide"}) {
+						t.Errorf("observation = %+v (relatedBy %+v)", o, o.RelatedBy)
+					}
+					// The literal repeat stays op-1's, not joined by the plugin.
+					if a := r.Operations[0].AttemptLog[1]; a.JoinedBy != nil || a.Arguments != nil {
+						t.Errorf("op-1's repeat %+v", a)
 					}
 				}}},
 		{name: "2.6/pair-check-same-as-another-operation-is-possible-duplicate", cfg: Config{PairCheckers: []PairChecker{pairPlugin{Same}}},
@@ -176,6 +188,11 @@ func TestOperationPluginsOnlyWiden(t *testing.T) {
 				check: func(t *testing.T, r Report, _ Score, _ []Patch) {
 					if len(r.Operations) != 2 || r.Operations[0].Attempts != 2 || r.Operations[1].Attempts != 1 {
 						t.Errorf("operations = %+v, want op-1 with 2 attempts and op-2 with 1", r.Operations)
+					}
+					for _, o := range r.Observations {
+						if o.Type == obsPossibleDuplicate && (o.RelatedBy == nil || o.RelatedBy.Rule != RuleEquivSame || o.RelatedBy.Plugin == "") {
+							t.Errorf("relatedBy %+v, want the pair check", o.RelatedBy)
+						}
 					}
 				}}},
 	})

@@ -35,7 +35,10 @@ type Judge struct {
 	ops   map[string]*operation
 	opSeq []*operation
 	alias map[string]*operation
-	calls map[int64]*pendingCall
+	// aliasBy is the rule that made each alias of a built-in key
+	// (attemptLog[].joinedBy); nil entries for the rest.
+	aliasBy map[string]*RuleInfo
+	calls   map[int64]*pendingCall
 
 	callsTotal   int
 	callsByClass CallCounts
@@ -140,6 +143,7 @@ func New(cfg Config) *Judge {
 		start:      cfg.Start,
 		ops:        map[string]*operation{},
 		alias:      map[string]*operation{},
+		aliasBy:    map[string]*RuleInfo{},
 		calls:      map[int64]*pendingCall{},
 		silentTool: map[string][]*keyState{},
 		cands:      map[string][]*operation{},

@@ -63,7 +63,12 @@ func RenderMarkdown(r Report, s Score, ps []Patch) string {
 	}, func(v Violation) string { return opDetail(ops[v.Operation]) })
 	writeEntries(&b, "Observations", r.Observations, func(o Observation) [4]string {
 		return [4]string{o.Type, o.Operation, o.Tool, o.Message}
-	}, nil)
+	}, func(o Observation) string {
+		if o.RelatedBy == nil {
+			return ""
+		}
+		return "  - related to " + escape.Markdown(o.RelatedOperation) + " by " + mdRule(*o.RelatedBy) + "\n"
+	})
 	if len(r.Operations) > 0 {
 		b.WriteString("\n## Operations\n\n| id | tool | attempts | executions | failed | keys | outcome |\n|---|---|---|---|---|---|---|\n")
 		for i, op := range r.Operations {
@@ -187,25 +192,7 @@ func opDetail(op *OperationInfo) string {
 		return ""
 	}
 	var b strings.Builder
-	args := string(op.Arguments)
-	if op.ArgumentsTruncated || op.ArgumentsInvalid {
-		var s string
-		if json.Unmarshal(op.Arguments, &s) == nil {
-			args = s
-		}
-	}
-	cut := len(args) > mdArgumentsBytes
-	if cut {
-		args = args[:cutUTF8([]byte(args), mdArgumentsBytes)]
-	}
-	note := ""
-	switch {
-	case op.ArgumentsInvalid:
-		note = " (not valid JSON)"
-	case cut || op.ArgumentsTruncated:
-		note = " (cut; format json has up to 4096 bytes)"
-	}
-	fmt.Fprintf(&b, "  - arguments: %s%s\n", mdCode(args), note)
+	fmt.Fprintf(&b, "  - arguments: %s\n", mdArgs(op.Arguments, op.ArgumentsTruncated, op.ArgumentsInvalid))
 	b.WriteString("  - attempts:")
 	for i, a := range op.AttemptLog {
 		if i == mdTimeline {
@@ -223,6 +210,12 @@ func opDetail(op *OperationInfo) string {
 		if a.Key != "" {
 			extra = append(extra, "key "+mdCode(a.Key))
 		}
+		if a.Arguments != nil {
+			extra = append(extra, "arguments "+mdArgs(a.Arguments, a.ArgumentsTruncated, a.ArgumentsInvalid))
+		}
+		if a.JoinedBy != nil {
+			extra = append(extra, "joined by "+mdRule(*a.JoinedBy))
+		}
 		if len(extra) > 0 {
 			b.WriteString(" (" + strings.Join(extra, ", ") + ")")
 		}
@@ -232,6 +225,40 @@ func opDetail(op *OperationInfo) string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// mdArgs renders shown arguments as a code span of at most
+// mdArgumentsBytes of their JSON text, with a note when cut or invalid.
+func mdArgs(value json.RawMessage, truncated, invalid bool) string {
+	args := string(value)
+	if truncated || invalid {
+		var s string
+		if json.Unmarshal(value, &s) == nil {
+			args = s
+		}
+	}
+	cut := len(args) > mdArgumentsBytes
+	if cut {
+		args = args[:cutUTF8([]byte(args), mdArgumentsBytes)]
+	}
+	note := ""
+	switch {
+	case invalid:
+		note = " (not valid JSON)"
+	case cut || truncated:
+		note = " (cut; format json has up to 4096 bytes)"
+	}
+	return mdCode(args) + note
+}
+
+// mdRule names a join or relation rule; the plugin name and reason are
+// peer text, escaped.
+func mdRule(r RuleInfo) string {
+	s := escape.Markdown(r.describe())
+	if r.Reason != "" && (r.Rule == RuleEquivSame) {
+		s += ": " + escape.Markdown(r.Reason)
+	}
+	return s
 }
 
 // mdCode renders s as a Markdown code span whose fence is longer than any

@@ -140,6 +140,39 @@ type AttemptInfo struct {
 	// Session is the agent session that sent the attempt (behaviour §8),
 	// empty when the run names none.
 	Session string `json:"session,omitempty"`
+	// Arguments are this attempt's arguments as sent, shown like
+	// operations[].arguments (behaviour §5.4); absent when they are the same
+	// text as operations[].arguments (the first attempt's).
+	Arguments          json.RawMessage `json:"arguments,omitempty"`
+	ArgumentsTruncated bool            `json:"argumentsTruncated,omitempty"`
+	ArgumentsInvalid   bool            `json:"argumentsInvalid,omitempty"`
+	// JoinedBy names the plugin rule that made this attempt part of the
+	// operation although its built-in key (behaviour §4.1) is another
+	// operation's; absent when the built-in key joined it.
+	JoinedBy *RuleInfo `json:"joinedBy,omitempty"`
+}
+
+// Rules of RuleInfo.Rule: the plugin hooks that join calls into one
+// operation (behaviour §12.3), and the built-in rules that relate a
+// possible duplicate to an uncertain operation (behaviour §4.6).
+const (
+	RuleEquivKey       = "equiv_key"
+	RuleEquivSame      = "equiv_same"
+	RuleNearDuplicate  = "near_duplicate"
+	RuleCandidateLimit = "candidate_limit"
+)
+
+// RuleInfo names what joined two calls into one operation
+// (attemptLog[].joinedBy) or related a possible duplicate to an uncertain
+// operation (observations[].relatedBy).
+type RuleInfo struct {
+	// Rule is one of the Rule constants.
+	Rule string `json:"rule"`
+	// Plugin is the plugin's manifest name for equiv_key and equiv_same.
+	Plugin string `json:"plugin,omitempty"`
+	// Reason is the pair check's reason, when it gave one (ABI §5.5); the
+	// equiv_key hook gives none.
+	Reason string `json:"reason,omitempty"`
 }
 
 // SessionInfo is one entry of the report file's sessions (behaviour §8).
@@ -227,6 +260,9 @@ type Observation struct {
 	// Executions is set on IDEMPOTENT_REPEAT: how often the upstream
 	// executed the idempotent operation.
 	Executions int `json:"executions,omitempty"`
+	// RelatedBy is set on POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS: the rule
+	// that related the operation to RelatedOperation.
+	RelatedBy *RuleInfo `json:"relatedBy,omitempty"`
 }
 
 // Coverage is report.coverage: what the run exercised.

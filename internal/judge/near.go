@@ -37,9 +37,11 @@ const maxNearCandidates = 256
 // attempts of its tool.
 type nearResult struct {
 	same     *operation // a plugin said Same: the write joins this operation
+	sameBy   RuleInfo   // the plugin that said so
 	possible *operation // first candidate answered Possible
 	nPossib  int
 	reason   string
+	by       RuleInfo   // the rule that answered Possible
 	other    *operation // first candidate with no match
 	// keyConflict: possible is the operation an equivalence plugin's key
 	// or a pair check's Same pointed to, while the built-in key chose
@@ -77,6 +79,7 @@ func (j *Judge) nearCheck(tool string, self *operation, args json.RawMessage, ca
 		// uncertain). Not comparing must not become a PASS.
 		r.possible, r.nPossib = list[n-1], 1
 		r.reason = fmt.Sprintf("%d operations of %s have an uncertain outcome, more than the %d a write is compared with, so it is treated as possibly repeating one of them", n, tool, maxNearCandidates)
+		r.by = RuleInfo{Rule: RuleCandidateLimit}
 		if r.possible == self {
 			r.possible = list[n-2]
 		}
@@ -86,15 +89,15 @@ func (j *Judge) nearCheck(tool string, self *operation, args json.RawMessage, ca
 		if c == self {
 			continue
 		}
-		s, why := j.compare(tool, c, args, canonical)
+		s, why, by := j.compare(tool, c, args, canonical)
 		switch s {
 		case Same:
 			if r.same == nil {
-				r.same = c
+				r.same, r.sameBy = c, by
 			}
 		case Possible:
 			if r.possible == nil {
-				r.possible, r.reason = c, why
+				r.possible, r.reason, r.by = c, why, by
 			}
 			r.nPossib++
 		default:
@@ -109,8 +112,8 @@ func (j *Judge) nearCheck(tool string, self *operation, args json.RawMessage, ca
 // compare asks the plugin pair checkers, in order, then the built-in
 // detector. A plugin error is no opinion (the plugin host counts the
 // failure: Config.PluginStatus; the judge only a panic or an invalid
-// answer).
-func (j *Judge) compare(tool string, c *operation, args json.RawMessage, canonical []byte) (Sameness, string) {
+// answer). The RuleInfo names who answered.
+func (j *Judge) compare(tool string, c *operation, args json.RawMessage, canonical []byte) (Sameness, string, RuleInfo) {
 	for i, pc := range j.cfg.PairCheckers {
 		s, why, err := callCompare(pc, tool, c.args, args)
 		if err != nil {
@@ -122,11 +125,11 @@ func (j *Judge) compare(tool string, c *operation, args json.RawMessage, canonic
 			if why == "" || j.cfg.RedactArguments { // a plugin's text may quote values
 				why = "a plugin judged the arguments " + map[Sameness]string{Same: "the same operation", Possible: "possibly the same operation"}[s]
 			}
-			return s, why
+			return s, why, RuleInfo{Rule: RuleEquivSame, Plugin: pluginName(pc, "pair-check plugin "+strconv.Itoa(i+1)), Reason: why}
 		}
 	}
 	s, why, _ := NearDuplicates{}.Compare(tool, c.canonical, canonical)
-	return s, why
+	return s, why, RuleInfo{Rule: RuleNearDuplicate, Reason: why}
 }
 
 func callCompare(pc PairChecker, tool string, earlier, later json.RawMessage) (s Sameness, why string, err error) {
@@ -147,7 +150,7 @@ func (j *Judge) recordNear(op *operation, r nearResult) {
 	switch {
 	case r.possible != nil:
 		if op.near == nil {
-			op.near = &nearObs{op: op, related: r.possible.id, reason: r.reason, keyConflict: r.keyConflict}
+			op.near = &nearObs{op: op, related: r.possible.id, reason: r.reason, by: r.by, keyConflict: r.keyConflict}
 		}
 		op.near.count++
 	case r.other != nil:

@@ -36,6 +36,12 @@ type attempt struct {
 	hasWait  bool
 	// endUnknown: made unknown by EventEnd; a late answer still counts.
 	endUnknown bool
+	// shown: the attempt's arguments as the report shows them, nil when
+	// they are shown as operations[].arguments (or the attempt is not listed).
+	shown *shownArgs
+	// join: the plugin rule that joined the attempt to op, nil when its
+	// built-in key did.
+	join *RuleInfo
 }
 
 // operation is the judge's state of one write operation. Everything the
@@ -48,6 +54,9 @@ type operation struct {
 	canonical []byte          // arguments without key fields, canonical JSON
 	args      json.RawMessage // the first attempt's raw arguments
 	shown     shownArgs       // operations[].arguments
+	// joinedBy is the first plugin rule that joined an attempt whose
+	// built-in key is another (named in the DUPLICATE_EXECUTION message).
+	joinedBy *RuleInfo
 	// log holds the first maxAttemptLog attempts in order of sending.
 	log []*attempt
 	// idempotent: every call of the operation was of an idempotent write
@@ -135,6 +144,7 @@ type nearObs struct {
 	related string
 	count   int
 	reason  string
+	by      RuleInfo
 	// keyConflict: related is not uncertain; a plugin said it is the
 	// same operation as op although the built-in key says otherwise.
 	keyConflict bool

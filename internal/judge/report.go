@@ -102,6 +102,13 @@ func (j *Judge) opInfo(op *operation) OperationInfo {
 		if len(a.keys) > 0 {
 			e.Key = a.keys[0].key
 		}
+		if a.shown != nil {
+			e.Arguments, e.ArgumentsTruncated, e.ArgumentsInvalid = a.shown.value, a.shown.truncated, a.shown.invalid
+		}
+		if a.join != nil {
+			by := *a.join
+			e.JoinedBy = &by
+		}
 		info.AttemptLog = append(info.AttemptLog, e)
 	}
 	info.AttemptLogOmitted = info.Attempts - listed
@@ -159,6 +166,9 @@ func (op *operation) violations() []Violation {
 			msg += " It was sent again after " + faultPhrase(op.ghostFault) + " although the first attempt had executed."
 		case d.Parallel:
 			msg += " Attempts were sent in parallel."
+		}
+		if op.joinedBy != nil {
+			msg += " Attempts with other arguments were joined into this operation by " + op.joinedBy.describe() + "."
 		}
 		if d.UpstreamResponsesIdentical {
 			msg += " The upstream returned identical responses; executions are counted, not effects."
@@ -247,6 +257,10 @@ func (op *operation) observations() []Observation {
 		}
 		o := add(obsPossibleDuplicate, fmt.Sprintf(lead+" Possibly the same operation executed twice, not proven.", op.near.related, op.near.reason))
 		o.RelatedOperation, o.Count = op.near.related, op.near.count
+		if op.near.by.Rule != "" {
+			by := op.near.by
+			o.RelatedBy = &by
+		}
 	} else if op.otherWriteCount > 0 {
 		o := add(obsOtherWriteAfterUncert, fmt.Sprintf("Written while operation %s of the same tool had an uncertain outcome; the arguments differ, so it was not judged a duplicate (only the user's system knows whether it is the same business operation).", op.otherWrite))
 		o.RelatedOperation, o.Count = op.otherWrite, op.otherWriteCount
@@ -272,4 +286,16 @@ func (ks *keyState) info() KeyInfo {
 			AgentGaveUpSilently: ks.silent,
 		},
 	}
+}
+
+// describe names the rule in words: "plugin dates (equiv_key)", or the
+// built-in rule.
+func (r RuleInfo) describe() string {
+	switch r.Rule {
+	case RuleNearDuplicate:
+		return "the built-in near-duplicate rule"
+	case RuleCandidateLimit:
+		return "the built-in candidate limit"
+	}
+	return "plugin " + r.Plugin + " (" + r.Rule + ")"
 }

@@ -81,13 +81,25 @@ func ParseRun(data []byte) (*RunFile, error) {
 		// A report file written by the harness has compact arguments; one
 		// re-indented by a person renders the same.
 		op := &f.Report.Operations[i]
-		var b bytes.Buffer
-		if json.Compact(&b, op.Arguments) == nil {
-			op.Arguments = b.Bytes()
+		op.Arguments = compactJSON(op.Arguments)
+		for j := range op.AttemptLog {
+			if a := &op.AttemptLog[j]; a.Arguments != nil {
+				a.Arguments = compactJSON(a.Arguments)
+			}
 		}
 	}
 	f.Raw = data
 	return &f, nil
+}
+
+// compactJSON is v without whitespace outside strings; v itself when it
+// is not valid JSON.
+func compactJSON(v json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return v
+	}
+	return b.Bytes()
 }
 
 // ScenarioName is the run's scenario, "no scenario" when none was set;
