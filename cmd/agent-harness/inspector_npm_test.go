@@ -22,7 +22,7 @@ func TestInspectorCLIStartsTheProxyWithoutDashes(t *testing.T) {
 	memory := npmServer(t, "server-memory")
 	cli := npmFile(t, "node_modules", "@modelcontextprotocol", "inspector-cli", "build", "cli.js")
 	if cli == "" {
-		t.Skip("inspector-cli is not installed (run: npm ci --prefix testdata/npm)")
+		skipInterop(t, missingNPM)
 	}
 	call := []string{"--method", "tools/call", "--tool-name", "create_entities",
 		"--tool-arg", `entities=[{"name":"booking-1","entityType":"booking","observations":["room 12"]}]`}
