@@ -707,8 +707,13 @@ Both --flag value and --flag=value work. A value starting with -- is never
 taken as a value: write --flag=--value. Flags taking one value may be given
 once; list and repeatable flags add up.
 
-Exit codes: 0 when the client closed the session (the verdict is in the
-report, not in the exit code), 1 when the setup failed, 2 for a usage error.
+Exit codes (the verdict is in the report, not in the exit code):
+  0      the client closed the session; the report is finished
+  128+N  stopped by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143); the report
+         is finished
+  141    the client stopped reading (broken pipe)
+  1      the setup failed, or the report file or trace could not be written
+  2      usage error: nothing started, the report file untouched
 `)
 	return b.String()
 }
