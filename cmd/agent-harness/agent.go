@@ -31,6 +31,7 @@ Flags:
   --seed N           seed of the flaky draws, an unsigned 64-bit integer
                      (default $AGENT_HARNESS_SEED, else 1)
   --help             show this help
+  --version          print the version and exit
 `
 
 // agentFlags are the agent's flags; each defaults to its environment
@@ -43,6 +44,7 @@ var agentTable = []flagSpec[agentFlags]{
 	{name: "server", arg: "NAME", set: func(a *agentFlags, v string) error { a.server = v; return nil }},
 	{name: "seed", arg: "N", set: func(a *agentFlags, v string) error { a.seed = v; return nil }},
 	{name: "help"},
+	{name: "version"},
 }
 
 // runAgent is `agent-harness agent` (behaviour §9.5).

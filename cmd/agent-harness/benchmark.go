@@ -99,6 +99,7 @@ var benchmarkTable = []flagSpec[benchmarkFlags]{
 			return nil
 		}},
 	{name: "help", usage: "show this help"},
+	{name: "version", usage: "print the version and exit"},
 }
 
 // parseBenchmarkFlags parses args; the error is the one line shown to the

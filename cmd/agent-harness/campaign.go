@@ -460,6 +460,7 @@ func runCampaignMerge(args []string, stdout io.Writer) error {
 		{name: "quiet", usage: "accepted for symmetry: a merge prints only its summary",
 			set: func(*none, string) error { return nil }},
 		{name: "help", usage: "print this help and exit"},
+		{name: "version", usage: "print the version and exit"},
 	}
 	cl, err := parseFlags(flags, &none{}, flagRules{cmd: "campaign merge"}, args)
 	if err != nil {

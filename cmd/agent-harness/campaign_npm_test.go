@@ -13,11 +13,11 @@ import (
 func TestCampaignTypeScriptSDKAgent(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("skipping the TypeScript SDK campaign test: node is not installed")
+		skipInterop(t, missingNode)
 	}
 	npm := filepath.Join(repoRoot(t), "testdata", "npm")
-	if _, err := os.Stat(filepath.Join(npm, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Skip("skipping the TypeScript SDK campaign test: @modelcontextprotocol/sdk is not installed (run: npm ci --prefix testdata/npm)")
+	if _, err := os.Stat(filepath.Join(nodeModules(t), "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		skipInterop(t, missingNPM)
 	}
 	bin := e2eBinary(t, "agent-harness-plain") // the upstream; the campaign and its proxies are the binary under test
 	for _, c := range []struct {

@@ -197,7 +197,13 @@ func prescan[T any](flags []flagSpec[T], r flagRules, args []string) error {
 				// A switch: the next word is not its value.
 			case !hasValue && (i+1 == len(args) || strings.HasPrefix(args[i+1], "--")):
 				// Never take a --… token as a value: it is the next flag.
-				fail(usagef("flag --%s needs a value", name))
+				// When it is none of this command's flags, it was most
+				// likely meant as the value: show how to give it.
+				hint := ""
+				if i+1 < len(args) && args[i+1] != "--" && lookup(strings.SplitN(args[i+1][2:], "=", 2)[0]) == nil {
+					hint = " (did you mean " + quoteArg("--"+name+"="+args[i+1]) + "?)"
+				}
+				fail(usagef("flag --%s needs a value%s", name, hint))
 			case !hasValue:
 				i++
 				value = args[i]

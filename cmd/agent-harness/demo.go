@@ -50,7 +50,7 @@ func topLevelHint(arg string) string {
 		}
 		return ""
 	}
-	if s := closestName(arg, []string{"proxy", "benchmark", "plugin", "version", "help"}); s != "" {
+	if s := closestName(arg, subcommands); s != "" {
 		return " (did you mean " + s + "?)"
 	}
 	return ""

@@ -53,6 +53,7 @@ func TestMain(m *testing.M) {
 		noRaceExitSleep()
 	}
 	code := m.Run()
+	printInteropSkips()
 	if e2eDir != "" {
 		os.RemoveAll(e2eDir)
 	}

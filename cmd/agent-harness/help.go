@@ -4,7 +4,7 @@ package main
 const topUsage = `agent-harness — an MCP chaos proxy that measures whether an agent executes a write twice
 
 Usage:
-  agent-harness proxy [flags] -- CMD [ARGS...]         chaos proxy in front of an MCP server
+  agent-harness proxy [flags] [--] CMD [ARGS...]       chaos proxy in front of an MCP server
   agent-harness benchmark [flags]                      self-test with two reference agents
   agent-harness campaign [flags] -- AGENT [ARGS...]    run your agent many times, with statistics and a gate
   agent-harness campaign merge DIR... --out DIR        combine the shards of a campaign

@@ -103,7 +103,7 @@ func TestInteropMatrix(t *testing.T) {
 
 func runMatrixCell(t *testing.T, memory []string, sc matrixScenario, cl matrixClient, cell matrixCell) {
 	if cl.run == nil {
-		t.Skip(cl.name + " is not installed (run: npm ci --prefix testdata/npm)")
+		skipInterop(t, missingNPM)
 	}
 	dir := t.TempDir()
 	report := filepath.Join(dir, "report.json")
@@ -186,6 +186,9 @@ func checkMatrixResult(t *testing.T, raw json.RawMessage, sc matrixScenario) {
 // when it is missing.
 func npmFile(t *testing.T, parts ...string) string {
 	p := filepath.Join(append([]string{repoRoot(t), "testdata", "npm"}, parts...)...)
+	if len(parts) > 0 && parts[0] == "node_modules" {
+		p = filepath.Join(append([]string{nodeModules(t)}, parts[1:]...)...)
+	}
 	if _, err := os.Stat(p); err != nil {
 		return ""
 	}

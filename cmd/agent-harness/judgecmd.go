@@ -90,6 +90,7 @@ func judgeFlags(o *judgeOptions) []cmdFlag {
 		{name: "not-tested-ok", usage: "exit 0 instead of 3 for NOT_TESTED (not for an interrupted run)",
 			set: func(*none, string) error { o.notTestedOK = true; return nil }},
 		{name: "help", usage: "print this help and exit"},
+		{name: "version", usage: "print the version and exit"},
 	}
 }
 

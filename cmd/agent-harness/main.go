@@ -42,6 +42,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return cmdExit(cmd, err, stdout, stderr)
 }
 
+// subcommands are the words dispatch knows as a first argument, for
+// did-you-mean (topLevelHint).
+var subcommands = []string{"proxy", "benchmark", "plugin", "judge", "report", "campaign", "sample-server", "agent", "version", "help"}
+
 // dispatch runs the subcommand args[0] names (the demo server when none
 // does) and returns its name, for the error lines, and its outcome.
 func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (string, error) {

@@ -50,6 +50,7 @@ Flags:
                     sdk/) through a replace line, instead of the published
                     SDK released with this binary
   --help            show this help
+  --version         print the version and exit
 `
 
 // pluginFlags are the parsed `plugin inspect` flags.
@@ -67,12 +68,18 @@ func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	switch args[0] {
 	case "--help", "-h", "help":
 		return helpError{usage: pluginUsage}
+	case "--version":
+		return errVersion
 	case "inspect":
 		return inCmd("plugin inspect", runPluginInspect(ctx, args[1:], stdout, stderr))
 	case "new":
 		return inCmd("plugin new", runPluginNew(args[1:], stdout))
 	}
-	return usagef("unknown subcommand %q (want inspect or new)", args[0])
+	hint := ""
+	if s := closestName(args[0], []string{"inspect", "new"}); s != "" && !strings.HasPrefix(args[0], "-") {
+		hint = "; did you mean " + s + "?"
+	}
+	return usagef("unknown subcommand %q (want inspect or new%s)", args[0], hint)
 }
 
 // runPluginInspect is `agent-harness plugin inspect PATH`.
@@ -116,6 +123,7 @@ var pluginInspectTable = []flagSpec[pluginFlags]{
 	{name: "json", usage: "print the result as JSON",
 		set: func(f *pluginFlags, _ string) error { f.json = true; return nil }},
 	{name: "help", usage: "show this help"},
+	{name: "version", usage: "print the version and exit"},
 }
 
 // inspectLimitFlag is a plugin limit's flag with the wording of `plugin

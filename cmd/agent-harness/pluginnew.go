@@ -69,6 +69,7 @@ var pluginNewTable = []flagSpec[pluginNewFlags]{
 		return nil
 	}},
 	{name: "help"},
+	{name: "version"},
 }
 
 func parsePluginNewFlags(args []string) (pluginNewFlags, error) {

@@ -25,6 +25,7 @@ func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return withUsage(err, proxyUsage)
 	}
+	warnTerminal(o, stdin, stderr)
 	ctx, stopSignals, caught := withStopSignals(ctx)
 	defer stopSignals()
 	ctx, stopRelay := context.WithCancel(ctx)
@@ -155,4 +156,16 @@ func proxyEnd(runErr error, failed bool, sig os.Signal) error {
 		return exitCode(128 + int(s))
 	}
 	return nil
+}
+
+// terminalHint is the line for a proxy whose stdin is a terminal (behaviour
+// §2.8): someone ran it by hand, where a client should have started it.
+const terminalHint = "[agent-harness] proxy: stdin is a terminal, but the proxy speaks MCP (JSON-RPC) on stdin and stdout and is meant to be started by an MCP client (README: Configuring an MCP client); waiting for MCP messages on stdin\n"
+
+// warnTerminal prints terminalHint when the agent side is stdio and stdin
+// is a terminal; the proxy carries on (a person may type JSON-RPC).
+func warnTerminal(o proxyOptions, stdin io.Reader, stderr io.Writer) {
+	if f, ok := stdin.(*os.File); ok && o.HTTP.Listen == "" && isTTY(f) {
+		io.WriteString(stderr, terminalHint)
+	}
 }

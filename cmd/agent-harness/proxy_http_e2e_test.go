@@ -458,11 +458,11 @@ func tsHTTPClient(t *testing.T, url, config string) map[string]any {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("skipping: node is not installed")
+		skipInterop(t, missingNode)
 	}
 	root := repoRoot(t)
-	if _, err := os.Stat(filepath.Join(root, "testdata", "npm", "node_modules", "@modelcontextprotocol", "sdk")); err != nil {
-		t.Skip("skipping: @modelcontextprotocol/sdk is not installed (run: npm ci --prefix testdata/npm)")
+	if _, err := os.Stat(filepath.Join(nodeModules(t), "@modelcontextprotocol", "sdk")); err != nil {
+		skipInterop(t, missingNPM)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), scnWait)
 	defer cancel()

@@ -17,11 +17,11 @@ func npmServer(t *testing.T, pkg string) []string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("skipping the npm interop test: node is not installed")
+		skipInterop(t, missingNode)
 	}
-	script := filepath.Join(repoRoot(t), "testdata", "npm", "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js")
+	script := filepath.Join(nodeModules(t), "@modelcontextprotocol", pkg, "dist", "index.js")
 	if _, err := os.Stat(script); err != nil {
-		t.Skipf("skipping the npm interop test: %s is not installed (run: npm ci --prefix testdata/npm)", pkg)
+		skipInterop(t, missingNPM)
 	}
 	return []string{node, script}
 }

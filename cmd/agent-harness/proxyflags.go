@@ -101,8 +101,10 @@ type proxyOptions struct {
 	// HTTP are the Streamable HTTP flags (proxyflags_http.go).
 	HTTP httpOptions
 
-	// commandAfterDashes: the upstream command came after `--`.
-	commandAfterDashes bool
+	// commandWhere is where the upstream command came from when it was
+	// given as words: "after --" or "after the flags"; "" for
+	// --upstream-command.
+	commandWhere string
 	// ps is what the setters need while parsing; nil after.
 	ps *parseState
 }
@@ -425,7 +427,12 @@ func lookupProxyFlag(name string) *proxyFlag {
 // with the same value, so a command line never means two things. List flags
 // (comma lists and repeatable flags) may be given several times and append.
 func parseProxyFlags(args []string) (proxyOptions, error) {
-	args, command, hasCommand := splitCommand(args)
+	all := args
+	args, command, hasCommand := splitProxyCommand(args)
+	where := "after the flags"
+	if len(args) < len(all) && all[len(args)] == "--" {
+		where = "after --"
+	}
 	o := proxyOptions{
 		Mode:            "deterministic",
 		ErrorRate:       0.2,
@@ -443,9 +450,8 @@ func parseProxyFlags(args []string) (proxyOptions, error) {
 	}
 	p := &parseState{envKeys: map[string]bool{}}
 	o.ps = p
-	cl, err := parseFlags(proxyFlags, &o, flagRules{cmd: "proxy", positional: func(a string) error {
-		return usagef("unexpected argument %s (the upstream command and its arguments go after --: %s)", quoteArg(a), commandForm)
-	}}, args)
+	// splitProxyCommand left no positional word among the flags.
+	cl, err := parseFlags(proxyFlags, &o, flagRules{cmd: "proxy"}, args)
 	o.ps = nil
 	if err != nil {
 		return proxyOptions{}, err
@@ -453,7 +459,7 @@ func parseProxyFlags(args []string) (proxyOptions, error) {
 	o.UpstreamArgs = append(p.upstreamArgsList, p.upstreamArg...)
 	o.UpstreamEnv = append(p.envList, p.envVar...)
 	if hasCommand {
-		if err := useCommand(&o, cl.seen, command); err != nil {
+		if err := useCommand(&o, cl.seen, command, where); err != nil {
 			return proxyOptions{}, inCmd("proxy", err)
 		}
 	}
@@ -680,6 +686,7 @@ func oneLine(s string) string { return escape.Line(s) }
 func proxyUsage() string {
 	var b strings.Builder
 	b.WriteString(`Usage: agent-harness proxy [flags] -- CMD [ARGS...]
+       agent-harness proxy [flags] CMD [ARGS...]
        agent-harness proxy --upstream-command CMD [--upstream-arg ARG ...] [flags]
 
 Starts CMD as the upstream MCP server and serves MCP on stdin/stdout in front
@@ -691,13 +698,22 @@ HTTP instead; with --upstream-url the upstream is.
 `)
 	b.WriteString(flagUsage(proxyFlags))
 	b.WriteString(`Everything after -- is the upstream command and its arguments, taken as
-they are (not together with --upstream-command, --upstream-arg(s)).
+they are (not together with --upstream-command, --upstream-arg(s)). Without
+--, the first word that is neither a flag nor a flag's value starts the
+command, and every word after it is the upstream's, flags included (so
+clients that take the first -- for themselves, such as the MCP Inspector's
+CLI, work).
 Both --flag value and --flag=value work. A value starting with -- is never
 taken as a value: write --flag=--value. Flags taking one value may be given
 once; list and repeatable flags add up.
 
-Exit codes: 0 when the client closed the session (the verdict is in the
-report, not in the exit code), 1 when the setup failed, 2 for a usage error.
+Exit codes (the verdict is in the report, not in the exit code):
+  0      the client closed the session; the report is finished
+  128+N  stopped by signal N (SIGHUP 129, SIGINT 130, SIGTERM 143); the report
+         is finished
+  141    the client stopped reading (broken pipe)
+  1      the setup failed, or the report file or trace could not be written
+  2      usage error: nothing started, the report file untouched
 `)
 	return b.String()
 }

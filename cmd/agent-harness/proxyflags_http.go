@@ -219,8 +219,8 @@ func isLoopbackHost(host string) bool {
 func checkHTTPCombinations(o *proxyOptions, seen map[string]bool) error {
 	h := &o.HTTP
 	if h.UpstreamURL != "" {
-		if o.commandAfterDashes {
-			return usagef("flag --upstream-url: not together with a command after --")
+		if o.commandWhere != "" {
+			return usagef("flag --upstream-url: not together with a command %s", o.commandWhere)
 		}
 		for _, name := range []string{"upstream-command", "upstream-arg", "upstream-args", "upstream-cwd", "upstream-env", "upstream-env-var"} {
 			if seen[name] {

@@ -75,7 +75,7 @@ func TestRelayAmbiguityCaseVariants(t *testing.T) {
 func TestRelayAmbiguityJSNumericIDs(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("skipping the JavaScript upstream test: node is not on PATH")
+		skipInterop(t, missingNode)
 	}
 	dir := t.TempDir()
 	counts := filepath.Join(dir, "counts")

@@ -45,6 +45,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		{name: "not-tested-ok", usage: "exit 0 instead of 3 for a run's NOT_TESTED verdict (not for a run that did not finish, nor for a campaign's gate)",
 			set: func(*none, string) error { notTestedOK = true; return nil }},
 		{name: "help", usage: "print this help and exit"},
+		{name: "version", usage: "print the version and exit"},
 	}
 	cl, err := parseCmdFlags(flags, args)
 	if err == nil {

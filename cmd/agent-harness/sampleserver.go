@@ -30,6 +30,7 @@ Flags:
                      :PORT and PORT bind 127.0.0.1, port 0 picks a free one)
                      at /mcp instead of stdio; the URL is printed on stderr
   --help             show this help
+  --version          print the version and exit
 `
 
 type sampleServerFlags struct{ stateFile, listen string }
@@ -43,6 +44,7 @@ var sampleServerTable = []flagSpec[sampleServerFlags]{
 		return err
 	}},
 	{name: "help"},
+	{name: "version"},
 }
 
 // runSampleServer is `agent-harness sample-server` (behaviour §9.5).
