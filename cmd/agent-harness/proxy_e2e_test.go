@@ -591,7 +591,9 @@ func TestProxyGoSDKClientDiscover(t *testing.T) {
 		}
 		// F1: the first write is executed, the agent gets a timeout; the
 		// same write sent again is executed a second time.
-		sameJSON(t, "F1 answer", []byte(`{"content":[{"type":"text","text":"Error: the request timed out before the server answered (timeout after 30000 ms). The outcome is unknown."}],"isError":true}`), results[0])
+		// The go-sdk client negotiates 2026-07-28, which requires
+		// resultType in every CallToolResult (fault.VersionResultType).
+		sameJSON(t, "F1 answer", []byte(`{"content":[{"type":"text","text":"Error: the request timed out before the server answered (timeout after 30000 ms). The outcome is unknown."}],"isError":true,"resultType":"complete"}`), results[0])
 		if strings.Contains(string(results[1]), `"isError":true`) {
 			t.Errorf("second call: %s", results[1])
 		}

@@ -17,6 +17,9 @@ const (
 	// VersionStructured (2025-06-18) added outputSchema, structuredContent
 	// and resource_link content.
 	VersionStructured = "2025-06-18"
+	// VersionResultType (2026-07-28) requires resultType in every result:
+	// a CallToolResult says "complete".
+	VersionResultType = "2026-07-28"
 )
 
 // MetaRetryAfter is the _meta key of the F2 retry_after (seconds) when the
@@ -32,6 +35,14 @@ func (c Call) hasVersion(min string) bool {
 		return true
 	}
 	return v >= min
+}
+
+// requiresResultType reports whether c's protocol version is known and
+// requires a result's resultType (2026-07-28 or later). An unknown
+// version gets none: a client treats an absent resultType as "complete"
+// (MCP 2026-07-28, CallToolResult.resultType).
+func (c Call) requiresResultType() bool {
+	return isDateVersion(c.ProtocolVersion) && c.ProtocolVersion >= VersionResultType
 }
 
 func isDateVersion(v string) bool {
@@ -135,6 +146,9 @@ func Deliver(result json.RawMessage, c Call) (json.RawMessage, error) {
 	}
 	if _, ok := m["isError"]; ok {
 		fmt.Fprintf(&b, `,"isError":%t`, isError)
+	}
+	if c.requiresResultType() {
+		b.WriteString(`,"resultType":"complete"`)
 	}
 	if raw, ok := m["_meta"]; ok {
 		meta, err := cleanMeta(raw)

@@ -209,3 +209,40 @@ func FuzzDeliver(f *testing.F) {
 		}
 	})
 }
+
+// TestDeliverResultType: MCP 2026-07-28 requires resultType in every
+// CallToolResult ("Servers implementing this protocol version MUST include
+// this field"), so an injected result for such a session says "complete";
+// earlier versions, and an unknown one, get none (absent means complete).
+func TestDeliverResultType(t *testing.T) {
+	tests := []struct {
+		version string
+		want    bool
+	}{
+		{"2026-07-28", true},
+		{"2027-01-01", true},
+		{"2025-11-25", false},
+		{"2025-06-18", false},
+		{"", false},
+		{"draft", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.version, func(t *testing.T) {
+			c := Call{ID: 1, Tool: "t", Class: classify.Write, ProtocolVersion: tc.version}
+			for _, r := range []json.RawMessage{ErrorResult("timed out"), RateLimitMetaResult(60 * time.Second)} {
+				got, err := Deliver(r, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var m map[string]json.RawMessage
+				if err := json.Unmarshal(got, &m); err != nil {
+					t.Fatalf("not JSON: %s", got)
+				}
+				rt, ok := m["resultType"]
+				if ok != tc.want || (ok && string(rt) != `"complete"`) {
+					t.Errorf("version %q: resultType %s (present %v), want present %v: %s", tc.version, rt, ok, tc.want, got)
+				}
+			}
+		})
+	}
+}
