@@ -7,7 +7,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/refagent"
+	"github.com/cuonztech/agent-harness/internal/refagent"
 )
 
 const agentUsage = `Usage: agent-harness agent --behaviour careful|naive|flaky:P --mcp-config FILE [--server NAME] [--seed N]

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/campaign"
+	"github.com/cuonztech/agent-harness/internal/campaign"
 	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/reportfile"

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/campaign"
+	"github.com/cuonztech/agent-harness/internal/campaign"
 )
 
 // BenchmarkStartupToInitialize measures, interleaved, the time from

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/campaign"
+	"github.com/cuonztech/agent-harness/internal/campaign"
 )
 
 // campaignResult is what a finished `agent-harness campaign` left.

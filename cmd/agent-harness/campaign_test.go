@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/campaign"
-	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/refagent"
+	"github.com/cuonztech/agent-harness/internal/campaign"
+	"github.com/cuonztech/agent-harness/internal/refagent"
 )
 
 func TestParseCampaignFlags(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/skeleton"
+	"github.com/cuonztech/agent-harness/internal/skeleton"
 )
 
 // pluginNewFlags are the parsed `plugin new` flags.

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/campaign"
+	"github.com/cuonztech/agent-harness/internal/campaign"
 	"github.com/cuonztech/agent-harness/internal/render"
 )
 

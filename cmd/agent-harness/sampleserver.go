@@ -11,9 +11,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/sampleserver"
 	"github.com/cuonztech/agent-harness/internal/demo"
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/sampleserver"
 )
 
 const sampleServerUsage = `Usage: agent-harness sample-server [--state-file FILE] [--listen ADDR]

@@ -1,6 +1,6 @@
 package relay
 
-import "github.com/cuonztech/agent-harness/internal/relay/internal/proc"
+import "github.com/cuonztech/agent-harness/internal/proc"
 
 // AdoptOrphans makes this process adopt the upstream's orphaned
 // descendants (Linux: a child subreaper), so that stopping the upstream

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/proc"
 	"github.com/cuonztech/agent-harness/internal/relay/internal/fdio"
-	"github.com/cuonztech/agent-harness/internal/relay/internal/proc"
 )
 
 var (

@@ -5,7 +5,7 @@ import (
 	"io"
 	"sync/atomic"
 
-	"github.com/cuonztech/agent-harness/internal/relay/internal/proc"
+	"github.com/cuonztech/agent-harness/internal/proc"
 	"github.com/cuonztech/agent-harness/internal/wire"
 )
 

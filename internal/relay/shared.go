@@ -14,8 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/proc"
 	"github.com/cuonztech/agent-harness/internal/relay/internal/fdio"
-	"github.com/cuonztech/agent-harness/internal/relay/internal/proc"
 	"github.com/cuonztech/agent-harness/internal/wire"
 )
 

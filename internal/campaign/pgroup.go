@@ -22,7 +22,7 @@ var started = struct {
 // outlives it, also after kill -9) and returns the channel of cmd.Wait's
 // result. The parent-death signal fires when the thread that forked the
 // child exits, so the fork runs on a thread locked to a goroutine that
-// keeps it until the child was reaped (as internal/relay/internal/proc).
+// keeps it until the child was reaped (as internal/proc).
 func startChild(cmd *exec.Cmd) (<-chan error, error) {
 	cmd.SysProcAttr = childAttr()
 	errc := make(chan error, 1)

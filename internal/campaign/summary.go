@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/cuonztech/agent-harness/cmd/agent-harness/internal/stats"
+	"github.com/cuonztech/agent-harness/internal/stats"
 )
 
 // SummaryVersion is the version of campaign.json's shape.
