@@ -56,7 +56,7 @@ func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return runProxyHTTP(ctx, o, ro, sc, caught, stderr)
 	}
 	if o.HTTP.UpstreamURL != "" {
-		ro.UpstreamConn = newUpstreamConn(o, stderr)
+		ro.Upstream = relay.ConnUpstream{Conn: newUpstreamConn(o, stderr)}
 	}
 	defer useOneProcessor()()
 	err = relay.Run(ctx, ro)
@@ -73,10 +73,7 @@ func relayOptions(o proxyOptions, plugins []classify.Classifier, stdin io.Reader
 	chain := classify.NewChain(classify.ChainOptions{WriteTools: o.WriteTools, ReadTools: o.ReadTools, Plugins: plugins,
 		IdempotentTools: o.IdempotentTools, IgnoreIdempotentHint: o.IgnoreIdempotentHint})
 	return relay.Options{
-		Command:       o.UpstreamCommand,
-		Args:          o.UpstreamArgs,
-		Dir:           o.UpstreamCwd,
-		Env:           o.UpstreamEnv,
+		Upstream:      relay.CommandUpstream{Command: o.UpstreamCommand, Args: o.UpstreamArgs, Dir: o.UpstreamCwd, Env: o.UpstreamEnv},
 		Stdin:         stdin,
 		Stdout:        stdout,
 		Stderr:        stderr,

@@ -87,9 +87,9 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 				if ah, ok := conn.(interface{ AgentHeader() http.Header }); ok {
 					uc.SetAgentHeader(ah.AgentHeader) // the agent's headers reach the upstream
 				}
-				so.UpstreamConn = uc
+				so.Upstream = relay.ConnUpstream{Conn: uc}
 			} else if shared != nil {
-				so.UpstreamConn = shared.Session(so.Session)
+				so.Upstream = relay.ConnUpstream{Conn: shared.Session(so.Session)}
 			}
 			err := relay.Run(ctx, so)
 			if errors.Is(err, relay.ErrStartFailed) {

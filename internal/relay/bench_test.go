@@ -83,7 +83,7 @@ func BenchmarkRelayCall(b *testing.B) {
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(context.Background(), Options{
-			Upstream: pipeConn{r: upToRelay, w: relayToUp, try: fdio.TryWriter(relayToUp)},
+			Upstream: IOUpstream{pipeConn{r: upToRelay, w: relayToUp, try: fdio.TryWriter(relayToUp)}},
 			Stdin:    relayStdin,
 			Stdout:   relayStdout,
 		})

@@ -8,10 +8,10 @@ import (
 
 // Conn is one side of a session as whole JSON-RPC messages: the transport
 // seam of the relay. The stdio pipes are one implementation (built into
-// Run: newline-delimited JSON-RPC on Options.Stdin/Stdout, or on
-// Options.Upstream); an HTTP transport is another (Options.Agent,
-// Options.UpstreamConn). Judging never sees the difference: the relay
-// hands the same bytes to the same pipeline.
+// Run: newline-delimited JSON-RPC on Options.Stdin/Stdout, or a
+// CommandUpstream's or IOUpstream's stream); an HTTP transport is another
+// (Options.Agent, ConnUpstream). Judging never sees the difference: the
+// relay hands the same bytes to the same pipeline.
 type Conn interface {
 	// ReadMessage returns the next message of the peer, in order, with or
 	// without a trailing newline; io.EOF at the end. The slice becomes the

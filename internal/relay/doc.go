@@ -6,12 +6,16 @@
 // Structure: a session only wires parts with one job each — the table of
 // open requests (requests.go), the tool catalog (catalog.go), the
 // lifecycle events (lifecycle.go), the held-back agent writes (hold.go),
-// the writers (upwriter.go, writer.go) and the transport seam (conn.go) —
+// the writers (upwriter.go, writer.go) and the transport seam (conn.go,
+// transport.go) —
 // to the flows of messages (agent.go, upstream.go, calls.go, startup.go).
 //
-// Transports: either side may instead be a Conn (Options.Agent,
-// Options.UpstreamConn) that reads and writes whole messages — an MCP
-// session of Streamable HTTP (packages httpagent and httpupstream). The
+// Transports: the upstream is one Upstream (Options.Upstream): a process
+// on stdio (CommandUpstream), a Conn that reads and writes whole messages
+// (ConnUpstream: an MCP session of Streamable HTTP, package httpupstream,
+// or a SharedUpstream's session) or an in-process stream (IOUpstream). The
+// agent side is the stdio pipes or a Conn (Options.Agent, package
+// httpagent). The
 // relay, the pipeline and the judge do not change with the transport. An
 // agent Conn that implements FaultConn gets the answers the pipeline
 // marked as injected faults (Response.Fault) to deliver at its own layer

@@ -20,28 +20,13 @@ const (
 	DefaultStopGrace = 2 * time.Second
 )
 
-// Options configure Run. Only Command (or Upstream) is required.
+// Options configure Run. Only Upstream is required.
 type Options struct {
-	// Command, Args, Dir and Env start the upstream MCP server. Env holds
-	// extra KEY=VALUE entries appended to the proxy's own environment.
-	Command string
-	Args    []string
-	Dir     string
-	Env     []string
-
-	// Upstream, when set, is an in-process upstream MCP connection
-	// (newline-delimited JSON-RPC both ways) used instead of starting
-	// Command: the benchmark's simulated backend. The relay closes it when
-	// the session ends. There is no process, stderr or exit to watch.
-	// When it has a method TryWrite(p []byte) (int, error) that writes
-	// what it takes now without waiting (n < len(p), nil error: full), the
-	// relay uses it to write without a goroutine switch.
-	Upstream io.ReadWriteCloser
-	// UpstreamConn, when set, is a message-level upstream (an HTTP
-	// transport) used instead of Command and Upstream. The relay closes it
-	// when the session ends; its ReadMessage returning an error is the
-	// upstream gone (UPSTREAM_UNAVAILABLE).
-	UpstreamConn Conn
+	// Upstream is how the session reaches the upstream MCP server: a
+	// CommandUpstream (a process on stdio), a ConnUpstream (a
+	// message-level Conn: Streamable HTTP, a shared process's session) or
+	// an IOUpstream (an in-process stream). Required.
+	Upstream Upstream
 
 	// Stdin and Stdout are the agent's side of the session (newline-delimited
 	// JSON-RPC); Stderr receives the proxy's log lines and the upstream's

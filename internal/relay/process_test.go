@@ -44,9 +44,7 @@ func TestRelayUpstreamProcess(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(context.Background(), Options{
-			Command:   os.Args[0],
-			Args:      []string{"-test.run=^$"},
-			Env:       []string{upstreamEnv + "=1"},
+			Upstream:  CommandUpstream{Command: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{upstreamEnv + "=1"}},
 			Stdin:     relayIn,
 			Stdout:    relayOut,
 			Stderr:    lockedWriter{mu: &mu, w: stderr},
@@ -144,10 +142,7 @@ func TestRelayCrashReportedWhenStopComesFirst(t *testing.T) {
 	defer func() { testHookWatchExit = nil }()
 	up := &fakeUpstream{}
 	a := startRelay(t, up, func(o *Options) {
-		o.Upstream = nil
-		o.Command = os.Args[0]
-		o.Args = []string{"-test.run=^$"}
-		o.Env = []string{upstreamEnv + "=crash"}
+		o.Upstream = CommandUpstream{Command: os.Args[0], Args: []string{"-test.run=^$"}, Env: []string{upstreamEnv + "=crash"}}
 		o.StopGrace = 5 * time.Second
 		o.CallTimeout = time.Minute
 	})

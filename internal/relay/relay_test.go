@@ -16,7 +16,7 @@ import (
 )
 
 // fakeUpstream is an in-process MCP server on newline-delimited JSON-RPC,
-// used through Options.Upstream. Its tool objects are kept as raw text.
+// used through Options.Upstream (an IOUpstream). Its tool objects are kept as raw text.
 type fakeUpstream struct {
 	tools    []string // raw tool objects
 	pageSize int
@@ -264,7 +264,7 @@ func startRelay(t *testing.T, up *fakeUpstream, mod func(*Options)) *testAgent {
 	a := &testAgent{t: t, in: relayIn, out: bufio.NewReader(relayOut), done: make(chan error, 1), stderr: &strings.Builder{}}
 	var errMu sync.Mutex
 	opts := Options{
-		Upstream: up.start(),
+		Upstream: IOUpstream{up.start()},
 		Stdin:    agentIn,
 		Stdout:   agentOut,
 		Stderr:   lockedWriter{mu: &errMu, w: a.stderr},

@@ -4,12 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
 	"time"
-
-	"github.com/cuonztech/agent-harness/internal/proc"
-	"github.com/cuonztech/agent-harness/internal/relay/internal/fdio"
 )
 
 var (
@@ -31,7 +26,7 @@ var (
 // ErrStartFailed, ErrAgentGone, or an invalid Options error.
 func Run(ctx context.Context, opts Options) error {
 	opts = opts.withDefaults()
-	if opts.Command == "" && opts.Upstream == nil && opts.UpstreamConn == nil {
+	if opts.Upstream == nil {
 		return errors.New("relay: no upstream command")
 	}
 	if opts.Agent == nil {
@@ -44,49 +39,9 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("relay: %w", err)
 	}
-	var stop func()
-	var up side
-	if c := opts.UpstreamConn; c != nil {
-		// A message-level upstream (HTTP): no process, stderr or exit to
-		// watch; its end is the end of its messages.
-		up = connSide(c)
-		stop = func() { _ = c.Close() }
-	} else if opts.Upstream != nil {
-		// In-process upstream: no process, stderr or exit to watch.
-		var try func([]byte) (int, error)
-		if t, ok := opts.Upstream.(interface{ TryWrite([]byte) (int, error) }); ok {
-			try = t.TryWrite
-		}
-		up = pipeSide(opts.Upstream, opts.Upstream, try)
-		stop = func() { _ = opts.Upstream.Close() }
-	} else {
-		p, err := proc.Start(proc.Spec{
-			Command: opts.Command,
-			Args:    opts.Args,
-			Dir:     opts.Dir,
-			Env:     append(os.Environ(), opts.Env...),
-		})
-		if err != nil {
-			s.log.Printf("cannot start the upstream MCP server %s: %v", strconv.Quote(opts.Command), err)
-			return fmt.Errorf("%w: %w", ErrStartFailed, err)
-		}
-		s.proc = p
-		up = pipeSide(p.Stdout(), p.Stdin(), fdio.TryWriter(p.Stdin()))
-		stop = func() {
-			exited := false
-			select {
-			case <-p.Done():
-				exited = true
-			default:
-			}
-			s.life.goneAtStop.Store(exited || s.life.isUpstreamGone())
-			p.Stop(opts.StopGrace)
-			// A crash report in progress is printed before Run returns.
-			select {
-			case <-s.life.exitReported():
-			case <-time.After(exitDrain + stderrDrain + opts.StopGrace):
-			}
-		}
+	up, stop, err := opts.Upstream.open(s)
+	if err != nil {
+		return err
 	}
 
 	s.upR = up.read

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,14 +14,13 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/proc"
-	"github.com/cuonztech/agent-harness/internal/relay/internal/fdio"
 	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
 // SharedUpstream is one stdio upstream process that several relay sessions
 // share (--listen with a stdio upstream, behaviour §8.3): the agent sessions
 // then reach one backend, as the judge assumes. Each session gets a Conn
-// (Session) to use as its Options.UpstreamConn; the relay under it is the
+// (Session) to use as its Options.Upstream (a ConnUpstream); the relay under it is the
 // same as for any message-level upstream.
 //
 // What the process sees is one MCP session:
@@ -125,10 +123,10 @@ var testHookServerRequestRouted func(c *sharedConn)
 // gone.
 var errSharedGone = errors.New("the shared upstream process is gone")
 
-// StartShared starts the upstream process of opts (Command, Args, Dir, Env)
-// for sessions to share; its stderr goes to opts.Stderr as on stdio. With
-// opts.Upstream set, that in-process upstream is shared instead (no
-// process). The error wraps ErrStartFailed.
+// StartShared starts the upstream process of opts.Upstream (a
+// CommandUpstream) for sessions to share; its stderr goes to opts.Stderr as
+// on stdio. An IOUpstream is shared instead (no process); a ConnUpstream
+// cannot be. A start failure wraps ErrStartFailed.
 func StartShared(opts Options) (*SharedUpstream, error) {
 	opts = opts.withDefaults()
 	u := &SharedUpstream{
@@ -137,30 +135,12 @@ func StartShared(opts Options) (*SharedUpstream, error) {
 		reqs: map[string]*sharedReq{}, toks: map[string]*sharedReq{}, srv: map[string]serverReq{},
 		exitWatched: make(chan struct{}), readerDone: make(chan struct{}), startFailed: make(chan struct{}),
 	}
-	if up := opts.Upstream; up != nil {
-		var try func([]byte) (int, error)
-		if t, ok := up.(interface{ TryWrite([]byte) (int, error) }); ok {
-			try = t.TryWrite
-		}
-		u.upW = newUpWriter(up, try, func(error) { u.markGone() })
-		close(u.exitWatched)
-		go u.read(lineReader(up))
-		return u, nil
-	}
-	if opts.Command == "" {
+	if opts.Upstream == nil {
 		return nil, errors.New("relay: no upstream command")
 	}
-	p, err := proc.Start(proc.Spec{Command: opts.Command, Args: opts.Args, Dir: opts.Dir, Env: append(os.Environ(), opts.Env...)})
-	if err != nil {
-		u.log.Printf("cannot start the upstream MCP server %s: %v", strconv.Quote(opts.Command), err)
-		return nil, fmt.Errorf("%w: %w", ErrStartFailed, err)
+	if err := opts.Upstream.share(u); err != nil {
+		return nil, err
 	}
-	u.proc = p
-	u.upW = newUpWriter(p.Stdin(), fdio.TryWriter(p.Stdin()), func(error) { u.markGone() })
-	stderrDone := make(chan struct{})
-	go u.copyStderr(stderrDone)
-	go u.read(lineReader(p.Stdout()))
-	go u.watchExit(stderrDone)
 	return u, nil
 }
 
@@ -189,7 +169,9 @@ func (u *SharedUpstream) Stop() {
 	u.upW.flush(u.opts.StopGrace)
 	if u.proc == nil {
 		u.upW.close()
-		_ = u.opts.Upstream.Close()
+		if c, ok := u.opts.Upstream.(IOUpstream); ok {
+			_ = c.RW.Close()
+		}
 		return
 	}
 	u.proc.Stop(u.opts.StopGrace)

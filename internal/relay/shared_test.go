@@ -109,7 +109,7 @@ func TestSharedUpstreamRouting(t *testing.T) {
 	var stderr bytes.Buffer
 	var mu syncWriter
 	mu.w = &stderr
-	u, err := StartShared(Options{Upstream: f.rw, Stderr: &mu})
+	u, err := StartShared(Options{Upstream: IOUpstream{f.rw}, Stderr: &mu})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestSharedUpstreamRouting(t *testing.T) {
 // when the first fails, the next one is forwarded.
 func TestSharedUpstreamInitializeWaits(t *testing.T) {
 	f := newFakeShared(t)
-	u, err := StartShared(Options{Upstream: f.rw})
+	u, err := StartShared(Options{Upstream: IOUpstream{f.rw}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func (s *syncWriter) String() string {
 // their handshakes.
 func sharedPair(t *testing.T) (*fakeShared, *SharedUpstream, Conn, Conn) {
 	f := newFakeShared(t)
-	u, err := StartShared(Options{Upstream: f.rw, Quiet: true})
+	u, err := StartShared(Options{Upstream: IOUpstream{f.rw}, Quiet: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestSharedEndedSessionReadsItsCallsLateAnswer(t *testing.T) {
 // process that never answers.
 func TestSharedEndedSessionWaitsAtMostTheCallTimeout(t *testing.T) {
 	f := newFakeShared(t)
-	u, err := StartShared(Options{Upstream: f.rw, Quiet: true, CallTimeout: time.Millisecond})
+	u, err := StartShared(Options{Upstream: IOUpstream{f.rw}, Quiet: true, CallTimeout: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +300,7 @@ func TestSharedEndedSessionWaitsAtMostTheCallTimeout(t *testing.T) {
 // one is.
 func TestSharedInitializedOnlyAfterTheSuccessfulInitialize(t *testing.T) {
 	f := newFakeShared(t)
-	u, err := StartShared(Options{Upstream: f.rw, Quiet: true})
+	u, err := StartShared(Options{Upstream: IOUpstream{f.rw}, Quiet: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func TestSharedInitializedOnlyAfterTheSuccessfulInitialize(t *testing.T) {
 // initialize succeeded.
 func TestSharedInitializedBeforeTheAnswerIsHeld(t *testing.T) {
 	f := newFakeShared(t)
-	u, err := StartShared(Options{Upstream: f.rw, Quiet: true})
+	u, err := StartShared(Options{Upstream: IOUpstream{f.rw}, Quiet: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestSharedLateProgressIsDropped(t *testing.T) {
 	f := newFakeShared(t)
 	var stderr bytes.Buffer
 	mu := syncWriter{w: &stderr}
-	u, err := StartShared(Options{Upstream: f.rw, Stderr: &mu})
+	u, err := StartShared(Options{Upstream: IOUpstream{f.rw}, Stderr: &mu})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +387,7 @@ func TestSharedLaterSessionOtherProtocolVersionWarns(t *testing.T) {
 	f := newFakeShared(t)
 	var stderr bytes.Buffer
 	mu := syncWriter{w: &stderr}
-	u, err := StartShared(Options{Upstream: f.rw, Stderr: &mu})
+	u, err := StartShared(Options{Upstream: IOUpstream{f.rw}, Stderr: &mu})
 	if err != nil {
 		t.Fatal(err)
 	}

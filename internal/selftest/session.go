@@ -75,7 +75,7 @@ func session(ctx context.Context, clock *Clock, backend *Backend, f fault.Fault,
 	go func() {
 		defer close(relayDone)
 		relayErr = relay.Run(ctx, relay.Options{
-			Upstream:     upRelay,
+			Upstream:     relay.IOUpstream{RW: upRelay},
 			Stdin:        agentR,
 			Stdout:       relayW,
 			Stderr:       &logs,
