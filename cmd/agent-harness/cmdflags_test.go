@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cuonztech/agent-harness/internal/harness"
 	"github.com/cuonztech/agent-harness/internal/relay"
 )
 
@@ -75,11 +76,11 @@ func TestCmdExit(t *testing.T) {
 		{"NOT_TESTED", "judge", exitCode(exitVerdictNotTested), 3, "", ""},
 		{"verdict PASS", "report", exitCode(verdictExitCode("PASS", false)), 0, "", ""},
 		{"signal with a line", "campaign", exitError{code: 130, msg: "interrupted"}, 130, "", "[agent-harness] campaign: interrupted\n"},
-		{"broken pipe", "proxy", proxyEnd(relay.ErrAgentGone, false, nil), exitBrokenPipe, "", ""},
-		{"SIGTERM", "proxy", proxyEnd(nil, false, syscall.SIGTERM), 128 + int(syscall.SIGTERM), "", ""},
-		{"start failed", "proxy", proxyEnd(relay.ErrStartFailed, false, syscall.SIGTERM), 1, "", ""},
-		{"report file failed", "proxy", proxyEnd(nil, true, nil), 1, "", ""},
-		{"relay error", "proxy", proxyEnd(errors.New("relay: no upstream command"), false, nil), 1, "", "[agent-harness] proxy: relay: no upstream command\n"},
+		{"broken pipe", "proxy", proxyErr(harness.End(relay.ErrAgentGone, false, nil)), 128 + int(syscall.SIGPIPE), "", ""},
+		{"SIGTERM", "proxy", proxyErr(harness.End(nil, false, syscall.SIGTERM)), 128 + int(syscall.SIGTERM), "", ""},
+		{"start failed", "proxy", proxyErr(harness.End(relay.ErrStartFailed, false, syscall.SIGTERM)), 1, "", ""},
+		{"report file failed", "proxy", proxyErr(harness.End(nil, true, nil)), 1, "", ""},
+		{"relay error", "proxy", proxyErr(harness.End(errors.New("relay: no upstream command"), false, nil)), 1, "", "[agent-harness] proxy: relay: no upstream command\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/harness"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/plugin"
 	"github.com/cuonztech/agent-harness/internal/render"
@@ -167,23 +168,20 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	defer pp.close()
-	ex := pp.extras("")
-	ro.Classifiers, ro.Equivalences, ro.PairCheckers = pp.classifiers(), ex.Equivalences, ex.PairCheckers
-	ro.Reclassify = ro.Reclassify || (cl.seen["plugin"] && len(ro.Classifiers) > 0)
+	defer pp.Close()
+	ro.Reclassify = ro.Reclassify || (cl.seen["plugin"] && len(pp.Classifiers()) > 0)
 	// The plugins' failures now join the recorded ones (trace.Rejudge);
 	// a recorded disabling disables the plugin loaded again, where it
 	// happened.
-	ro.PluginStatus = ex.PluginStatus
-	if !ro.DropPluginFailures && pp.set != nil {
-		ro.DisablePlugin = func(name, detail string) { pp.set.Disable(name, detail) }
+	if !ro.DropPluginFailures && pp.Loaded() {
+		ro.DisablePlugin = pp.Disable
 	}
-	j, meta := trace.Rejudge(tr, ro)
+	j, meta := harness.Rejudge(tr, ro, pp)
 	if meta.Status == trace.StatusInterrupted {
 		fmt.Fprintf(stderr, "[agent-harness] judge: WARNING: %s: the trace has no end line (the proxy was stopped before the session ended): "+
 			"the report's status is interrupted, and a PASS is not a finished run (exit 3)\n", path)
 	}
-	if ex.Plugins != nil {
+	if ex := pp.Extras(""); ex.Plugins != nil {
 		meta.Plugins = ex.Plugins()
 	}
 	if report != nil {
@@ -256,30 +254,32 @@ func maps(m map[string]json.RawMessage) map[string]json.RawMessage {
 // loadJudgePlugins loads the plugins of s with the proxy's default limits.
 // One that does not load is a usageError: one stderr line and exit 2 (the
 // input cannot be judged as asked).
-func loadJudgePlugins(ctx context.Context, s trace.Settings, jo judgeOptions, stderr io.Writer) (*proxyPlugins, error) {
-	o := proxyOptions{
-		KeyFields:       s.KeyFields,
-		Plugins:         s.Plugins,
-		PluginConfig:    s.PluginConfig,
-		PluginTimeout:   plugin.DefaultTimeout,
-		PluginMemoryMiB: plugin.DefaultMemoryMiB,
+func loadJudgePlugins(ctx context.Context, s trace.Settings, jo judgeOptions, stderr io.Writer) (*harness.Plugins, error) {
+	c := harness.Config{
+		KeyFields:     s.KeyFields,
+		Plugins:       s.Plugins,
+		PluginConfig:  s.PluginConfig,
+		PluginOptions: plugin.Options{Timeout: plugin.DefaultTimeout, MemoryMiB: plugin.DefaultMemoryMiB},
 	}
-	if o.PluginConfig == nil {
-		o.PluginConfig = map[string]json.RawMessage{}
+	if c.PluginConfig == nil {
+		c.PluginConfig = map[string]json.RawMessage{}
 	}
 	if dir, err := userCacheDir(); err == nil && dir != "" {
-		o.PluginCacheDir = filepath.Join(dir, "agent-harness", "wazero")
+		c.PluginOptions.CacheDir = filepath.Join(dir, "agent-harness", "wazero")
 	}
 	if jo.pluginCacheDir != "" {
-		o.PluginCacheDir = jo.pluginCacheDir
+		c.PluginOptions.CacheDir = jo.pluginCacheDir
 	}
 	if jo.pluginTimeout > 0 {
-		o.PluginTimeout = jo.pluginTimeout
+		c.PluginOptions.Timeout = jo.pluginTimeout
 	}
 	// Exit 2 here where the proxy exits 1.
-	pp, err := loadProxyPlugins(ctx, o, nil, stderr)
-	var ue usageError
-	if err != nil && !errors.As(err, &ue) {
+	pp, err := harness.LoadPlugins(ctx, c, nil, stderr)
+	var ue harness.UsageError
+	switch {
+	case errors.As(err, &ue):
+		err = usagef("%s", ue.Msg)
+	case err != nil:
 		err = usagef("%s", err)
 	}
 	return pp, err

@@ -6,20 +6,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"syscall"
 
-	"github.com/cuonztech/agent-harness/internal/canon"
-	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/harness"
 	"github.com/cuonztech/agent-harness/internal/relay"
 )
 
-// exitBrokenPipe is the exit code when the agent stopped reading (as a
-// shell reports a process killed by SIGPIPE).
-const exitBrokenPipe = 128 + int(syscall.SIGPIPE)
-
 // runProxy is `agent-harness proxy`: parse and check every flag before
-// anything starts, then relay one MCP session (behaviour §2).
+// anything starts, then relay one MCP session (behaviour §2) as
+// internal/harness composes it.
 func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	o, err := parseProxyFlags(args)
 	if err != nil {
@@ -28,61 +23,59 @@ func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	warnTerminal(o, stdin, stderr)
 	ctx, stopSignals, caught := withStopSignals(ctx)
 	defer stopSignals()
-	ctx, stopRelay := context.WithCancel(ctx)
-	defer stopRelay()
-	// The report file's writer, plugins (proxyplugins.go), then scenario,
-	// judge and audit tools (proxyscenario.go), all before the upstream
-	// starts: a bad report file target or --scenario exits 2, a plugin that
-	// does not load exits 1.
-	claimFiles(&o, stderr)               // --no-replace: this process's own numbered files
-	report, err := openReport(o, stderr) // the one writer of --report-file
-	if err != nil {
-		return err
-	}
-	plugins, err := loadProxyPlugins(ctx, o, report, stderr)
-	if err != nil {
-		return err
-	}
-	defer plugins.close()
-	sc, err := newScenario(o, report, plugins.extras(o.Scenario), stderr, stopRelay)
-	if err != nil {
-		return err
-	}
-	plugins.attach(sc.pipeline.PluginFailed)
-
-	ro := relayOptions(o, plugins.classifiers(), stdin, stdout, stderr)
-	sc.relayOptions(&ro)
-	if o.HTTP.Listen != "" {
-		return runProxyHTTP(ctx, o, ro, sc, caught, stderr)
-	}
-	if o.HTTP.UpstreamURL != "" {
-		ro.Upstream = relay.ConnUpstream{Conn: newUpstreamConn(o, stderr)}
-	}
-	defer useOneProcessor()()
-	err = relay.Run(ctx, ro)
-	failed := sc.finish(err)
-	sc.summary(o, err, stderr)
-	return proxyEnd(err, failed, caught())
+	claimFiles(&o, stderr) // --no-replace: this process's own numbered files
+	return proxyErr(harness.Run(ctx, proxyConfig(o), harness.IO{Stdin: stdin, Stdout: stdout, Stderr: stderr, Caught: caught}))
 }
 
-// relayOptions maps the proxy flags and the plugins' classifiers onto the
-// relay. The pipeline (faults, judge, report file) and the audit tools
-// plug in here: Pipeline, ExtraTools, LocalTool, OnTools, OnSessionEnd.
-func relayOptions(o proxyOptions, plugins []classify.Classifier, stdin io.Reader, stdout, stderr io.Writer) relay.Options {
-	kf := canon.ParseKeyFields(o.KeyFields)
-	chain := classify.NewChain(classify.ChainOptions{WriteTools: o.WriteTools, ReadTools: o.ReadTools, Plugins: plugins,
-		IdempotentTools: o.IdempotentTools, IgnoreIdempotentHint: o.IgnoreIdempotentHint})
-	return relay.Options{
-		Upstream:      relay.CommandUpstream{Command: o.UpstreamCommand, Args: o.UpstreamArgs, Dir: o.UpstreamCwd, Env: o.UpstreamEnv},
-		Stdin:         stdin,
-		Stdout:        stdout,
-		Stderr:        stderr,
-		Classify:      chain.Classify,
-		KeyField:      kf.Match,
-		KeyFieldNames: kf.Names(),
-		CallTimeout:   o.UpstreamTimeout,
-		Quiet:         o.Quiet,
+// proxyConfig maps the proxy flags onto the session's composition.
+func proxyConfig(o proxyOptions) harness.Config {
+	po := o.PluginLimits
+	po.Timeout, po.MemoryMiB, po.CacheDir = o.PluginTimeout, o.PluginMemoryMiB, o.PluginCacheDir
+	return harness.Config{
+		Kind:            "proxy",
+		Upstream:        relay.CommandUpstream{Command: o.UpstreamCommand, Args: o.UpstreamArgs, Dir: o.UpstreamCwd, Env: o.UpstreamEnv},
+		UpstreamTimeout: o.UpstreamTimeout,
+		Scenario:        o.Scenario,
+		Mode:            o.Mode,
+		ErrorRate:       o.ErrorRate,
+		Seed:            o.Seed,
+		SeedSet:         o.SeedSet,
+		RetryAfter:      o.RetryAfter,
+
+		WriteTools:           o.WriteTools,
+		ReadTools:            o.ReadTools,
+		IdempotentTools:      o.IdempotentTools,
+		IgnoreIdempotentHint: o.IgnoreIdempotentHint,
+		KeyFields:            o.KeyFields,
+		RedactArguments:      o.RedactArguments,
+
+		AuditTools:     o.AuditTools,
+		ReportFile:     o.ReportFile,
+		TraceFile:      o.TraceFile,
+		ReportInterval: o.ReportInterval,
+		Quiet:          o.Quiet,
+
+		Plugins:       o.Plugins,
+		PluginConfig:  o.PluginConfig,
+		PluginOptions: po,
+
+		HTTP: o.HTTP,
 	}
+}
+
+// proxyErr is a harness error as the CLI's: a UsageError is the usage line
+// (exit 2), an ExitError its exit code; other errors pass unchanged (exit
+// 1 with their line).
+func proxyErr(err error) error {
+	var ue harness.UsageError
+	var ee harness.ExitError
+	switch {
+	case errors.As(err, &ue):
+		return usagef("%s", ue.Msg)
+	case errors.As(err, &ee):
+		return exitCode(ee.Code)
+	}
+	return err
 }
 
 // withStopSignals cancels ctx on SIGTERM, SIGINT or SIGHUP; caught reports
@@ -117,42 +110,6 @@ func withStopSignals(parent context.Context) (ctx context.Context, stop func(), 
 		cancel()
 	}
 	return ctx, stop, caught
-}
-
-// useOneProcessor runs the relay on one Go processor unless GOMAXPROCS is
-// set in the environment, and returns the function that restores the
-// previous setting. The relay is I/O-bound and hands every call between a
-// few goroutines; on one processor those hand-overs stay on one thread,
-// while with more the runtime wakes idle threads for each (futex wake-ups,
-// spinning), which cost more CPU and latency per call than the relay's own
-// work (see BenchmarkProxyAddedLatency).
-func useOneProcessor() (restore func()) {
-	if os.Getenv("GOMAXPROCS") != "" {
-		return func() {}
-	}
-	prev := runtime.GOMAXPROCS(1)
-	return func() { runtime.GOMAXPROCS(prev) }
-}
-
-// proxyEnd is how the session ended, as cmdExit's exit code (behaviour §13): 0
-// after the agent closed stdin; 1 with its line for a relay error; 1 when
-// the setup or the report file failed (failed; the relay or the pipeline
-// printed the line); 141 when the agent stopped reading; 128+N after
-// signal N.
-func proxyEnd(runErr error, failed bool, sig os.Signal) error {
-	startFailed, agentGone := errors.Is(runErr, relay.ErrStartFailed), errors.Is(runErr, relay.ErrAgentGone)
-	switch {
-	case runErr != nil && !startFailed && !agentGone:
-		return runErr
-	case failed || startFailed:
-		return exitCode(exitFailure)
-	case agentGone:
-		return exitCode(exitBrokenPipe)
-	}
-	if s, ok := sig.(syscall.Signal); ok {
-		return exitCode(128 + int(s))
-	}
-	return nil
 }
 
 // terminalHint is the line for a proxy whose stdin is a terminal (behaviour

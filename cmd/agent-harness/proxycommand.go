@@ -1,10 +1,9 @@
 package main
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
+
+	"github.com/cuonztech/agent-harness/internal/harness"
 )
 
 // commandForm is how the usage and the errors show the `--` form.
@@ -93,7 +92,7 @@ func useCommand(o *proxyOptions, seen map[string]bool, command []string, where s
 // confusing "file not found". The message shows the `--` form.
 func checkCommandWord(o *proxyOptions) error {
 	c := o.UpstreamCommand
-	if !strings.ContainsAny(c, " \t") || isExecutable(c, o.UpstreamCwd) {
+	if !strings.ContainsAny(c, " \t") || harness.IsExecutable(c, o.UpstreamCwd) {
 		return nil
 	}
 	fix := "agent-harness proxy [flags] -- " + strings.Join(strings.Fields(c), " ")
@@ -101,19 +100,4 @@ func checkCommandWord(o *proxyOptions) error {
 		return usagef("the command %s %s is not an executable file; give each argument as its own word: %s", quoteArg(c), o.commandWhere, fix)
 	}
 	return usagef("flag --upstream-command: %s is not an executable file; to pass arguments write: %s", quoteArg(c), fix)
-}
-
-// isExecutable reports whether the upstream would find command as an
-// executable file: a path (relative to dir when set, as exec resolves it)
-// or a name on PATH.
-func isExecutable(command, dir string) bool {
-	if !strings.ContainsRune(command, filepath.Separator) {
-		_, err := exec.LookPath(command)
-		return err == nil
-	}
-	if dir != "" && !filepath.IsAbs(command) {
-		command = filepath.Join(dir, command)
-	}
-	fi, err := os.Stat(command)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }

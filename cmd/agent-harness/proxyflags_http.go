@@ -10,48 +10,16 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cuonztech/agent-harness/internal/harness"
 )
 
 // groupHTTP holds the flags of the Streamable HTTP agent side (behaviour §8).
 const groupHTTP = "HTTP"
 
-// httpOptions are the --listen* and --fault-layer flags.
-type httpOptions struct {
-	// Listen is the address to serve MCP Streamable HTTP on ("" = stdio),
-	// normalised to HOST:PORT (loopback for PORT and :PORT).
-	Listen string
-	// ListenPath is the MCP endpoint path (default /mcp).
-	ListenPath string
-	// ListenAllowRemote: a non-loopback --listen address is allowed.
-	ListenAllowRemote bool
-	// ListenAllowOrigins are extra Origin values served.
-	ListenAllowOrigins []string
-	// ExitWhenIdle, when positive, ends the proxy once no session has been
-	// open for that long.
-	ExitWhenIdle time.Duration
-	// MaxSessions is the most agent sessions at once (0: the default, 32).
-	MaxSessions int
-	// SessionIdle ends a session idle that long (0: the default, 10m).
-	SessionIdle time.Duration
-	// FaultLayer is "tool" (default) or "http".
-	FaultLayer string
-	// GhostHold is how long --fault-layer http holds F1's answer before
-	// dropping the connection.
-	GhostHold time.Duration
-
-	// UpstreamPerSession: with --listen and a stdio upstream, every agent
-	// session starts its own upstream process (default: all share one,
-	// behaviour §8.3).
-	UpstreamPerSession bool
-
-	// UpstreamURL is the upstream's Streamable HTTP endpoint ("" = the
-	// upstream is a command on stdio).
-	UpstreamURL string
-	// UpstreamHeaders are sent with every upstream request: the
-	// --upstream-header values and the --upstream-header-env values (read
-	// from the environment at parse time; never printed).
-	UpstreamHeaders http.Header
-}
+// httpOptions are the --listen*, --fault-layer and --upstream-url flags
+// (the session's HTTP settings).
+type httpOptions = harness.HTTP
 
 // upstreamURLFlags go into the Upstream group, after --upstream-command.
 var upstreamURLFlags = []proxyFlag{
@@ -73,7 +41,7 @@ var upstreamURLFlags = []proxyFlag{
 			if !ok || !validHeaderName(name) || strings.ContainsAny(value, "\r\n") {
 				return fmt.Errorf("%q is not 'Name: value'", v)
 			}
-			o.HTTP.addHeader(name, value)
+			addHeader(&o.HTTP, name, value)
 			return nil
 		}},
 	{name: "upstream-header-env", arg: "NAME=ENVVAR", repeatable: true, group: groupUpstream,
@@ -90,7 +58,7 @@ var upstreamURLFlags = []proxyFlag{
 			if strings.ContainsAny(value, "\r\n") {
 				return fmt.Errorf("environment variable %s holds a line break", env)
 			}
-			o.HTTP.addHeader(name, value)
+			addHeader(&o.HTTP, name, value)
 			return nil
 		}},
 	{name: "upstream-per-session", group: groupUpstream,
@@ -101,7 +69,7 @@ var upstreamURLFlags = []proxyFlag{
 		}},
 }
 
-func (h *httpOptions) addHeader(name, value string) {
+func addHeader(h *httpOptions, name, value string) {
 	if h.UpstreamHeaders == nil {
 		h.UpstreamHeaders = http.Header{}
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cuonztech/agent-harness/internal/harness"
 )
 
 func TestParseHTTPFlags(t *testing.T) {
@@ -27,12 +29,12 @@ func TestParseHTTPFlags(t *testing.T) {
 				return o.HTTP.ListenPath == "/x/mcp" && len(o.HTTP.ListenAllowOrigins) == 2 && o.HTTP.ExitWhenIdle.Minutes() == 5
 			}},
 		{withBase("--listen", "0", "--max-sessions", "2", "--session-idle", "90s"), func(o proxyOptions) bool {
-			return o.HTTP.MaxSessions == 2 && o.HTTP.SessionIdle == 90*time.Second && sessionIdle(o.HTTP) == 90*time.Second
+			return o.HTTP.MaxSessions == 2 && o.HTTP.SessionIdle == 90*time.Second && harness.SessionIdle(o.HTTP) == 90*time.Second
 		}},
 		{withBase("--listen", "0", "--exit-when-idle", "5s"), func(o proxyOptions) bool {
-			return o.HTTP.MaxSessions == 0 && sessionIdle(o.HTTP) == 5*time.Second // at most --exit-when-idle
+			return o.HTTP.MaxSessions == 0 && harness.SessionIdle(o.HTTP) == 5*time.Second // at most --exit-when-idle
 		}},
-		{withBase("--listen", "0"), func(o proxyOptions) bool { return sessionIdle(o.HTTP) == 10*time.Minute }},
+		{withBase("--listen", "0"), func(o proxyOptions) bool { return harness.SessionIdle(o.HTTP) == 10*time.Minute }},
 		{[]string{"--upstream-url", "https://mcp.example.com/mcp", "--upstream-header", "X-A: b c", "--upstream-header-env", "Authorization=AH_TEST_TOKEN"},
 			func(o proxyOptions) bool {
 				return o.HTTP.UpstreamURL == "https://mcp.example.com/mcp" && o.HTTP.UpstreamHeaders.Get("X-A") == "b c" &&

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cuonztech/agent-harness/internal/harness"
 	"github.com/cuonztech/agent-harness/internal/plugin"
 	"github.com/cuonztech/agent-harness/plugins/minimal"
 )
@@ -77,9 +78,9 @@ func TestLoadProxyPlugins(t *testing.T) {
 			if pp == nil {
 				return
 			}
-			defer pp.close()
+			defer pp.Close()
 			o := scenarioOptions(t, args...)
-			ex := pp.extras(o.Scenario)
+			ex := pp.Extras(o.Scenario)
 			fault := ""
 			if ex.Fault != nil {
 				fault = ex.Fault.Name()
@@ -88,9 +89,9 @@ func TestLoadProxyPlugins(t *testing.T) {
 			if ex.Plugins != nil {
 				plugins = string(ex.Plugins())
 			}
-			if fault != tt.fault || len(ex.Equivalences) != tt.equivs || plugins != tt.plugins || len(pp.classifiers()) != tt.equivs {
+			if fault != tt.fault || len(ex.Equivalences) != tt.equivs || plugins != tt.plugins || len(pp.Classifiers()) != tt.equivs {
 				t.Errorf("fault %q equivalences %d classifiers %d plugins %s; want %q %d %d %s",
-					fault, len(ex.Equivalences), len(pp.classifiers()), plugins, tt.fault, tt.equivs, tt.equivs, tt.plugins)
+					fault, len(ex.Equivalences), len(pp.Classifiers()), plugins, tt.fault, tt.equivs, tt.equivs, tt.plugins)
 			}
 		})
 	}
@@ -109,27 +110,29 @@ func TestLoadProxyPluginsNoCacheWithoutPlugins(t *testing.T) {
 	if pp == nil || err != nil {
 		t.Fatalf("error %v", err)
 	}
-	pp.close()
+	pp.Close()
 	if _, err := os.Stat(o.PluginCacheDir); !os.IsNotExist(err) {
 		t.Errorf("cache directory: %v, want it never created", err)
 	}
 }
 
 // openAndLoadPlugins opens the report file and loads the plugins, in
-// runProxy's order.
-func openAndLoadPlugins(ctx context.Context, o proxyOptions, stderr io.Writer) (*proxyPlugins, error) {
-	report, err := openReport(o, stderr)
+// harness.Run's order, with the CLI's errors.
+func openAndLoadPlugins(ctx context.Context, o proxyOptions, stderr io.Writer) (*harness.Plugins, error) {
+	c := proxyConfig(o)
+	report, err := harness.OpenReport(c, stderr)
 	if err != nil {
-		return nil, err
+		return nil, proxyErr(err)
 	}
-	return loadProxyPlugins(ctx, o, report, stderr)
+	pp, err := harness.LoadPlugins(ctx, c, report, stderr)
+	return pp, proxyErr(err)
 }
 
 // TestPluginLoadedLine: the start-up line names the plugin, its version,
 // hooks, faults and file, on one line whatever the path holds.
 func TestPluginLoadedLine(t *testing.T) {
 	m := plugin.Manifest{ABI: 1, Name: "faultpack", Version: "0.2.0", Hooks: []string{"fault", "equiv_same"}, Faults: []string{"slow_write", "partial_success"}}
-	got := pluginLoadedLine(m, "/tmp/x\ny.wasm")
+	got := harness.PluginLoadedLine(m, "/tmp/x\ny.wasm")
 	want := `[agent-harness] plugin loaded: faultpack 0.2.0, hooks fault, equiv_same; faults slow_write, partial_success; file /tmp/x\ny.wasm`
 	if got != want {
 		t.Errorf("line\n got %q\nwant %q", got, want)

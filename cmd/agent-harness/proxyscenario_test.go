@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cuonztech/agent-harness/internal/fault"
+	"github.com/cuonztech/agent-harness/internal/harness"
 )
 
 func scenarioOptions(t *testing.T, args ...string) proxyOptions {
@@ -44,7 +45,7 @@ func TestNewScenarioReportTarget(t *testing.T) {
 			var stderr bytes.Buffer
 			_, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			s, err := openAndNewScenario(scenarioOptions(t, "--report-file", tt.target), scenarioExtras{}, &stderr, cancel)
+			s, err := openAndNewScenario(scenarioOptions(t, "--report-file", tt.target), harness.Extras{}, &stderr, cancel)
 			code := cmdExit("proxy", err, io.Discard, &stderr)
 			if code != tt.wantCode || (s == nil) != (tt.wantCode != exitOK) {
 				t.Fatalf("code %d, scenario %v; want %d", code, s != nil, tt.wantCode)
@@ -77,7 +78,7 @@ func TestBuildFault(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := scenarioOptions(t, tt.args...)
-			f, name, chaos, err := buildFault(o, scenarioExtras{})
+			f, name, chaos, err := proxyConfig(o).Fault(harness.Extras{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +89,7 @@ func TestBuildFault(t *testing.T) {
 				return
 			}
 			c := f.(*fault.Chaos)
-			if uint64(chaos.Seed) != c.Seed() || chaos.ErrorRate != c.ErrorRate() || chaos.Seed < 0 || chaos.Seed >= maxRandomSeed {
+			if uint64(chaos.Seed) != c.Seed() || chaos.ErrorRate != c.ErrorRate() || chaos.Seed < 0 || chaos.Seed >= harness.MaxRandomSeed {
 				t.Errorf("report seed %d rate %v, fault seed %d rate %v", chaos.Seed, chaos.ErrorRate, c.Seed(), c.ErrorRate())
 			}
 			if o.SeedSet && chaos.Seed != o.Seed {
@@ -98,18 +99,20 @@ func TestBuildFault(t *testing.T) {
 	}
 	// A plugin fault replaces the built-in one.
 	plugin := fault.NewPassTwice()
-	f, name, _, err := buildFault(scenarioOptions(t), scenarioExtras{Fault: plugin})
+	f, name, _, err := proxyConfig(scenarioOptions(t)).Fault(harness.Extras{Fault: plugin})
 	if err != nil || f != fault.Fault(plugin) || name != "F4" {
 		t.Errorf("plugin fault: %v %q %v", f, name, err)
 	}
 }
 
-// openAndNewScenario opens the report file and builds the scenario, in
-// runProxy's order.
-func openAndNewScenario(o proxyOptions, ex scenarioExtras, stderr io.Writer, stop context.CancelFunc) (*scenario, error) {
-	report, err := openReport(o, stderr)
+// openAndNewScenario opens the report file and builds the session, in
+// harness.Run's order, with the CLI's errors.
+func openAndNewScenario(o proxyOptions, ex harness.Extras, stderr io.Writer, stop context.CancelFunc) (*harness.Session, error) {
+	c := proxyConfig(o)
+	report, err := harness.OpenReport(c, stderr)
 	if err != nil {
-		return nil, err
+		return nil, proxyErr(err)
 	}
-	return newScenario(o, report, ex, stderr, stop)
+	s, err := harness.NewSession(c, report, ex, stderr, stop)
+	return s, proxyErr(err)
 }

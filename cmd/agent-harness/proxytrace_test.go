@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/harness"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/trace"
 )
@@ -26,7 +27,8 @@ func TestTraceHeaderTransport(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := proxyOptions{TraceFile: filepath.Join(t.TempDir(), "run.trace"), HTTP: tc.http}
-			w, err := openTrace(o, traceSettings(o, "F1", "deterministic", nil), time.Unix(1000, 0))
+			c := proxyConfig(o)
+			w, err := harness.OpenTrace(c, c.TraceSettings("F1", "deterministic", nil), time.Unix(1000, 0))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,7 +45,7 @@ func TestTraceHeaderTransport(t *testing.T) {
 			if tr.Header.Transport != tc.want {
 				t.Errorf("header transport %+v, want %+v", tr.Header.Transport, tc.want)
 			}
-			_, meta := trace.Rejudge(tr, trace.Options{Settings: tr.Header.Settings})
+			_, meta := harness.Rejudge(tr, trace.Options{Settings: tr.Header.Settings}, nil)
 			if meta.Transport != tc.want {
 				t.Errorf("re-judged transport %+v, want %+v", meta.Transport, tc.want)
 			}

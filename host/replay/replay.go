@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/cuonztech/agent-harness/internal/harness"
 	"github.com/cuonztech/agent-harness/internal/trace"
 )
 
@@ -83,7 +84,7 @@ func Judge(r io.Reader, o Options) (*Result, error) {
 		}
 	}
 	to.Settings = s
-	j, meta := trace.Rejudge(tr, to)
+	j, meta := harness.Rejudge(tr, to, nil)
 	verdict, reason := j.Verdict()
 	return &Result{Verdict: verdict, Reason: reason, Score: j.Score().Total, Report: j.AppendFile(nil, meta), Warning: tr.Warning,
 		Status: meta.Status}, nil

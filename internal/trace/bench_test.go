@@ -89,7 +89,7 @@ func BenchmarkJudgeTrace(b *testing.B) {
 		if err != nil || len(tr.Lines) != 100001 {
 			b.Fatal(err)
 		}
-		j, meta := Rejudge(tr, Options{Settings: tr.Header.Settings})
+		j, meta := rejudge(tr, Options{Settings: tr.Header.Settings})
 		j.AppendFile(nil, meta)
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(n)/1e6, "cpu-ms/op")

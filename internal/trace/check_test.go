@@ -86,7 +86,7 @@ func TestReadRefusesForgedTraces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j, _ := Rejudge(tr, Options{Settings: tr.Header.Settings}); func() bool { v, _ := j.Verdict(); return v != judge.VerdictFail }() {
+	if j, _ := rejudge(tr, Options{Settings: tr.Header.Settings}); func() bool { v, _ := j.Verdict(); return v != judge.VerdictFail }() {
 		t.Fatalf("the unedited trace is not a FAIL")
 	}
 	session := `{"type":"session","t":0.5,"session":"s2","transport":"http"}`
@@ -164,7 +164,7 @@ func TestReadAcceptsWhatTheWriterWrites(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			j, meta := Rejudge(tr, Options{Settings: tr.Header.Settings})
+			j, meta := rejudge(tr, Options{Settings: tr.Header.Settings})
 			if v, reason := j.Verdict(); v == judge.VerdictPass {
 				t.Errorf("verdict PASS (%s)", reason)
 			}
@@ -184,7 +184,7 @@ func TestRejudgeInterrupted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, meta := Rejudge(tr, Options{Settings: tr.Header.Settings})
+	j, meta := rejudge(tr, Options{Settings: tr.Header.Settings})
 	if v, reason := j.Verdict(); v != judge.VerdictPass || meta.Status != StatusInterrupted || tr.Ended {
 		t.Errorf("verdict %s (%s), status %q, ended %v; want PASS so far, interrupted", v, reason, meta.Status, tr.Ended)
 	}

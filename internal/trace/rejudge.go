@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cuonztech/agent-harness/internal/canon"
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/judge"
 )
@@ -19,16 +18,17 @@ type Options struct {
 	// definitions (and re-derives each call's class); false keeps the
 	// recorded classification (the settings that affect it are unchanged).
 	Reclassify bool
-	// Classifiers, Equivalences and PairCheckers are the plugins' hooks.
-	Classifiers  []classify.Classifier
-	Equivalences []judge.Equivalence
-	PairCheckers []judge.PairChecker
+	// Judge is the judge's configuration for Settings, with the plugins'
+	// hooks (harness.Rejudge builds it as the proxy does): Rejudge sets its
+	// Start and joins its PluginStatus (the plugins loaded for this
+	// judging, nil without) with the recorded failures.
+	Judge judge.Config
+	// Classify is the classification chain for Settings and the plugins'
+	// classifiers, used when Reclassify is set.
+	Classify func(classify.Tool) classify.Result
 	// DropPluginFailures leaves out the recorded plugin failures (the
 	// plugins were replaced).
 	DropPluginFailures bool
-	// PluginStatus is the status of the plugins loaded for this judging
-	// (their failures now); nil without plugins.
-	PluginStatus func() []judge.PluginState
 	// DisablePlugin, when set, disables a loaded plugin where the trace
 	// records its disabling, so that from there on it is not asked, as in
 	// the recorded session.
@@ -60,20 +60,18 @@ var epoch = time.Unix(0, 0).UTC()
 // run from passing.
 func Rejudge(tr *Trace, o Options) (*judge.Judge, judge.FileMeta) {
 	s := o.Settings
-	kf := canon.ParseKeyFields(s.KeyFields)
+	kf := o.Judge.KeyFields
 	recorded := &pluginLog{}
-	j := judge.New(judge.Config{
-		KeyFields: kf, Scenario: s.Scenario, Kind: s.Kind,
-		Equivalences: o.Equivalences, PairCheckers: o.PairCheckers,
-		PluginStatus: func() []judge.PluginState {
-			var now []judge.PluginState
-			if o.PluginStatus != nil {
-				now = o.PluginStatus()
-			}
-			return joinPluginStates(now, recorded.states, tr.Header.Version == 1)
-		},
-		Start: epoch, RedactArguments: s.RedactArguments,
-	})
+	jc := o.Judge
+	jc.PluginStatus = func() []judge.PluginState {
+		var now []judge.PluginState
+		if o.Judge.PluginStatus != nil {
+			now = o.Judge.PluginStatus()
+		}
+		return joinPluginStates(now, recorded.states, tr.Header.Version == 1)
+	}
+	jc.Start = epoch
+	j := judge.New(jc)
 	// Without its end line the run was interrupted (the proxy killed):
 	// never "running", which a reader could take for a run still going.
 	meta := judge.FileMeta{Status: StatusInterrupted, Mode: s.Mode, Chaos: s.Chaos, Transport: tr.Header.Transport}
@@ -81,13 +79,7 @@ func Rejudge(tr *Trace, o Options) (*judge.Judge, judge.FileMeta) {
 		meta.Mode = "deterministic"
 	}
 
-	var classifyTool func(classify.Tool) classify.Result
-	if o.Reclassify {
-		classifyTool = classify.NewChain(classify.ChainOptions{
-			WriteTools: s.WriteTools, ReadTools: s.ReadTools, Plugins: o.Classifiers,
-			IdempotentTools: s.IdempotentTools, IgnoreIdempotentHint: s.IgnoreIdempotentHint,
-		}).Classify
-	}
+	classifyTool := o.Classify
 	listing := func(tools []Tool) []classify.Entry {
 		out := make([]classify.Entry, 0, len(tools))
 		for _, t := range tools {

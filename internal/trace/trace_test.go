@@ -108,7 +108,7 @@ func TestReadRejudge(t *testing.T) {
 	if len(tr.Lines) != 7 || tr.Header.Settings.Scenario != "F1" {
 		t.Fatalf("%+v", tr)
 	}
-	j, meta := Rejudge(tr, Options{Settings: tr.Header.Settings})
+	j, meta := rejudge(tr, Options{Settings: tr.Header.Settings})
 	r := j.Report()
 	if meta.Status != "finished" || r.Coverage.Calls.Write != 1 || !r.Coverage.ScenarioFired || len(r.PluginFailures) != 1 {
 		t.Errorf("meta %+v report %+v", meta, r)
@@ -120,7 +120,7 @@ func TestReadRejudge(t *testing.T) {
 	s := tr.Header.Settings
 	s.ReadTools = []string{"create_booking"}
 	s.WriteTools = []string{"nothing"}
-	j, meta = Rejudge(tr, Options{Settings: s, Reclassify: true, DropPluginFailures: true})
+	j, meta = rejudge(tr, Options{Settings: s, Reclassify: true, DropPluginFailures: true})
 	r = j.Report()
 	if r.Coverage.Calls.Write != 0 || r.Coverage.Calls.Read != 1 || len(r.PluginFailures) != 0 || !strings.Contains(string(meta.ToolClassification), `"class":"read"`) {
 		t.Errorf("re-classified: %+v %s", r.Coverage, meta.ToolClassification)
@@ -155,7 +155,7 @@ func TestReadTornAndBad(t *testing.T) {
 		if err != nil || len(tr.Lines) != 0 {
 			t.Errorf("%q: %v", in, err)
 		}
-		j, _ := Rejudge(tr, Options{Settings: tr.Header.Settings})
+		j, _ := rejudge(tr, Options{Settings: tr.Header.Settings})
 		if v, _ := j.Verdict(); v != judge.VerdictNotTested {
 			t.Errorf("%q: verdict %s", in, v)
 		}
@@ -193,10 +193,10 @@ func TestPluginFailuresRejudged(t *testing.T) {
 				t.Fatal(err)
 			}
 			var disabled []string
-			j, _ := Rejudge(tr, Options{Settings: tr.Header.Settings,
-				PluginStatus: func() []judge.PluginState {
+			j, _ := rejudge(tr, Options{Settings: tr.Header.Settings,
+				Judge: judge.Config{PluginStatus: func() []judge.PluginState {
 					return []judge.PluginState{{Name: "other"}, {Name: "p", Failures: tc.now, Detail: "now"}}
-				},
+				}},
 				DisablePlugin: func(name, detail string) { disabled = append(disabled, name+": "+detail) },
 			})
 			r := j.Report()
@@ -244,8 +244,8 @@ func FuzzRead(f *testing.F) {
 			return
 		}
 		s := tr.Header.Settings
-		Rejudge(tr, Options{Settings: s})
-		Rejudge(tr, Options{Settings: s, Reclassify: true, RetryAfterMs: 5})
+		rejudge(tr, Options{Settings: s})
+		rejudge(tr, Options{Settings: s, Reclassify: true, RetryAfterMs: 5})
 	})
 }
 
@@ -290,7 +290,7 @@ func TestRejudgeToolListedTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, reclassify := range []bool{false, true} {
-		j, _ := Rejudge(tr, Options{Settings: tr.Header.Settings, Reclassify: reclassify})
+		j, _ := rejudge(tr, Options{Settings: tr.Header.Settings, Reclassify: reclassify})
 		if v, reason := j.Verdict(); v != judge.VerdictFail || !strings.Contains(reason, "DUPLICATE_EXECUTION") {
 			t.Errorf("reclassify=%v: %s (%s), want FAIL DUPLICATE_EXECUTION", reclassify, v, reason)
 		}

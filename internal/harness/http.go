@@ -1,4 +1,4 @@
-package main
+package harness
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
 	"github.com/cuonztech/agent-harness/internal/relay/httpagent"
@@ -25,7 +26,7 @@ import (
 // relay's own steps are bounded by its grace).
 const httpShutdownWait = 30 * time.Second
 
-// runProxyHTTP serves the agent side as MCP Streamable HTTP (--listen,
+// runHTTP serves the agent side as MCP Streamable HTTP (--listen,
 // behaviour §8): every MCP session is one relay session, all judged by the
 // one pipeline of sc. A stdio upstream is one process all sessions share
 // (started now, behaviour §8.3), or with --upstream-per-session one process
@@ -33,18 +34,18 @@ const httpShutdownWait = 30 * time.Second
 // session. It runs until a signal (exit 128+N), the pipeline's fatal stop
 // (ctx cancelled, exit 1), the shared process's exit before any session
 // started (exit 1), or --exit-when-idle (exit 0).
-func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *scenario, caught func() os.Signal, stderr io.Writer) error {
+func runHTTP(ctx context.Context, o Config, ro relay.Options, sc *Session, caught func() os.Signal, stderr io.Writer) error {
 	ro.CallIDs = new(atomic.Int64) // one pipeline judges every session's calls
 	logf := func(format string, args ...any) {
-		fmt.Fprintf(stderr, "[agent-harness] %s\n", oneLine(fmt.Sprintf(format, args...)))
+		fmt.Fprintf(stderr, "[agent-harness] %s\n", escape.Line(fmt.Sprintf(format, args...)))
 	}
 	// A command that cannot start is reported now, as on stdio.
-	if o.HTTP.UpstreamURL == "" && !isExecutable(o.UpstreamCommand, o.UpstreamCwd) {
+	if o.HTTP.UpstreamURL == "" && !IsExecutable(o.Upstream.Command, o.Upstream.Dir) {
 		// The relay's own line on stdio (relay.ErrStartFailed): it names no command.
-		err := fmt.Errorf("cannot start the upstream MCP server %q: not an executable file", o.UpstreamCommand)
+		err := fmt.Errorf("cannot start the upstream MCP server %q: not an executable file", o.Upstream.Command)
 		logf("%v", err)
 		_ = sc.pipeline.StartupFailed(err)
-		return exitCode(exitFailure)
+		return ExitError{ExitFailure}
 	}
 	var shared *relay.SharedUpstream
 	if o.HTTP.UpstreamURL == "" && !o.HTTP.UpstreamPerSession {
@@ -52,7 +53,7 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 		var err error
 		if shared, err = relay.StartShared(ro); err != nil {
 			_ = sc.pipeline.StartupFailed(err)
-			return exitCode(exitFailure)
+			return ExitError{ExitFailure}
 		}
 	}
 	stopShared := func() {
@@ -73,7 +74,7 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 		FaultLayerHTTP: o.HTTP.FaultLayer == "http",
 		GhostHold:      o.HTTP.GhostHold,
 		IdleTimeout:    o.HTTP.ExitWhenIdle,
-		SessionIdle:    sessionIdle(o.HTTP),
+		SessionIdle:    SessionIdle(o.HTTP),
 		MaxSessions:    o.HTTP.MaxSessions,
 		Logf:           logf,
 		Run: func(ctx context.Context, conn relay.Conn, id string) error {
@@ -141,18 +142,18 @@ func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *sce
 		}
 	}
 	failed := sc.finish(runErr)
-	sc.summary(o, runErr, stderr)
+	sc.summary(runErr, stderr)
 	sig := caught()
 	if idleExit {
 		sig = nil // exit 0 after --exit-when-idle
 	}
-	return proxyEnd(runErr, failed, sig)
+	return end(runErr, failed, sig)
 }
 
-// sessionIdle is how long a session may be idle: --session-idle, at most
+// SessionIdle is how long a session may be idle: --session-idle, at most
 // --exit-when-idle (a proxy told to exit when idle treats an idle session
 // as gone; see RATIONALE.md).
-func sessionIdle(h httpOptions) time.Duration {
+func SessionIdle(h HTTP) time.Duration {
 	d := h.SessionIdle
 	if d <= 0 {
 		d = httpagent.DefaultSessionIdle
@@ -181,27 +182,15 @@ func (p prefixWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// reportTransport is the report file's transport object.
-func reportTransport(o proxyOptions) judge.Transport {
-	t := judge.Transport{Agent: "stdio", Upstream: "stdio"}
-	if o.HTTP.Listen != "" {
-		t.Agent = "http"
-	}
-	if o.HTTP.UpstreamURL != "" {
-		t.Upstream = "http"
-	}
-	return t
-}
-
 // newUpstreamConn is one upstream MCP session over Streamable HTTP
 // (--upstream-url).
-func newUpstreamConn(o proxyOptions, stderr io.Writer) *httpupstream.Conn {
+func newUpstreamConn(o Config, stderr io.Writer) *httpupstream.Conn {
 	return httpupstream.New(httpupstream.Options{
 		URL:     o.HTTP.UpstreamURL,
 		Header:  o.HTTP.UpstreamHeaders,
 		Timeout: o.UpstreamTimeout,
 		Logf: func(format string, args ...any) {
-			fmt.Fprintf(stderr, "[agent-harness] %s\n", oneLine(fmt.Sprintf(format, args...)))
+			fmt.Fprintf(stderr, "[agent-harness] %s\n", escape.Line(fmt.Sprintf(format, args...)))
 		},
 	})
 }
