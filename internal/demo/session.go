@@ -10,7 +10,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/canon"
 	"github.com/cuonztech/agent-harness/internal/classify"
-	"github.com/cuonztech/agent-harness/internal/fault"
+	"github.com/cuonztech/agent-harness/internal/harness"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/pipeline"
 )
@@ -48,14 +48,14 @@ func newSession(id, scenario string, retryAfter time.Duration, clock pipeline.Cl
 
 // reset replaces the history: a new judge, a re-armed fault, no calls.
 func (s *session) reset(clock pipeline.Clock) error {
-	var f fault.Fault
-	if s.scenario != "" {
-		var err error
-		if f, err = fault.New(s.scenario, fault.Options{RetryAfter: s.retryAfter}); err != nil {
-			return fmt.Errorf("starting scenario %s: %w", s.scenario, err)
-		}
+	// The fault and the judge as internal/harness composes them for the
+	// proxy, judged as a demo run.
+	cfg := harness.Config{Kind: "demo", Scenario: s.scenario, RetryAfter: int(s.retryAfter / time.Second)}
+	f, _, _, err := cfg.Fault(harness.Extras{})
+	if err != nil {
+		return fmt.Errorf("starting scenario %s: %w", s.scenario, err)
 	}
-	j := judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil), Scenario: s.scenario, Kind: "demo"})
+	j := judge.New(cfg.JudgeConfig(s.scenario, harness.Extras{}, time.Time{}))
 	p := pipeline.New(pipeline.Options{
 		Judge:  j,
 		Fault:  f,

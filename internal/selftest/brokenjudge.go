@@ -43,11 +43,6 @@ func argsOrNull(a json.RawMessage) string {
 	return string(a)
 }
 
-// judgeConfig returns the judge configuration of one run.
-func judgeConfig(scenario string) judge.Config {
-	return judge.Config{Scenario: scenario, Kind: "proxy"}
-}
-
 // feed returns what the pipeline feeds: the judge itself, or the broken
 // judge around it.
 func feed(jd *judge.Judge, brk string) pipeline.Judge {

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cuonztech/agent-harness/internal/fault"
+	"github.com/cuonztech/agent-harness/internal/harness"
 	"github.com/cuonztech/agent-harness/internal/judge"
 )
 
@@ -176,12 +176,15 @@ func (j job) task(clock *Clock) Task {
 func runOne(ctx context.Context, opts Options, j job) (*RunResult, error) {
 	clock := NewClock(epoch.Add(time.Duration(j.index) * 24 * time.Hour))
 	backend := NewBackend(clock, opts.Jitter, jitterSeed(opts.Seed, j.index))
-	f, err := fault.New(j.scenario, fault.Options{})
+	// The fault and the judge as `agent-harness proxy --scenario` composes
+	// them (internal/harness).
+	cfg := harness.Config{Scenario: j.scenario}
+	f, name, _, err := cfg.Fault(harness.Extras{})
 	if err != nil {
 		return nil, fmt.Errorf("run %s %s #%d: %w", j.agent.Name(), j.scenario, j.run, err)
 	}
-	jd := judge.New(judgeConfig(j.scenario))
-	if err := session(ctx, clock, backend, f, feed(jd, opts.Break), func(ctx context.Context, c Caller) error {
+	jd := judge.New(cfg.JudgeConfig(name, harness.Extras{}, time.Time{}))
+	if err := session(ctx, cfg, clock, backend, f, feed(jd, opts.Break), func(ctx context.Context, c Caller) error {
 		return j.agent.Book(ctx, c, j.task(clock))
 	}); err != nil {
 		return nil, fmt.Errorf("run %s %s #%d: %w", j.agent.Name(), j.scenario, j.run, err)

@@ -12,9 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cuonztech/agent-harness/internal/canon"
-	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/fault"
+	"github.com/cuonztech/agent-harness/internal/harness"
 	"github.com/cuonztech/agent-harness/internal/pipeline"
 	"github.com/cuonztech/agent-harness/internal/relay"
 )
@@ -40,11 +39,12 @@ func (c pipelineClock) After(d time.Duration) <-chan time.Time {
 
 // session runs one MCP session: the backend's go-sdk server as the
 // relay's in-process upstream, the relay with the pipeline (fault + judge)
-// exactly as `agent-harness proxy` wires them, and a go-sdk client on the
-// agent side of the relay, handed to drive. The session ends when drive
-// returns: the client closes, the relay sees EOF, the pipeline ends the
-// session and the judge gets its end event.
-func session(ctx context.Context, clock *Clock, backend *Backend, f fault.Fault, j pipeline.Judge,
+// and the relay options as internal/harness composes them for `agent-harness
+// proxy` (cfg), and a go-sdk client on the agent side of the relay, handed
+// to drive. The session ends when drive returns: the client closes, the
+// relay sees EOF, the pipeline ends the session and the judge gets its end
+// event.
+func session(ctx context.Context, cfg harness.Config, clock *Clock, backend *Backend, f fault.Fault, j pipeline.Judge,
 	drive func(context.Context, Caller) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -67,24 +67,16 @@ func session(ctx context.Context, clock *Clock, backend *Backend, f fault.Fault,
 		Stderr: io.Discard,
 		Fatal:  func(error) {}, // no report file: nothing can fail
 	})
-	kf := canon.ParseKeyFields(nil)
-	chain := classify.NewChain(classify.ChainOptions{})
 	var logs lockedBuffer // the relay's stderr, shown when the run breaks
+	ro := harness.RelayOptions(cfg, nil, agentR, relayW, &logs)
+	ro.Upstream = relay.IOUpstream{RW: upRelay}
+	ro.Pipeline, ro.Now = p, p.Now
+	ro.OnSessionEnd = func(context.Context) { _ = p.OnSessionEnd() }
 	var relayErr error
 	relayDone := make(chan struct{})
 	go func() {
 		defer close(relayDone)
-		relayErr = relay.Run(ctx, relay.Options{
-			Upstream:     relay.IOUpstream{RW: upRelay},
-			Stdin:        agentR,
-			Stdout:       relayW,
-			Stderr:       &logs,
-			Classify:     chain.Classify,
-			KeyField:     kf.Match,
-			Pipeline:     p,
-			Now:          p.Now,
-			OnSessionEnd: func(context.Context) { _ = p.OnSessionEnd() },
-		})
+		relayErr = relay.Run(ctx, ro)
 		_ = relayW.Close()
 		_ = agentR.Close()
 	}()
