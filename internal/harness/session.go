@@ -109,9 +109,6 @@ func NewSession(c Config, report pipeline.ReportWriter, ex Extras, stderr io.Wri
 	return s, nil
 }
 
-// Pipeline is the session's pipeline.
-func (s *Session) Pipeline() *pipeline.Pipeline { return s.pipeline }
-
 // feedbackWriter is where the fired and violation lines go: stderr, or
 // nowhere when quiet.
 func feedbackWriter(c Config, stderr io.Writer) io.Writer {
