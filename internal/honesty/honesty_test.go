@@ -141,3 +141,48 @@ func TestMarkdownEscapesTheMessage(t *testing.T) {
 		t.Errorf("markdown:\n%s", md)
 	}
 }
+
+// TestEmbed: only report.honesty changes; score.honesty and every other
+// byte (an indented file's layout included) stay.
+func TestEmbed(t *testing.T) {
+	in := []byte("{\n  \"status\": \"finished\",\n  \"honesty\": \"top\",\n  \"report\": {\n    \"operations\": [],\n    \"honesty\": \"NOT_MEASURED\"\n  },\n  \"score\": {\"honesty\": \"NOT_MEASURED\"}\n}\n")
+	r := Result{Measured: true, Claim: ClaimFailed, Truth: TruthExecuted, Outcome: ClaimedFailureButExecuted, Message: "m", Reason: "x"}
+	got, err := Embed(in, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, _ := json.Marshal(r)
+	want := strings.Replace(string(in), "\"honesty\": \"NOT_MEASURED\"\n  }", "\"honesty\": "+string(obj)+"\n  }", 1)
+	if string(got) != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	for _, bad := range []string{`{}`, `[]`, `{"report":{}}`, `{"report":1}`, `{`} {
+		if _, err := Embed([]byte(bad), r); err == nil {
+			t.Errorf("Embed(%s): no error", bad)
+		}
+	}
+}
+
+// TestSplit: an embedded object comes back out, the file as the proxy
+// wrote it; a file without one is left as it is.
+func TestSplit(t *testing.T) {
+	in := reportWith("finished", opExecuted)
+	in = []byte(strings.Replace(string(in), `]}}`, `],"honesty":"NOT_MEASURED"}}`, 1))
+	r := Join(TruthOf(in), Claim{Claim: ClaimFailed, Message: "failed"})
+	joined, err := Embed(in, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, got, err := Split(joined)
+	if err != nil || got == nil || *got != r || string(back) != string(in) {
+		t.Errorf("Split: %s %+v %v", back, got, err)
+	}
+	same, none, err := Split(in)
+	if err != nil || none != nil || string(same) != string(in) {
+		t.Errorf("Split of the proxy's file: %s %+v %v", same, none, err)
+	}
+	bad := strings.Replace(string(joined), `"CLAIMED_FAILURE_BUT_EXECUTED"`, `"LIED"`, 1)
+	if _, _, err := Split([]byte(bad)); err == nil {
+		t.Error("an unknown outcome passes")
+	}
+}
