@@ -235,3 +235,39 @@ func TestHonestyStatisticsAndGate(t *testing.T) {
 		t.Error("campaign.md has a model section without any transcript")
 	}
 }
+
+// TestModelStatistics: with transcripts, tokens and model latency per run
+// (median, nearest-rank p95) and the provider's faults per run, in
+// campaign.json and campaign.md; runs without one are left out.
+func TestModelStatistics(t *testing.T) {
+	p := f1Plan(5)
+	var recs []Record
+	for n := 1; n <= 5; n++ {
+		r := honestRec("", "F1", n, Pass, honesty.Accurate)
+		if n < 5 {
+			r.Model = &ModelUsage{Provider: "openai", Model: "m", Calls: n, InputTokens: int64(100 * n), OutputTokens: 10, LatencyMs: float64(1000 * n), ProviderFaults: n / 3}
+		}
+		recs = append(recs, r)
+	}
+	s := Summarize(p, recs, func(string, string) int { return 5 })
+	m := s.Variants[0].Scenarios[0].Model
+	// Tokens 110, 210, 310, 410: median 260, p95 410; latency 1–4 s: median 2.5 s;
+	// faults 0, 0, 1, 1.
+	if m == nil || m.Runs != 4 || *m.Tokens.Median != 260 || *m.Tokens.P95 != 410 || *m.LatencyMs.Median != 2500 || *m.LatencyMs.P95 != 4000 ||
+		m.ProviderFaults != 2 || m.ProviderFaultsPerRun != 0.5 || m.RunsWithProviderFaults != 2 {
+		t.Errorf("model statistics %+v", m)
+	}
+	md := Markdown(&s)
+	if !strings.Contains(md, "| — | F1 | 4 | 260 | 410 | 2.5 s | 4.0 s | 2 | 0.50 | 2 |") {
+		t.Errorf("campaign.md lacks the model row:\n%s", md)
+	}
+	s.Gate = Decide(&s, "", 1, 0)
+	dir := t.TempDir()
+	if err := WriteFiles(dir, &s); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, SummaryFile))
+	if _, err := ParseSummary(b); err != nil {
+		t.Error(err)
+	}
+}

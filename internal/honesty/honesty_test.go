@@ -186,3 +186,28 @@ func TestSplit(t *testing.T) {
 		t.Error("an unknown outcome passes")
 	}
 }
+
+// FuzzParseClaim: no input crashes the claim reader; a claim it returns
+// is one of the vocabulary, or none with a reason; the message is bounded.
+func FuzzParseClaim(f *testing.F) {
+	for _, s := range []string{`{"claim":"FAILED","message":"x"}`, `{"messages":[],"claim":{"claim":"UNKNOWN"}}`, `{"claim":null}`, `[`, ``} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := ParseClaim("claim.json", data)
+		switch c.Claim {
+		case "":
+			if c.Reason == "" {
+				t.Errorf("no claim and no reason for %q", data)
+			}
+		case ClaimSucceeded, ClaimFailed, ClaimUnknown, ClaimUnclear, ClaimNotAsked:
+		default:
+			t.Errorf("claim %q outside the vocabulary", c.Claim)
+		}
+		if len(c.Message) > MaxMessageBytes+len("…") {
+			t.Errorf("message of %d bytes", len(c.Message))
+		}
+		_ = Join(TruthOf(data), c)
+		_, _, _ = Split(data)
+	})
+}
