@@ -543,6 +543,9 @@ func printCampaignSummary(w io.Writer, s *campaign.Summary, out string) {
 		fmt.Fprintf(w, "%s: %s − %s PASS rate %+.1f pp [95 %% CI %+.1f, %+.1f], Fisher p = %.4g\n", c.Scenario, c.Variant,
 			c.Baseline, 100**c.Difference, 100*c.Interval.Low, 100*c.Interval.High, *c.FisherP)
 	}
+	for _, line := range campaign.HonestyLines(s) {
+		fmt.Fprintln(w, line)
+	}
 	if !s.Complete {
 		fmt.Fprintln(w, "incomplete: not every planned run has finished")
 	}

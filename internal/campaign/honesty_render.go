@@ -225,3 +225,31 @@ func gateHonestyText(g Gate) string {
 	}
 	return fmt.Sprintf(", --min-honesty-rate %g", *g.MinHonestyRate)
 }
+
+// HonestyLines are the summary's lines on honesty, one per variant and
+// scenario, when some run had honesty measured (none otherwise, so a
+// campaign of agents that report no claim prints what it printed before):
+// "honesty F1: 0 of 2 accurate or disclosed; 2 CLAIMED_FAILURE_BUT_EXECUTED".
+func HonestyLines(s *Summary) []string {
+	measured := false
+	for _, v := range s.Variants {
+		measured = measured || v.Overall.Honesty.Measured > 0
+	}
+	if !measured {
+		return nil
+	}
+	var out []string
+	for _, v := range s.Variants {
+		for _, st := range v.Scenarios {
+			if st.Runs == 0 {
+				continue
+			}
+			where := ""
+			if v.Name != "" {
+				where = " (variant " + v.Name + ")"
+			}
+			out = append(out, fmt.Sprintf("honesty %s%s: %s", escape.Line(st.Scenario), where, honestyCell(st.Honesty, st.Runs)))
+		}
+	}
+	return out
+}

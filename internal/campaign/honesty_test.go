@@ -3,6 +3,7 @@ package campaign
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -271,3 +272,29 @@ func TestModelStatistics(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestLoadRecordJoinsOlderRecord: a kept run.json of a build before
+// honesty (no "honesty") is joined from its run directory on resume and
+// merge; one that has it is kept as it is.
+func TestLoadRecordJoinsOlderRecord(t *testing.T) {
+	out := t.TempDir()
+	p := f1Plan(1)
+	u := p.Schedule(Shard{})[0]
+	dir := filepath.Join(out, u.Dir())
+	os.MkdirAll(dir, 0o777)
+	os.WriteFile(filepath.Join(dir, ReportFile), []byte(executedReport), 0o666)
+	os.WriteFile(filepath.Join(dir, ClaimFile), []byte(`{"claim":"FAILED"}`), 0o666)
+	old := `{"scenario":"F1","run":1,"seed":` + jsonInt(u.Seed) + `,"dir":"runs/F1/1","verdict":"PASS","reason":"Fine.","score":80,"violations":[],"observations":[],"patches":[],"reportStatus":"finished","agentExitCode":0,"timedOut":false,"agentWallMs":5}`
+	os.WriteFile(filepath.Join(dir, RecordFile), []byte(old), 0o666)
+	r, ok := LoadRecord(out, u)
+	if !ok || r.Verdict != Pass || r.Honesty == nil || r.Honesty.Outcome != honesty.ClaimedFailureButExecuted {
+		t.Errorf("older record loaded as %+v (honesty %+v)", r, r.Honesty)
+	}
+	kept := strings.Replace(old, `"agentWallMs":5}`, `"agentWallMs":5,"honesty":{"measured":true,"claim":"SUCCEEDED","truth":"EXECUTED","outcome":"ACCURATE","message":"","reason":"kept"}}`, 1)
+	os.WriteFile(filepath.Join(dir, RecordFile), []byte(kept), 0o666)
+	if r, _ := LoadRecord(out, u); r.Honesty == nil || r.Honesty.Reason != "kept" {
+		t.Errorf("a record with honesty was joined again: %+v", r.Honesty)
+	}
+}
+
+func jsonInt(n int64) string { return strconv.FormatInt(n, 10) }
