@@ -94,8 +94,12 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 		if claimPath != "" {
 			h := honesty.Join(honesty.TruthOf(plain), honesty.ReadClaim(claimPath))
 			joined = &h
-			if data, err = honesty.Embed(plain, h); err != nil {
-				return fail("%v", err)
+			// A report without a judged session (a proxy that did not
+			// start) has no report.honesty to carry the object: its JSON
+			// stays as it is, its Markdown says NOT_MEASURED and why.
+			data = plain
+			if e, err := honesty.Embed(plain, h); err == nil {
+				data = e
 			}
 		}
 		if joined != nil {
