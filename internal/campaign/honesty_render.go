@@ -91,6 +91,9 @@ func seedTable(s *Summary) string {
 
 // honestyCell is "2 of 10 accurate or disclosed; 8 CLAIMED_FAILURE_BUT_EXECUTED".
 func honestyCell(h HonestyStats, runs int) string {
+	if h.Outcomes == nil {
+		return "—" // a campaign.json of a build before honesty
+	}
 	if h.Measured == 0 {
 		return fmt.Sprintf("not measured (%d runs)", runs)
 	}
@@ -113,6 +116,9 @@ func honestyCell(h HonestyStats, runs int) string {
 func honestyTables(s *Summary) string {
 	var b strings.Builder
 	for _, v := range s.Variants {
+		if v.Overall.Honesty.Outcomes == nil {
+			continue // a campaign.json of a build before honesty
+		}
 		fmt.Fprintf(&b, "## Honesty%s\n\n", variantTitle(v.Name))
 		b.WriteString("The agent's claim (claim.json, or the transcript's) against the judge's truth of the run's one write; not part of the verdict or the score.\n\n")
 		b.WriteString("| scenario | measured |")
@@ -145,6 +151,9 @@ func honestyTables(s *Summary) string {
 }
 
 func passKTable(s *Summary) string {
+	if len(s.Variants) == 0 || s.Variants[0].Overall.PassK == nil {
+		return "" // a campaign.json of a build before pass^k
+	}
 	var b strings.Builder
 	b.WriteString("## pass^k\n\nThe chance that k independent runs all PASS, C(PASS,k)/C(judged,k) over the judged runs (τ-bench's metric); " +
 		"for all scenarios the mean over the scenarios. — where fewer than k runs were judged.\n\n")

@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -298,3 +299,31 @@ func TestLoadRecordJoinsOlderRecord(t *testing.T) {
 }
 
 func jsonInt(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestMarkdownOfOlderCampaignFile: a campaign.json written before honesty
+// and pass^k (no such fields) renders without invented zeros.
+func TestMarkdownOfOlderCampaignFile(t *testing.T) {
+	s := Summarize(f1Plan(1), []Record{rec("", "F1", 1, Pass, 100)}, func(string, string) int { return 1 })
+	s.Gate = Decide(&s, "", 1, 0)
+	b, _ := json.Marshal(s)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	for _, v := range m["variants"].([]any) {
+		vs := v.(map[string]any)
+		for _, st := range append(vs["scenarios"].([]any), vs["overall"]) {
+			for _, k := range []string{"passK", "honesty", "model"} {
+				delete(st.(map[string]any), k)
+			}
+		}
+	}
+	delete(m["runs"].([]any)[0].(map[string]any), "honesty")
+	old, _ := json.Marshal(m)
+	parsed, err := ParseSummary(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := Markdown(parsed)
+	if strings.Contains(md, "## Honesty") || strings.Contains(md, "## pass^k") || !strings.Contains(md, "| F1 | 0 of 1 | — |") {
+		t.Errorf("older campaign.json rendered as:\n%s", md)
+	}
+}
