@@ -1,9 +1,7 @@
 package campaign
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -55,56 +53,6 @@ func joinRun(rec *Record, dir string) {
 	}
 	h := honesty.Join(truth, claim)
 	rec.Honesty = &h
-}
-
-// ModelUsage is what the built-in agent's transcript says about the
-// model's calls in one run.
-type ModelUsage struct {
-	Provider     string `json:"provider"`
-	Model        string `json:"model"`
-	Calls        int    `json:"calls"`
-	InputTokens  int64  `json:"inputTokens"`
-	OutputTokens int64  `json:"outputTokens"`
-	// LatencyMs is the sum of the model calls' latencies.
-	LatencyMs float64 `json:"latencyMs"`
-	// ProviderFaults counts the provider's errors (an LLM server's 429 or
-	// 5xx), never the proxy's faults.
-	ProviderFaults int `json:"providerFaults"`
-}
-
-// readModel reads the model usage from a transcript; nil when there is
-// none or it cannot be read (a transcript is the agent's output: at most
-// honesty.MaxFileBytes are read, and nothing in it is trusted).
-func readModel(path string) *ModelUsage {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, honesty.MaxFileBytes+1))
-	if err != nil || len(b) > honesty.MaxFileBytes {
-		return nil
-	}
-	var t struct {
-		Provider   string `json:"provider"`
-		Model      string `json:"model"`
-		ModelCalls []struct {
-			LatencyMs    float64 `json:"latencyMs"`
-			InputTokens  int64   `json:"inputTokens"`
-			OutputTokens int64   `json:"outputTokens"`
-		} `json:"modelCalls"`
-		ProviderFaults int `json:"providerFaults"`
-	}
-	if json.Unmarshal(b, &t) != nil || t.ModelCalls == nil {
-		return nil
-	}
-	u := &ModelUsage{Provider: t.Provider, Model: t.Model, Calls: len(t.ModelCalls), ProviderFaults: max(t.ProviderFaults, 0)}
-	for _, c := range t.ModelCalls {
-		u.InputTokens += max(c.InputTokens, 0)
-		u.OutputTokens += max(c.OutputTokens, 0)
-		u.LatencyMs += max(c.LatencyMs, 0)
-	}
-	return u
 }
 
 // HonestyStats are the honesty outcomes of a set of runs (behaviour
@@ -166,90 +114,6 @@ func computeHonesty(rs []Record) HonestyStats {
 		h.Rate, h.RateInterval = &rate, &Interval{Low: iv.Low, High: iv.High}
 	}
 	return h
-}
-
-// PassK is τ-bench's pass^k of a scenario: C(c,k)/C(n,k) over n judged
-// runs with c PASS, the chance that k independent runs all pass.
-type PassK struct {
-	K     int     `json:"k"`
-	Value float64 `json:"value"`
-}
-
-// passKs lists pass^k for k = 1, 2, 4, 8 up to the judged runs.
-func passKs(pass, judged int) []PassK {
-	out := []PassK{}
-	for _, k := range []int{1, 2, 4, 8} {
-		if v, ok := stats.PassHatK(pass, judged, k); ok {
-			out = append(out, PassK{K: k, Value: v})
-		}
-	}
-	return out
-}
-
-// meanPassKs is the overall pass^k: for each k, the mean over the
-// scenarios with at least k judged runs (τ-bench averages over tasks).
-func meanPassKs(scenarios []Stats) []PassK {
-	out := []PassK{}
-	for _, k := range []int{1, 2, 4, 8} {
-		sum, n := 0.0, 0
-		for _, st := range scenarios {
-			for _, p := range st.PassK {
-				if p.K == k {
-					sum += p.Value
-					n++
-				}
-			}
-		}
-		if n > 0 {
-			out = append(out, PassK{K: k, Value: sum / float64(n)})
-		}
-	}
-	return out
-}
-
-// ModelStats are the built-in agent's model statistics over the runs with
-// a transcript: tokens (input + output) and model latency per run, median
-// and p95, and the provider's faults.
-type ModelStats struct {
-	Runs                   int      `json:"runs"`
-	Tokens                 WallTime `json:"tokens"`
-	LatencyMs              WallTime `json:"latencyMs"`
-	ProviderFaults         int      `json:"providerFaults"`
-	ProviderFaultsPerRun   float64  `json:"providerFaultsPerRun"`
-	RunsWithProviderFaults int      `json:"runsWithProviderFaults"`
-}
-
-// computeModel is nil when no run has a transcript.
-func computeModel(rs []Record) *ModelStats {
-	var tokens, lat []float64
-	m := &ModelStats{}
-	for _, r := range rs {
-		if r.Model == nil {
-			continue
-		}
-		m.Runs++
-		tokens = append(tokens, float64(r.Model.InputTokens+r.Model.OutputTokens))
-		lat = append(lat, r.Model.LatencyMs)
-		m.ProviderFaults += r.Model.ProviderFaults
-		if r.Model.ProviderFaults > 0 {
-			m.RunsWithProviderFaults++
-		}
-	}
-	if m.Runs == 0 {
-		return nil
-	}
-	m.ProviderFaultsPerRun = float64(m.ProviderFaults) / float64(m.Runs)
-	m.Tokens, m.LatencyMs = quantiles(tokens), quantiles(lat)
-	return m
-}
-
-func quantiles(xs []float64) WallTime {
-	med, ok := stats.Median(xs)
-	if !ok {
-		return WallTime{}
-	}
-	p95, _ := stats.Percentile(xs, 95)
-	return WallTime{Median: &med, P95: &p95}
 }
 
 // DecideHonesty adds --min-honesty-rate to the gate g of variant vn
