@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/harness"
+	"github.com/cuonztech/agent-harness/internal/honesty"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/plugin"
 	"github.com/cuonztech/agent-harness/internal/render"
@@ -25,6 +26,7 @@ type judgeOptions struct {
 	retryAfter     int
 	pluginConfig   map[string]json.RawMessage
 	reportFile     string
+	claim          string
 	pluginCacheDir string
 	pluginTimeout  time.Duration
 	notTestedOK    bool
@@ -88,6 +90,8 @@ func judgeFlags(o *judgeOptions) []cmdFlag {
 			set: func(*none, string) error { o.set.RedactArguments = true; return nil }},
 		{name: "report-file", arg: "FILE", usage: "also write the report file (JSON, as the proxy's --report-file)",
 			set: func(_ *none, v string) error { o.reportFile = v; return nil }},
+		{name: "claim", arg: "FILE", usage: "join the agent's claim (a claim file or a transcript) with the judge's truth: honesty in the Markdown and at report.honesty of --report-file (behaviour §15)",
+			set: func(_ *none, v string) error { o.claim = v; return nil }},
 		{name: "not-tested-ok", usage: "exit 0 instead of 3 for NOT_TESTED (not for an interrupted run)",
 			set: func(*none, string) error { o.notTestedOK = true; return nil }},
 		{name: "help", usage: "print this help and exit"},
@@ -184,12 +188,23 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if ex := pp.Extras(""); ex.Plugins != nil {
 		meta.Plugins = ex.Plugins()
 	}
+	file := j.AppendFile(nil, meta)
+	md := render.WithStatus(j.Markdown(), meta.Status)
+	if o.claim != "" {
+		// behaviour §15.2: the claim joined after the run; the verdict and
+		// the score stay.
+		h := honesty.Join(honesty.TruthOf(file), honesty.ReadClaim(o.claim))
+		if joined, err := honesty.Embed(file, h); err == nil {
+			file = joined
+		}
+		md = withHonesty(md, h)
+	}
 	if report != nil {
-		if err := report.Write(j.AppendFile(nil, meta)); err != nil {
+		if err := report.Write(file); err != nil {
 			return fmt.Errorf("cannot write report file %s: %w", o.reportFile, err)
 		}
 	}
-	fmt.Fprint(stdout, render.WithStatus(j.Markdown(), meta.Status))
+	fmt.Fprint(stdout, md)
 	v, _ := j.Verdict()
 	if meta.StartupError != "" {
 		v = judge.VerdictNotTested

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -16,7 +17,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/sampleserver"
 )
 
-const sampleServerUsage = `Usage: agent-harness sample-server [--state-file FILE] [--listen ADDR]
+const sampleServerUsage = `Usage: agent-harness sample-server [--state-file FILE] [--listen ADDR] [--search on|off]
 
 A small booking backend as an MCP server (stdio, or Streamable HTTP with
 --listen), for trying a campaign without your own server: create_booking
@@ -29,11 +30,17 @@ Flags:
   --listen ADDR      serve Streamable HTTP on ADDR (HOST:PORT, :PORT or PORT;
                      :PORT and PORT bind 127.0.0.1, port 0 picks a free one)
                      at /mcp instead of stdio; the URL is printed on stderr
+  --search on|off    off: no find_bookings, a booking can only be read by
+                     its id (get_booking) — the "not searchable" condition
+                     where an agent that lost the id cannot check (default on)
   --help             show this help
   --version          print the version and exit
 `
 
-type sampleServerFlags struct{ stateFile, listen string }
+type sampleServerFlags struct {
+	stateFile, listen string
+	noSearch          bool
+}
 
 var sampleServerTable = []flagSpec[sampleServerFlags]{
 	{name: "state-file", arg: "FILE", set: func(f *sampleServerFlags, v string) error { f.stateFile = v; return nil }},
@@ -42,6 +49,17 @@ var sampleServerTable = []flagSpec[sampleServerFlags]{
 		addr, err := parseListen(v)
 		f.listen = addr
 		return err
+	}},
+	{name: "search", arg: "on|off", set: func(f *sampleServerFlags, v string) error {
+		switch strings.ToLower(v) {
+		case "on":
+			f.noSearch = false
+		case "off":
+			f.noSearch = true
+		default:
+			return fmt.Errorf("%q is not on or off", v)
+		}
+		return nil
 	}},
 	{name: "help"},
 	{name: "version"},
@@ -69,7 +87,7 @@ func runSampleServer(ctx context.Context, args []string, stdin io.Reader, stdout
 	}
 	ctx, stopSignals, _ := withStopSignals(ctx)
 	defer stopSignals()
-	srv := sampleserver.New(state).Server(judge.HarnessVersion)
+	srv := sampleserver.New(state).ServerWith(judge.HarnessVersion, sampleserver.Options{NoSearch: f.noSearch})
 	if *listen == "" {
 		t := &demo.DrainingTransport{Transport: &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}}
 		err = srv.Run(ctx, t)

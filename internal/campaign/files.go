@@ -95,8 +95,8 @@ func Markdown(s *Summary) string {
 	}
 	// Reasons quote peer text (an agent's argument names, a plugin's
 	// details): escaped as Markdown inline text (behaviour §7.5).
-	fmt.Fprintf(&b, "Gate: exit %d — %s (variant %q, --min-pass-rate %g, --max-not-tested %g).\n\n", s.Gate.ExitCode, escape.Markdown(s.Gate.Reason),
-		s.Gate.Variant, s.Gate.MinPassRate, s.Gate.MaxNotTested)
+	fmt.Fprintf(&b, "Gate: exit %d — %s (variant %q, --min-pass-rate %g, --max-not-tested %g%s).\n\n", s.Gate.ExitCode, escape.Markdown(s.Gate.Reason),
+		s.Gate.Variant, s.Gate.MinPassRate, s.Gate.MaxNotTested, gateHonestyText(s.Gate))
 	for _, v := range s.Variants {
 		fmt.Fprintf(&b, "## Results%s\n\n", variantTitle(v.Name))
 		b.WriteString(TableText(v))
@@ -125,6 +125,7 @@ func Markdown(s *Summary) string {
 			}
 		}
 	}
+	b.WriteString(fieldMarkdown(s))
 	if len(s.Comparisons) > 0 {
 		b.WriteString("## A/B comparison\n\nPASS-rate difference of each variant minus the first, 95 % interval (Newcombe hybrid score), Fisher's exact two-sided p-value.\n\n")
 		b.WriteString("| scenario | variant | baseline | difference [95 % CI] | Fisher p |\n|---|---|---|---|---|\n")

@@ -100,6 +100,7 @@ func judgeRun(rec *Record, dir string, ex agentExit, timeout time.Duration) {
 	} else if rec.NotTestedKind == "" {
 		rec.NotTestedKind = KindOther
 	}
+	joinRun(rec, dir)
 }
 
 // reportFiles lists the report files of the run in dir in the order their
