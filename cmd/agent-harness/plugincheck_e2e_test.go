@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	//lint:ignore ST1001 the assembler mirrors the WebAssembly text format
 	. "github.com/cuonztech/agent-harness/internal/plugin/plugintest/wasmbin"
 	"github.com/cuonztech/agent-harness/plugins/minimal"
 )

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/cuonztech/agent-harness/host/plugincheck"
-	//lint:ignore ST1001 the assembler mirrors the WebAssembly text format
 	. "github.com/cuonztech/agent-harness/internal/plugin/plugintest/wasmbin"
 	"github.com/cuonztech/agent-harness/plugins/minimal"
 )

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	//lint:ignore ST1001 the assembler mirrors the WebAssembly text format
 	. "github.com/cuonztech/agent-harness/internal/plugin/plugintest/wasmbin"
 	"github.com/cuonztech/agent-harness/plugins/minimal"
 )
