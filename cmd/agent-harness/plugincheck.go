@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/cuonztech/agent-harness/internal/escape"
-	"github.com/cuonztech/agent-harness/internal/plugin"
 	"github.com/cuonztech/agent-harness/internal/plugin/conformance"
 )
 
@@ -38,31 +36,23 @@ the package github.com/cuonztech/agent-harness/host/plugincheck.
 `
 }
 
-// pluginCheckFlags are the parsed `plugin check` flags.
-type pluginCheckFlags struct {
-	path string
-	opts plugin.Options
-}
-
-// pluginCheckTable are the flags of `plugin check`.
-var pluginCheckTable = []flagSpec[pluginCheckFlags]{
-	{name: "config", arg: "JSON", def: "null", usage: "configuration passed to ah_init",
-		set: func(f *pluginCheckFlags, v string) error {
-			if !json.Valid([]byte(v)) {
-				return usagef("invalid --config: not valid JSON")
-			}
-			f.opts.Config = json.RawMessage(v)
-			return nil
-		}},
-	{name: "plugin-cache-dir", arg: "DIR", def: "<user cache dir>/agent-harness/wazero", usage: "compilation cache",
-		set: func(f *pluginCheckFlags, v string) error { f.opts.CacheDir = v; return nil }},
-	{name: "help", usage: "show this help"},
-	{name: "version", usage: "print the version and exit"},
-}
+// pluginCheckTable are the flags of `plugin check`: those of `plugin
+// inspect` that apply (no limits: the checks set the hook deadline, the
+// other limits are the proxy's defaults; no --json).
+var pluginCheckTable = func() []flagSpec[pluginFlags] {
+	var t []flagSpec[pluginFlags]
+	for _, f := range pluginInspectTable {
+		switch f.name {
+		case "config", "plugin-cache-dir", "help", "version":
+			t = append(t, f)
+		}
+	}
+	return t
+}()
 
 // runPluginCheck is `agent-harness plugin check FILE.wasm`.
 func runPluginCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var f pluginCheckFlags
+	var f pluginFlags
 	cl, err := parseFlags(pluginCheckTable, &f, flagRules{cmd: "plugin check", quoted: true}, args)
 	if err != nil {
 		return withUsage(err, pluginCheckUsage)
