@@ -22,8 +22,8 @@ func TestMistypedSubcommandSuggests(t *testing.T) {
 		{"sampleserver", `[agent-harness] unknown command or flag "sampleserver" (did you mean sample-server?); run "agent-harness --help"`},
 		{"benchmrk", `[agent-harness] unknown command or flag "benchmrk" (did you mean benchmark?); run "agent-harness --help"`},
 		{"prxy", `[agent-harness] unknown command or flag "prxy" (did you mean proxy?); run "agent-harness --help"`},
-		{"plugin inspct", `[agent-harness] plugin: unknown subcommand "inspct" (want inspect or new; did you mean inspect?)`},
-		{"plugin nwe", `[agent-harness] plugin: unknown subcommand "nwe" (want inspect or new; did you mean new?)`},
+		{"plugin inspct", `[agent-harness] plugin: unknown subcommand "inspct" (want inspect, check or new; did you mean inspect?)`},
+		{"plugin nwe", `[agent-harness] plugin: unknown subcommand "nwe" (want inspect, check or new; did you mean new?)`},
 		{"xyzzy", `[agent-harness] unknown command or flag "xyzzy"; run "agent-harness --help"`},
 	}
 	for _, tt := range tests {

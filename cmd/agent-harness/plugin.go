@@ -12,10 +12,11 @@ import (
 )
 
 const pluginUsage = `Usage: agent-harness plugin inspect [flags] PATH
+       agent-harness plugin check [flags] FILE.wasm
        agent-harness plugin new NAME --hook equivalence|classifier|fault [flags]
 
-"agent-harness plugin inspect --help" and "agent-harness plugin new --help"
-show each subcommand's flags.
+"agent-harness plugin inspect --help", "agent-harness plugin check --help"
+and "agent-harness plugin new --help" show each subcommand's flags.
 `
 
 // pluginInspectUsage is the text of `agent-harness plugin inspect --help`.
@@ -63,7 +64,7 @@ type pluginFlags struct {
 // runPlugin is `agent-harness plugin`.
 func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usagef("missing subcommand (inspect, new); see agent-harness plugin --help")
+		return usagef("missing subcommand (inspect, check, new); see agent-harness plugin --help")
 	}
 	switch args[0] {
 	case "--help", "-h", "help":
@@ -72,14 +73,16 @@ func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 		return errVersion
 	case "inspect":
 		return inCmd("plugin inspect", runPluginInspect(ctx, args[1:], stdout, stderr))
+	case "check":
+		return inCmd("plugin check", runPluginCheck(ctx, args[1:], stdout, stderr))
 	case "new":
 		return inCmd("plugin new", runPluginNew(args[1:], stdout))
 	}
 	hint := ""
-	if s := closestName(args[0], []string{"inspect", "new"}); s != "" && !strings.HasPrefix(args[0], "-") {
+	if s := closestName(args[0], []string{"inspect", "check", "new"}); s != "" && !strings.HasPrefix(args[0], "-") {
 		hint = "; did you mean " + s + "?"
 	}
-	return usagef("unknown subcommand %q (want inspect or new%s)", args[0], hint)
+	return usagef("unknown subcommand %q (want inspect, check or new%s)", args[0], hint)
 }
 
 // runPluginInspect is `agent-harness plugin inspect PATH`.

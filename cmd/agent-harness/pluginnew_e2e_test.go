@@ -119,6 +119,10 @@ func TestPluginNewSkeletonsBuild(t *testing.T) {
 			if name != tt.name || !slices.Equal(hooks, tt.hooks) || !slices.Equal(faults, tt.faults) {
 				t.Errorf("inspect: name %q hooks %v faults %v, want %q %v %v", name, hooks, faults, tt.name, tt.hooks, tt.faults)
 			}
+			// The README's next step: the skeleton passes the conformance checks.
+			if code, stdout, stderr := e2ePluginCheck(t, wasm); code != 0 || strings.Contains(stdout, "FAIL") {
+				t.Errorf("plugin check: exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
 		})
 	}
 }

@@ -6,25 +6,27 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cuonztech/agent-harness/sdk/abi"
 )
 
 // ABIVersion is the plugin ABI major version this host implements.
-const ABIVersion = 1
+const ABIVersion = abi.Version
 
 // Hook names as they appear in a manifest's "hooks".
 const (
-	HookClassify  = "classify"
-	HookEquivKey  = "equiv_key"
-	HookEquivSame = "equiv_same"
-	HookFault     = "fault"
+	HookClassify  = abi.HookClassify
+	HookEquivKey  = abi.HookEquivKey
+	HookEquivSame = abi.HookEquivSame
+	HookFault     = abi.HookFault
 )
 
 // hookExports maps hook names to the export implementing them.
 var hookExports = map[string]string{
-	HookClassify:  "ah_classify",
-	HookEquivKey:  "ah_equiv_key",
-	HookEquivSame: "ah_equiv_same",
-	HookFault:     "ah_fault",
+	HookClassify:  abi.ExportClassify,
+	HookEquivKey:  abi.ExportEquivKey,
+	HookEquivSame: abi.ExportEquivSame,
+	HookFault:     abi.ExportFault,
 }
 
 // builtinScenarios are names a plugin fault may not take (compared case
