@@ -9,6 +9,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/canon"
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/pipeline"
 	"github.com/cuonztech/agent-harness/internal/plugin"
 )
@@ -86,7 +87,7 @@ func checkPluginScenario(name string, set *plugin.Set) error {
 	if names := set.FaultNames(); len(names) > 0 {
 		have = "plugin faults: " + strings.Join(names, ", ")
 	}
-	return usagef("flag --scenario: %q is not a scenario (F1–F5; %s)", name, have)
+	return usagef("flag --scenario: %q is not a scenario (%s; %s)", name, fault.ScenarioRange(), have)
 }
 
 // extras are the plugins' parts of the scenario: the fault selected by

@@ -42,7 +42,7 @@ func (o Options) validate() error {
 	seen := map[string]bool{}
 	for _, s := range o.Scenarios {
 		if !IsScenario(s) || seen[s] {
-			return fmt.Errorf("scenario %q is not one of F1–F5 or is listed twice", s)
+			return fmt.Errorf("scenario %q is not one of %s or is listed twice", s, fault.ScenarioRange())
 		}
 		seen[s] = true
 	}
