@@ -307,7 +307,7 @@ func hasVariant(vs []campaign.Variant, name string) bool {
 
 // campaignUsagef is a usage error of the campaign.
 func campaignUsagef(format string, args ...any) error {
-	return usageError{cmd: "campaign", msg: oneLine(fmt.Sprintf(format, args...))}
+	return usageError{cmd: "campaign", msg: escape.Line(fmt.Sprintf(format, args...))}
 }
 
 // campaignProxyArgs stores the passed-through proxy flags in the plan and

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/plugin"
 )
@@ -677,11 +676,6 @@ func quoteArg(s string) string {
 	}
 	return s
 }
-
-// oneLine escapes line breaks, control characters and terminal escape
-// sequences (escape.Line), so an error message is one line and peer text
-// in it cannot act on the terminal.
-func oneLine(s string) string { return escape.Line(s) }
 
 // proxyUsage is the text of `agent-harness proxy --help`.
 func proxyUsage() string {

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
 	"github.com/cuonztech/agent-harness/internal/relay/httpagent"
@@ -36,7 +37,7 @@ const httpShutdownWait = 30 * time.Second
 func runProxyHTTP(ctx context.Context, o proxyOptions, ro relay.Options, sc *scenario, caught func() os.Signal, stderr io.Writer) error {
 	ro.CallIDs = new(atomic.Int64) // one pipeline judges every session's calls
 	logf := func(format string, args ...any) {
-		fmt.Fprintf(stderr, "[agent-harness] %s\n", oneLine(fmt.Sprintf(format, args...)))
+		fmt.Fprintf(stderr, "[agent-harness] %s\n", escape.Line(fmt.Sprintf(format, args...)))
 	}
 	// A command that cannot start is reported now, as on stdio.
 	if o.HTTP.UpstreamURL == "" && !isExecutable(o.UpstreamCommand, o.UpstreamCwd) {
@@ -201,7 +202,7 @@ func newUpstreamConn(o proxyOptions, stderr io.Writer) *httpupstream.Conn {
 		Header:  o.HTTP.UpstreamHeaders,
 		Timeout: o.UpstreamTimeout,
 		Logf: func(format string, args ...any) {
-			fmt.Fprintf(stderr, "[agent-harness] %s\n", oneLine(fmt.Sprintf(format, args...)))
+			fmt.Fprintf(stderr, "[agent-harness] %s\n", escape.Line(fmt.Sprintf(format, args...)))
 		},
 	})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/canon"
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/pipeline"
 	"github.com/cuonztech/agent-harness/internal/plugin"
@@ -74,7 +75,7 @@ func pluginLoadedLine(m plugin.Manifest, path string) string {
 	if len(m.Faults) > 0 {
 		s += "; faults " + strings.Join(m.Faults, ", ")
 	}
-	return "[agent-harness] " + oneLine(s+"; file "+path)
+	return "[agent-harness] " + escape.Line(s+"; file "+path)
 }
 
 // checkPluginScenario refuses a --scenario name that is neither built in

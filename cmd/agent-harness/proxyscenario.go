@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/canon"
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/pipeline"
@@ -137,7 +138,7 @@ func openReport(o proxyOptions, stderr io.Writer) (pipeline.ReportWriter, error)
 		return nil, nil
 	}
 	w, err := reportfile.New(o.ReportFile, reportfile.Options{Warn: func(msg string) {
-		fmt.Fprintf(stderr, "[agent-harness] WARNING: %s\n", oneLine(msg))
+		fmt.Fprintf(stderr, "[agent-harness] WARNING: %s\n", escape.Line(msg))
 	}})
 	if err != nil {
 		return nil, usagef("flag --report-file: %s", err)

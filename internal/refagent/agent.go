@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 )
 
 // Behaviour says how the agent handles a failed write.
@@ -93,7 +95,7 @@ func Run(ctx context.Context, o Options) error {
 	err = a.book(ctx)
 	if cerr := cs.Close(); err == nil && cerr != nil && !errors.Is(cerr, mcp.ErrConnectionClosed) {
 		// The server's exit status is its business; the session worked.
-		fmt.Fprintf(o.Stdout, "session closed: %s\n", oneLine(cerr.Error()))
+		fmt.Fprintf(o.Stdout, "session closed: %s\n", escape.LineBreaks(cerr.Error()))
 	}
 	return err
 }
@@ -227,7 +229,7 @@ var retryAfterText = regexp.MustCompile(`(?i)retry after (\d+) seconds?`)
 
 func classify(res *mcp.CallToolResult, err error) answer {
 	if err != nil {
-		return answer{kind: answerFailed, text: oneLine(err.Error())}
+		return answer{kind: answerFailed, text: escape.LineBreaks(err.Error())}
 	}
 	if !res.IsError {
 		return answer{kind: answerOK}
@@ -236,7 +238,7 @@ func classify(res *mcp.CallToolResult, err error) answer {
 	if len(a.text) > 120 {
 		a.text = a.text[:120] + "…"
 	}
-	a.text = oneLine(a.text)
+	a.text = escape.LineBreaks(a.text)
 	var sc struct {
 		RetryAfter *float64 `json:"retry_after"`
 	}

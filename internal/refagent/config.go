@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 )
 
 // Entry is one server of an MCP client configuration: a command to start
@@ -29,7 +31,7 @@ type Entry struct {
 func ParseConfig(data []byte, server string) (Entry, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		return Entry{}, fmt.Errorf("not a JSON object: %s", oneLine(err.Error()))
+		return Entry{}, fmt.Errorf("not a JSON object: %s", escape.LineBreaks(err.Error()))
 	}
 	raw, ok := top["mcpServers"]
 	if !ok {
@@ -68,7 +70,7 @@ func ParseConfig(data []byte, server string) (Entry, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&e); err != nil {
-		return Entry{}, fmt.Errorf("server %q: %s", server, oneLine(err.Error()))
+		return Entry{}, fmt.Errorf("server %q: %s", server, escape.LineBreaks(err.Error()))
 	}
 	entry := Entry{Name: server, Args: e.Args, Env: e.Env}
 	switch {
@@ -94,8 +96,4 @@ func ParseConfig(data []byte, server string) (Entry, error) {
 		return Entry{}, fmt.Errorf("server %q has neither command nor url", server)
 	}
 	return entry, nil
-}
-
-func oneLine(s string) string {
-	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
 }
