@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cuonztech/agent-harness/internal/escape"
+	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
 
 // Output files of a campaign directory.
@@ -37,7 +38,7 @@ func WriteFiles(out string, s *Summary) error {
 		{PatchesFile, []byte(patchesMarkdown(s))},
 	}
 	for _, f := range files {
-		if err := writeAtomic(filepath.Join(out, f.name), f.data); err != nil {
+		if err := reportfile.Replace(filepath.Join(out, f.name), f.data); err != nil {
 			return err
 		}
 	}

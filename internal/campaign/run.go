@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
 
 // Verdicts of a run (those of the report).
@@ -124,7 +126,7 @@ func (r *Runner) Do(ctx context.Context, u Unit) (Record, error) {
 		}
 	}
 	mcpConfig := filepath.Join(dir, MCPConfigFile)
-	if err := writeAtomic(mcpConfig, r.mcpJSON(u, report, url)); err != nil {
+	if err := reportfile.Replace(mcpConfig, r.mcpJSON(u, report, url)); err != nil {
 		return Record{}, err
 	}
 	if exit.proxyErr == nil {
@@ -141,7 +143,7 @@ func (r *Runner) Do(ctx context.Context, u Unit) (Record, error) {
 	rec.AgentWallMs = float64(wall.Microseconds()) / 1000
 	judgeRun(&rec, dir, exit, r.AgentTimeout)
 	b, _ := json.MarshalIndent(rec, "", "  ")
-	if err := writeAtomic(filepath.Join(dir, RecordFile), append(b, '\n')); err != nil {
+	if err := reportfile.Replace(filepath.Join(dir, RecordFile), append(b, '\n')); err != nil {
 		return Record{}, err
 	}
 	return rec, nil
