@@ -43,6 +43,3 @@ func ParseSummary(data []byte) (*Summary, error) {
 	}
 	return &s, nil
 }
-
-// JUnit renders the campaign as JUnit XML (the junit.xml of WriteFiles).
-func JUnit(s *Summary) []byte { return junit(s) }
