@@ -1,7 +1,10 @@
 // Package refagent is the reference agent of `agent-harness agent` (behaviour
 // §9.5): an MCP client process that reads the common client configuration,
 // books one booking on the sample server and handles failures carefully,
-// naively or, at random, either way.
+// naively or, at random, either way; and the benchmark's two deterministic
+// agents, CAREFUL and NAIVE (Agent, behaviour §10), which selftest runs in
+// process on its fake clock. Both drive a Caller (one MCP client session)
+// with the same answer reading, search and broken-session test.
 package refagent
 
 import (

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/refagent"
 )
 
 // Limits of Options.
@@ -29,7 +30,7 @@ func IsScenario(name string) bool { return fault.IsScenario(name) }
 // F5 never execute the failed attempt, so the naive agent's immediate
 // re-send executes once: PASS.
 func Expected(agent, scenario string) string {
-	if b, _ := fault.Lookup(scenario); agent == (Naive{}).Name() && b.ResendFails && b.Name == scenario {
+	if b, _ := fault.Lookup(scenario); agent == (refagent.Naive{}).Name() && b.ResendFails && b.Name == scenario {
 		return judge.VerdictFail
 	}
 	return judge.VerdictPass
