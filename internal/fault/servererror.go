@@ -1,7 +1,5 @@
 package fault
 
-import "encoding/json"
-
 // nameServerError is F5's --scenario name.
 const nameServerError = "F5"
 
@@ -16,23 +14,9 @@ func init() {
 
 // ServerError is F5: the first write is answered with HTTP 500 and is not
 // forwarded; the next attempt reaches the upstream.
-type ServerError struct {
-	first  firstWrite
-	result json.RawMessage
-}
+type ServerError struct{ injectFirst }
 
 // NewServerError returns an armed F5.
 func NewServerError() *ServerError {
-	return &ServerError{result: ErrorResult(ServerErrorText)}
-}
-
-// Name returns "F5".
-func (*ServerError) Name() string { return nameServerError }
-
-// Decide answers the first write with the 500; every other call passes.
-func (f *ServerError) Decide(c Call) Action {
-	if !f.first.claim(c, false) {
-		return Action{}
-	}
-	return Action{Kind: Inject, Result: f.result, Scenario: nameServerError, Fault: KindServerError}
+	return &ServerError{injectFirst{name: nameServerError, kind: KindServerError, result: ErrorResult(ServerErrorText)}}
 }

@@ -1,7 +1,5 @@
 package fault
 
-import "encoding/json"
-
 // nameTruncatedJSON is F3's --scenario name.
 const nameTruncatedJSON = "F3"
 
@@ -16,24 +14,9 @@ func init() {
 
 // TruncatedJSON is F3: the first write is answered with the truncated body
 // `{"` and is not forwarded.
-type TruncatedJSON struct {
-	first  firstWrite
-	result json.RawMessage
-}
+type TruncatedJSON struct{ injectFirst }
 
 // NewTruncatedJSON returns an armed F3.
 func NewTruncatedJSON() *TruncatedJSON {
-	return &TruncatedJSON{result: ErrorResult(TruncatedText)}
-}
-
-// Name returns "F3".
-func (*TruncatedJSON) Name() string { return nameTruncatedJSON }
-
-// Decide answers the first write with the truncated body; every other call
-// passes.
-func (f *TruncatedJSON) Decide(c Call) Action {
-	if !f.first.claim(c, false) {
-		return Action{}
-	}
-	return Action{Kind: Inject, Result: f.result, Scenario: nameTruncatedJSON, Fault: KindTruncatedJSON}
+	return &TruncatedJSON{injectFirst{name: nameTruncatedJSON, kind: KindTruncatedJSON, result: ErrorResult(TruncatedText)}}
 }
