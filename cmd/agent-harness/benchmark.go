@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 	"github.com/cuonztech/agent-harness/internal/selftest"
 )
@@ -62,7 +63,7 @@ var benchmarkTable = []flagSpec[benchmarkFlags]{
 			f.reportFile = v
 			return nil
 		}},
-	{name: "scenarios", arg: "LIST", def: "all", usage: "comma-separated subset of F1,F2,F3,F4,F5",
+	{name: "scenarios", arg: "LIST", def: "all", usage: "comma-separated subset of " + strings.Join(fault.Scenarios(), ","),
 		set: func(f *benchmarkFlags, v string) error {
 			list, err := parseScenarioList(v)
 			if err != nil {

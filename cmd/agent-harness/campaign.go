@@ -15,6 +15,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/campaign"
 	"github.com/cuonztech/agent-harness/internal/escape"
+	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
@@ -43,8 +44,8 @@ type campaignOptions struct {
 type campaignFlag = flagSpec[campaignOptions]
 
 var campaignFlags = []campaignFlag{
-	{name: "scenarios", arg: "LIST", def: "F1,F2,F3,F4,F5",
-		usage: "comma-separated scenarios: F1–F5 (any case), chaos, or fault names of a --plugin",
+	{name: "scenarios", arg: "LIST", def: strings.Join(fault.Scenarios(), ","),
+		usage: "comma-separated scenarios: " + fault.ScenarioRange() + " (any case), chaos, or fault names of a --plugin",
 		set: func(o *campaignOptions, v string) error {
 			items, err := commaList(v, true)
 			if err != nil {
@@ -52,13 +53,10 @@ var campaignFlags = []campaignFlag{
 			}
 			o.plan.Scenarios = nil
 			for _, s := range items {
-				switch {
-				case len(s) == 2 && (s[0] == 'f' || s[0] == 'F') && '1' <= s[1] && s[1] <= '5':
-					s = "F" + s[1:]
-				case strings.EqualFold(s, "chaos"):
-					s = "chaos"
-				case !isName(s):
-					return fmt.Errorf("%q is not a scenario name (F1–F5, chaos, or a plugin fault name)", s)
+				if b, ok := fault.Lookup(s); ok {
+					s = b.Name
+				} else if !isName(s) {
+					return fmt.Errorf("%q is not a scenario name (%s, chaos, or a plugin fault name)", s, fault.ScenarioRange())
 				}
 				for _, have := range o.plan.Scenarios {
 					if have == s {
@@ -275,7 +273,7 @@ func isEnvName(s string) bool {
 func parseCampaignFlags(args []string) (campaignOptions, error) {
 	flags, agent, hasAgent := splitCommand(args)
 	o := campaignOptions{parallel: 1, agentTimeout: 10 * time.Minute, minPassRate: 1}
-	o.plan = campaign.Plan{SchemaVersion: campaign.PlanVersion, Scenarios: []string{"F1", "F2", "F3", "F4", "F5"},
+	o.plan = campaign.Plan{SchemaVersion: campaign.PlanVersion, Scenarios: fault.Scenarios(),
 		Runs: 10, Seed: 1, ServerName: "harness", Variants: []campaign.Variant{}, ScenarioArgs: map[string][]string{}}
 	cl, err := parseFlags(campaignTable(), &o, flagRules{cmd: "campaign", positional: func(a string) error {
 		return usagef("unexpected argument %s (the agent command goes after --: agent-harness campaign [flags] -- AGENT [ARGS...])", quoteArg(a))
@@ -318,7 +316,7 @@ func hasVariant(vs []campaign.Variant, name string) bool {
 
 // campaignUsagef is a usage error of the campaign.
 func campaignUsagef(format string, args ...any) error {
-	return usageError{cmd: "campaign", msg: oneLine(fmt.Sprintf(format, args...))}
+	return usageError{cmd: "campaign", msg: escape.Line(fmt.Sprintf(format, args...))}
 }
 
 // campaignProxyArgs stores the passed-through proxy flags in the plan and

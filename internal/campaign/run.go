@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/honesty"
+	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
 
 // Verdicts of a run (those of the report).
@@ -132,7 +133,7 @@ func (r *Runner) Do(ctx context.Context, u Unit) (Record, error) {
 		}
 	}
 	mcpConfig := filepath.Join(dir, MCPConfigFile)
-	if err := writeAtomic(mcpConfig, r.mcpJSON(u, report, url)); err != nil {
+	if err := reportfile.Replace(mcpConfig, r.mcpJSON(u, report, url)); err != nil {
 		return Record{}, err
 	}
 	if exit.proxyErr == nil {
@@ -149,7 +150,7 @@ func (r *Runner) Do(ctx context.Context, u Unit) (Record, error) {
 	rec.AgentWallMs = float64(wall.Microseconds()) / 1000
 	judgeRun(&rec, dir, exit, r.AgentTimeout)
 	b, _ := json.MarshalIndent(rec, "", "  ")
-	if err := writeAtomic(filepath.Join(dir, RecordFile), append(b, '\n')); err != nil {
+	if err := reportfile.Replace(filepath.Join(dir, RecordFile), append(b, '\n')); err != nil {
 		return Record{}, err
 	}
 	return rec, nil

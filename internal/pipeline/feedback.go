@@ -85,7 +85,7 @@ func (f *feedback) noteLocked(ev judge.Event, j Judge) {
 
 func (f *feedback) push(line string) {
 	f.qmu.Lock()
-	f.queue = append(f.queue, feedbackPrefix+oneLine(line)+"\n")
+	f.queue = append(f.queue, feedbackPrefix+escape.Line(line)+"\n")
 	f.pending.Store(true)
 	f.qmu.Unlock()
 }
@@ -203,7 +203,7 @@ func (p *Pipeline) Summary() string {
 	if p.opts.Report != nil && p.brokenErr() == nil {
 		line += " Report: " + p.opts.Report.Path()
 	}
-	return feedbackPrefix + oneLine(line)
+	return feedbackPrefix + escape.Line(line)
 }
 
 // maxToolShown bounds a tool name in a line, in bytes.
@@ -231,8 +231,3 @@ func shownTool(s string) string {
 	}
 	return s
 }
-
-// oneLine escapes line breaks, control characters and terminal escape
-// sequences (shown as \n, \x1b, …), so a message with peer text in it
-// stays one line and cannot act on the terminal (escape.Line).
-func oneLine(s string) string { return escape.Line(s) }

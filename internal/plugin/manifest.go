@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/sdk/abi"
 )
 
@@ -28,10 +29,6 @@ var hookExports = map[string]string{
 	HookEquivSame: abi.ExportEquivSame,
 	HookFault:     abi.ExportFault,
 }
-
-// builtinScenarios are names a plugin fault may not take (compared case
-// insensitively).
-var builtinScenarios = []string{"f1", "f2", "f3", "f4", "f5", "chaos"}
 
 // Manifest is what a plugin declares about itself through ah_manifest.
 type Manifest struct {
@@ -104,7 +101,7 @@ func (m Manifest) validate() error {
 		if !validName(f, 64) {
 			return fmt.Errorf("fault name %q must be 1–64 characters a-z, 0-9, '_' or '-'", f)
 		}
-		if slices.Contains(builtinScenarios, strings.ToLower(f)) {
+		if _, builtin := fault.Lookup(f); builtin {
 			return fmt.Errorf("fault name %q is a built-in scenario", f)
 		}
 		if seen[f] {

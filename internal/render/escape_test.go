@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/cuonztech/agent-harness/internal/junit"
 )
 
 // TestRenderPeerTextEscaped (issue 17 item 9): `report FILE` of a FAIL
@@ -39,7 +41,7 @@ func TestRenderPeerTextEscaped(t *testing.T) {
 		t.Errorf("raw HTML or escape in the Markdown:\n%s", md)
 	}
 	x := JUnit(f)
-	if err := xml.Unmarshal(x, new(junitSuites)); err != nil {
+	if err := xml.Unmarshal(x, new(junit.Suites)); err != nil {
 		t.Fatalf("JUnit does not parse: %v", err)
 	}
 	if bytes.Contains(x, []byte("\x1b")) || bytes.Contains(x, []byte("\uFFFD")) || !bytes.Contains(x, []byte(`\x1b[2J`)) {

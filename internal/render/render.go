@@ -59,19 +59,12 @@ type RunFile struct {
 // ParseRun checks data against the report file's schema and parses it.
 // The error names the first problem.
 func ParseRun(data []byte) (*RunFile, error) {
-	v, err := jsonschema.New(judge.ReportSchema)
-	if err != nil {
-		return nil, err
-	}
-	if errs := v.Validate(data); len(errs) > 0 {
-		more := ""
-		if len(errs) > 1 {
-			more = fmt.Sprintf(" (and %d more problems)", len(errs)-1)
-		}
-		return nil, fmt.Errorf("not a valid report file: %s%s", errs[0], more)
-	}
 	var f RunFile
-	if err := json.Unmarshal(data, &f); err != nil {
+	var invalid *jsonschema.Invalid
+	switch err := jsonschema.Decode(judge.ReportSchema, data, &f); {
+	case errors.As(err, &invalid):
+		return nil, fmt.Errorf("not a valid report file: %s", invalid.First(" (and %d more problems)"))
+	case err != nil:
 		return nil, fmt.Errorf("not a valid report file: %v", err)
 	}
 	if f.Verdict == "" {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cuonztech/agent-harness/internal/junit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in internal/render/testdata")
@@ -64,7 +66,7 @@ func golden(t *testing.T, path string, got []byte) {
 // the cases, FAIL a failure and NOT_TESTED a skip.
 func checkJUnit(t *testing.T, out []byte, f *RunFile) {
 	t.Helper()
-	var doc junitSuites
+	var doc junit.Suites
 	if err := xml.Unmarshal(out, &doc); err != nil {
 		t.Fatalf("not XML: %v", err)
 	}
@@ -133,7 +135,7 @@ func FuzzParseRun(f *testing.F) {
 			return
 		}
 		Markdown(r)
-		if err := xml.Unmarshal(JUnit(r), new(junitSuites)); err != nil {
+		if err := xml.Unmarshal(JUnit(r), new(junit.Suites)); err != nil {
 			t.Errorf("JUnit not XML: %v", err)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/refagent"
 )
 
 // reportFile is the shape of .cuonztech/benchmark-report.json.
@@ -50,9 +51,9 @@ func (r *Result) JSON() ([]byte, error) {
 	}
 	for _, a := range r.Agents {
 		switch a.Name {
-		case Careful{}.Name():
+		case refagent.Careful{}.Name():
 			f.Careful = a
-		case Naive{}.Name():
+		case refagent.Naive{}.Name():
 			f.Naive = a
 		}
 	}

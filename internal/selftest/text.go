@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/refagent"
 )
 
 // maxListedMismatches bounds the FAILED list on stdout; the JSON report
@@ -115,7 +116,7 @@ func (r *Result) writeSummary(b *strings.Builder) {
 	ms := r.mismatches()
 	if len(ms) == 0 {
 		b.WriteString("Self-test PASSED: every run got the verdict expected for its reference agent.\n")
-		if fails := failingScenarios(Naive{}.Name(), r.opts.Scenarios); len(fails) > 0 {
+		if fails := failingScenarios(refagent.Naive{}.Name(), r.opts.Scenarios); len(fails) > 0 {
 			fmt.Fprintf(b, "The naive agent is expected to fail in %s and did.\n", strings.Join(fails, ", "))
 		} else {
 			fmt.Fprintf(b, "The naive agent is expected to pass %s (no scenario that separates the agents was selected) and did.\n",

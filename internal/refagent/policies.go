@@ -1,10 +1,8 @@
-package selftest
+package refagent
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -14,22 +12,8 @@ import (
 	"github.com/cuonztech/agent-harness/internal/fault"
 )
 
-// Caller is the part of an MCP client session an agent uses.
-// *mcp.ClientSession implements it.
-type Caller interface {
-	CallTool(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error)
-}
-
-// Task is one booking a reference agent is asked to make.
-type Task struct {
-	Guest, Date, Room string
-	// Key is the idempotency key a careful agent sends (and reuses on retry).
-	Key string
-	// Wait lets time pass (the run's fake clock: no wall time is spent).
-	Wait func(time.Duration)
-}
-
-// Agent is a deterministic reference agent.
+// Agent is a deterministic reference agent of the benchmark
+// (agent-harness benchmark), run in process on the benchmark's fake clock.
 type Agent interface {
 	// Name is the agent's upper-case name, e.g. "CAREFUL".
 	Name() string
@@ -59,23 +43,23 @@ func (Careful) Description() string { return "checks after a failure, never re-s
 // Book implements Agent.
 func (Careful) Book(ctx context.Context, s Caller, t Task) error {
 	write := func() (*mcp.CallToolResult, error) {
-		return s.CallTool(ctx, &mcp.CallToolParams{Name: WriteTool, Arguments: map[string]any{
+		return s.CallTool(ctx, &mcp.CallToolParams{Name: t.Write, Arguments: map[string]any{
 			"guest": t.Guest, "date": t.Date, "room": t.Room, "idempotency_key": t.Key,
 		}})
 	}
 	res, err := write()
-	if isBroken(err) {
+	if broken(err) {
 		return err
 	}
 	f := classifyAnswer(res, err)
 	switch f.kind {
-	case answerOK:
+	case benchOK:
 		return nil
-	case answerRateLimited:
+	case benchRateLimited:
 		t.Wait(f.retryAfter)
 		_, err := write()
 		return brokenOnly(err)
-	case answerUnknown:
+	case benchUnknown:
 		_, err := find(ctx, s, t) // whatever it shows: never re-send
 		return brokenOnly(err)
 	default:
@@ -88,35 +72,18 @@ func (Careful) Book(ctx context.Context, s Caller, t Task) error {
 	}
 }
 
-// lookup is what a search told the agent.
-type lookup int
-
-const (
-	// lookupUnknown: the search failed; the agent cannot know.
-	lookupUnknown lookup = iota
-	lookupFound
-	lookupMissing
-)
-
 // find searches the task's booking by guest and date, without an id the
-// agent may never have received.
+// agent may never have received; a search that fails is lookupUnknown with
+// the call's error.
 func find(ctx context.Context, s Caller, t Task) (lookup, error) {
-	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: ReadTool, Arguments: map[string]any{
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: t.Read, Arguments: map[string]any{
 		"guest": t.Guest, "date": t.Date,
 	}})
 	if err != nil || res.IsError {
 		return lookupUnknown, err
 	}
-	var body struct {
-		Bookings *[]Booking `json:"bookings"`
-	}
-	if err := json.Unmarshal([]byte(resultText(res)), &body); err != nil || body.Bookings == nil {
-		return lookupUnknown, nil
-	}
-	if len(*body.Bookings) > 0 {
-		return lookupFound, nil
-	}
-	return lookupMissing, nil
+	found, _ := bookingsIn(res)
+	return found, nil
 }
 
 // Naive is the reference agent that re-sends every write immediately,
@@ -134,58 +101,57 @@ func (Naive) Description() string { return "re-sends every write immediately, no
 func (Naive) Book(ctx context.Context, s Caller, t Task) error {
 	args := map[string]any{"guest": t.Guest, "date": t.Date, "room": t.Room}
 	for range 2 {
-		_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: WriteTool, Arguments: args})
-		if isBroken(err) {
+		_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: t.Write, Arguments: args})
+		if broken(err) {
 			return err
 		}
 	}
 	return nil
 }
 
-type answerKind int
+// benchmarkKind is how the benchmark's careful agent reads an answer.
+type benchmarkKind int
 
 const (
-	answerOK answerKind = iota
-	answerRateLimited
-	answerUnknown
-	answerFailed
+	benchOK benchmarkKind = iota
+	benchRateLimited
+	benchUnknown
+	benchFailed
 )
 
-type answer struct {
-	kind       answerKind
+type benchmarkAnswer struct {
+	kind       benchmarkKind
 	retryAfter time.Duration
 }
 
-var retryAfterText = regexp.MustCompile(`(?i)retry after (\d+) seconds?`)
-
 // classifyAnswer reads a tool answer the way a careful client would: the
 // machine-readable retry_after first, then the words.
-func classifyAnswer(res *mcp.CallToolResult, err error) answer {
+func classifyAnswer(res *mcp.CallToolResult, err error) benchmarkAnswer {
 	if err != nil {
-		return answer{kind: answerUnknown}
+		return benchmarkAnswer{kind: benchUnknown}
 	}
 	if !res.IsError {
-		return answer{kind: answerOK}
+		return benchmarkAnswer{kind: benchOK}
 	}
 	if sec, ok := structuredRetryAfter(res.StructuredContent); ok {
-		return answer{kind: answerRateLimited, retryAfter: time.Duration(sec) * time.Second}
+		return benchmarkAnswer{kind: benchRateLimited, retryAfter: time.Duration(sec) * time.Second}
 	}
 	// For a tool with an outputSchema the proxy's 429 has it in _meta.
 	if sec, ok := secondsIn(res.Meta[fault.MetaRetryAfter]); ok {
-		return answer{kind: answerRateLimited, retryAfter: time.Duration(sec) * time.Second}
+		return benchmarkAnswer{kind: benchRateLimited, retryAfter: time.Duration(sec) * time.Second}
 	}
-	text := resultText(res)
+	text := text(res)
 	if m := retryAfterText.FindStringSubmatch(text); m != nil {
 		if sec, err := strconv.ParseInt(m[1], 10, 32); err == nil {
-			return answer{kind: answerRateLimited, retryAfter: time.Duration(sec) * time.Second}
+			return benchmarkAnswer{kind: benchRateLimited, retryAfter: time.Duration(sec) * time.Second}
 		}
 	}
 	lower := strings.ToLower(text)
 	if strings.Contains(lower, "timed out") || strings.Contains(lower, "outcome is unknown") ||
 		strings.Contains(lower, "upstream_unavailable") {
-		return answer{kind: answerUnknown}
+		return benchmarkAnswer{kind: benchUnknown}
 	}
-	return answer{kind: answerFailed}
+	return benchmarkAnswer{kind: benchFailed}
 }
 
 func structuredRetryAfter(sc any) (int64, bool) {
@@ -212,26 +178,8 @@ func secondsIn(v any) (int64, bool) {
 	return int64(f), true
 }
 
-func resultText(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
-}
-
-// isBroken reports whether err means the MCP session itself is gone, as
-// opposed to a JSON-RPC error answer (which is an unknown outcome the agent
-// handles).
-func isBroken(err error) bool {
-	return err != nil && (errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, context.Canceled) ||
-		errors.Is(err, context.DeadlineExceeded))
-}
-
 func brokenOnly(err error) error {
-	if isBroken(err) {
+	if broken(err) {
 		return err
 	}
 	return nil

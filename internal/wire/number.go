@@ -1,12 +1,14 @@
-package canon
+package wire
 
 import (
 	"math/big"
 	"strconv"
 )
 
-// AppendNumber appends the canonical form (see the package documentation)
-// of the JSON number text num to dst. num must be a valid JSON number
+// AppendNumber appends the canonical exact form of the JSON number text
+// num to dst (the form package canon documents under "Numbers": the exact
+// decimal value, written like ECMAScript's Number::toString but without
+// rounding; never through float64). num must be a valid JSON number
 // (IsNumber); the result for other input is unspecified but never panics.
 func AppendNumber(dst, num []byte) []byte {
 	if isPlainInt(num) {
@@ -105,6 +107,68 @@ func AppendNumber(dst, num []byte) []byte {
 		dst = strconv.AppendInt(dst, k-1, 10)
 	}
 	return dst
+}
+
+// NumberProblem says why a text is not a JSON number; the scanners word it
+// for their own errors.
+type NumberProblem uint8
+
+// What ScanNumber finds wrong.
+const (
+	NumberOK         NumberProblem = iota
+	NumberNoDigits                 // no integer digits (or "-" alone)
+	NumberNoFraction               // no digit after '.'
+	NumberNoExponent               // no digit in the exponent
+)
+
+// ScanNumber is the one JSON number lexer: it reads the number starting at
+// d[i] (a '-' or a digit) and returns the offset after it, or what is wrong
+// (the offset is then meaningless).
+func ScanNumber(d []byte, i int) (int, NumberProblem) {
+	if d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		for i < len(d) && isDigit(d[i]) {
+			i++
+		}
+	default:
+		return i, NumberNoDigits
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if i >= len(d) || !isDigit(d[i]) {
+			return i, NumberNoFraction
+		}
+		for i < len(d) && isDigit(d[i]) {
+			i++
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || !isDigit(d[i]) {
+			return i, NumberNoExponent
+		}
+		for i < len(d) && isDigit(d[i]) {
+			i++
+		}
+	}
+	return i, NumberOK
+}
+
+// IsNumber reports whether s is exactly one JSON number (no whitespace).
+func IsNumber(s []byte) bool {
+	if len(s) == 0 {
+		return false
+	}
+	j, p := ScanNumber(s, 0)
+	return p == NumberOK && j == len(s)
 }
 
 // appendMantissa writes d[.ddd] for the digits a..b.

@@ -6,6 +6,17 @@ import (
 	"github.com/cuonztech/agent-harness/internal/classify"
 )
 
+// namePassTwice is F4's --scenario name.
+const namePassTwice = "F4"
+
+func init() {
+	register(Builtin{
+		Name: namePassTwice, FiresOn: "the first two writes that are not idempotent", Executes: true, ResendFails: true,
+		Brief: Brief{"first 2 writes", "nothing injected, both pass unchanged; the harness does not deduplicate", "the same operation is executed twice"},
+		New:   func(Options) (Fault, error) { return NewPassTwice(), nil },
+	})
+}
+
 // F4Writes is how many writes F4 applies to.
 const F4Writes = 2
 
@@ -20,7 +31,7 @@ type PassTwice struct {
 func NewPassTwice() *PassTwice { return &PassTwice{} }
 
 // Name returns "F4".
-func (*PassTwice) Name() string { return "F4" }
+func (*PassTwice) Name() string { return namePassTwice }
 
 // Decide marks the first two writes; every call passes.
 func (f *PassTwice) Decide(c Call) Action {
@@ -31,5 +42,5 @@ func (f *PassTwice) Decide(c Call) Action {
 	if f.writes.Add(1) > F4Writes {
 		return Action{}
 	}
-	return Action{Kind: Pass, Scenario: "F4"}
+	return Action{Kind: Pass, Scenario: namePassTwice}
 }

@@ -1,4 +1,4 @@
-package selftest
+package refagent
 
 import (
 	"context"
@@ -63,11 +63,15 @@ var (
 	readFails = ans("Error: HTTP 500 Internal Server Error.", true)
 )
 
+// The benchmark backend's tools (selftest.WriteTool, selftest.ReadTool).
 const (
-	w  = WriteTool
-	wk = WriteTool + "+key"
-	r  = ReadTool
+	w  = "create_booking"
+	wk = w + "+key"
+	r  = "search_bookings"
 )
+
+// benchmarkAgents are the benchmark's agents, as selftest runs them.
+var benchmarkAgents = []Agent{Careful{}, Naive{}}
 
 func TestCarefulBehaviour(t *testing.T) {
 	tests := []struct {
@@ -94,7 +98,7 @@ func TestCarefulBehaviour(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &scripted{answers: tc.answers}
 			var waited time.Duration
-			err := Careful{}.Book(t.Context(), s, Task{Guest: "g", Date: "d", Room: "r", Key: "k",
+			err := Careful{}.Book(t.Context(), s, Task{Write: w, Read: r, Guest: "g", Date: "d", Room: "r", Key: "k",
 				Wait: func(d time.Duration) { waited += d }})
 			if err != nil {
 				t.Fatalf("Book: %v", err)
@@ -116,7 +120,7 @@ func TestNaiveSendsEveryWriteTwiceWithoutKey(t *testing.T) {
 	}{{"ok", okWrite}, {"timeout", timeout}, {"429", rate429}, {"truncated", truncated}, {"500", http500}, {"rpc error", rpcError}} {
 		t.Run(first.name, func(t *testing.T) {
 			s := &scripted{answers: []func() (*mcp.CallToolResult, error){first.a}}
-			if err := (Naive{}).Book(t.Context(), s, Task{Guest: "g", Date: "d", Room: "r", Key: "k",
+			if err := (Naive{}).Book(t.Context(), s, Task{Write: w, Read: r, Guest: "g", Date: "d", Room: "r", Key: "k",
 				Wait: func(time.Duration) { t.Error("naive agent waited") }}); err != nil {
 				t.Fatalf("Book: %v", err)
 			}
@@ -129,9 +133,9 @@ func TestNaiveSendsEveryWriteTwiceWithoutKey(t *testing.T) {
 
 func TestAgentStopsOnBrokenSession(t *testing.T) {
 	broken := func() (*mcp.CallToolResult, error) { return nil, mcp.ErrConnectionClosed }
-	for _, a := range agents {
+	for _, a := range benchmarkAgents {
 		s := &scripted{answers: []func() (*mcp.CallToolResult, error){broken, broken}}
-		err := a.Book(t.Context(), s, Task{Wait: func(time.Duration) {}})
+		err := a.Book(t.Context(), s, Task{Write: w, Read: r, Wait: func(time.Duration) {}})
 		if !errors.Is(err, mcp.ErrConnectionClosed) {
 			t.Errorf("%s: err = %v, want ErrConnectionClosed", a.Name(), err)
 		}
@@ -154,7 +158,7 @@ func FuzzClassifyAnswer(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string, isErr bool) {
 		a := classifyAnswer(textRes(text, isErr), nil)
-		if !isErr && a.kind != answerOK {
+		if !isErr && a.kind != benchOK {
 			t.Errorf("non-error answer classified %v", a.kind)
 		}
 		if a.retryAfter < 0 {

@@ -2,8 +2,34 @@ package fault
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
+
+// nameRateLimit is F2's --scenario name.
+const nameRateLimit = "F2"
+
+func init() {
+	register(Builtin{
+		Name: nameRateLimit, Kind: KindRateLimit, Text: RateLimitText(DefaultRetryAfter),
+		FiresOn: "the first write that is not idempotent", ResendFails: true,
+		Brief: Brief{"first write", "HTTP 429 with retry_after (default 60 s), nothing executed", "the same operation is re-sent before the deadline"},
+		New:   newRateLimit,
+	})
+}
+
+// newRateLimit is F2's constructor: opts.RetryAfter, DefaultRetryAfter
+// when zero, checked.
+func newRateLimit(opts Options) (Fault, error) {
+	ra := opts.RetryAfter
+	if ra == 0 {
+		ra = DefaultRetryAfter
+	}
+	if ra < time.Second || ra > MaxRetryAfter || ra%time.Second != 0 {
+		return nil, fmt.Errorf("creating F2: retry_after %v is not a whole number of seconds from 1 to 86400", ra)
+	}
+	return NewRateLimit(ra), nil
+}
 
 // DefaultRetryAfter is the retry_after F2 announces unless configured.
 const DefaultRetryAfter = 60 * time.Second
@@ -27,7 +53,7 @@ func NewRateLimit(retryAfter time.Duration) *RateLimit {
 }
 
 // Name returns "F2".
-func (*RateLimit) Name() string { return "F2" }
+func (*RateLimit) Name() string { return nameRateLimit }
 
 // Decide answers the first write with the 429; every other call passes.
 // The machine-readable retry_after is in structuredContent, or in _meta
@@ -40,5 +66,5 @@ func (f *RateLimit) Decide(c Call) Action {
 	if !c.Structured() {
 		result = f.metaResult
 	}
-	return Action{Kind: Inject, Result: result, Scenario: "F2", Fault: KindRateLimit, RetryAfter: f.retryAfter}
+	return Action{Kind: Inject, Result: result, Scenario: nameRateLimit, Fault: KindRateLimit, RetryAfter: f.retryAfter}
 }
