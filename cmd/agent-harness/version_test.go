@@ -40,3 +40,35 @@ func TestVersionLine(t *testing.T) {
 		}
 	}
 }
+
+// TestStampBuildInfo: the release stamps (-ldflags -X main.release…) fill
+// in what a workspace build lacks, and never override what the toolchain
+// recorded.
+func TestStampBuildInfo(t *testing.T) {
+	const rev = "4b6aa37e8ba2ca96797debb62bac839500927529"
+	workspace := &debug.BuildInfo{Main: debug.Module{Path: "github.com/cuonztech/agent-harness", Version: "(devel)"}}
+	tests := []struct {
+		name                 string
+		info                 *debug.BuildInfo
+		version, revision, t string
+		want                 string
+	}{
+		{"release build in the workspace", workspace, "v0.1.0", rev, "2026-11-03T09:00:00Z",
+			"agent-harness " + judge.HarnessVersion + " (module v0.1.0, revision 4b6aa37e8ba2, 2026-11-03T09:00:00Z)"},
+		{"no stamps", workspace, "", "", "",
+			"agent-harness " + judge.HarnessVersion + " (development build, revision unknown)"},
+		{"no build information", nil, "v0.1.0", "", "",
+			"agent-harness " + judge.HarnessVersion + " (module v0.1.0, revision unknown)"},
+		{"the toolchain's version and revision win", &debug.BuildInfo{Main: debug.Module{Version: "v0.2.0"},
+			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abcdef"}}}, "v0.1.0", rev, "",
+			"agent-harness " + judge.HarnessVersion + " (module v0.2.0, revision abcdef)"},
+	}
+	for _, tt := range tests {
+		if got := versionLine(stampBuildInfo(tt.info, tt.version, tt.revision, tt.t)); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
+	}
+	if workspace.Main.Version != "(devel)" || len(workspace.Settings) != 0 {
+		t.Errorf("stampBuildInfo changed its argument: %+v", workspace)
+	}
+}
