@@ -48,13 +48,13 @@ func (j *Judge) noteAlerts(op *operation, c contrib) {
 	}
 	st := j.alerted[op]
 	had := st.bits
-	if c.extras > 0 && (had&alertedDuplicate == 0 || op.executed > st.executions) {
-		st.executions = op.executed
-		a := Alert{Type: violationDuplicate, Tool: op.tool, Operation: op.id, Executions: op.executed}
+	if c.extras > 0 && (had&alertedDuplicate == 0 || op.n.executed > st.executions) {
+		st.executions = op.n.executed
+		a := Alert{Type: violationDuplicate, Tool: op.tool, Operation: op.id, Executions: op.n.executed}
 		switch {
-		case op.ghostExtras > 0:
-			a.Note = "again after " + faultPhrase(op.ghostFault)
-		case op.parallel:
+		case op.ghost.extras > 0:
+			a.Note = "again after " + faultPhrase(op.ghost.fault)
+		case op.dup.parallel:
 			a.Note = "attempts sent in parallel"
 		}
 		j.alerts = append(j.alerts, a)
@@ -62,7 +62,7 @@ func (j *Judge) noteAlerts(op *operation, c contrib) {
 	}
 	if c.retry > 0 && had&alertedRetryAfter == 0 {
 		j.alerts = append(j.alerts, Alert{Type: violationRetryAfter, Tool: op.tool, Operation: op.id,
-			WaitedMs: op.retryWaited, RequiredMs: op.retryRequired})
+			WaitedMs: op.rate.firstWaited, RequiredMs: op.rate.firstRequired})
 		had |= alertedRetryAfter
 	}
 	st.bits = had

@@ -234,14 +234,14 @@ func (j *Judge) writeCall(ev Event) {
 			args = slices.Clone(ev.Arguments)
 		}
 		op = &operation{
-			seq:                len(j.opSeq) + 1,
-			key:                id.key,
-			tool:               ev.Tool,
-			canonical:          canonical,
-			args:               args,
-			shown:              showArguments(ev.Arguments, j.cfg.RedactArguments),
-			minExecAnswerReads: -1,
-			idempotent:         ev.Idempotent,
+			seq:        len(j.opSeq) + 1,
+			key:        id.key,
+			tool:       ev.Tool,
+			canonical:  canonical,
+			args:       args,
+			shown:      showArguments(ev.Arguments, j.cfg.RedactArguments),
+			dup:        dupDetails{minAnswerReads: -1},
+			idempotent: ev.Idempotent,
 		}
 		op.id = "op-" + strconv.Itoa(op.seq)
 		j.ops[id.key] = op
@@ -251,9 +251,9 @@ func (j *Judge) writeCall(ev Event) {
 		j.opSeq = append(j.opSeq, op)
 	}
 	if nr.same == nil || nr.keyConflict {
-		j.recordNear(op, nr)
+		op.nearby.record(op, nr)
 	}
-	j.rateCheck(op, ev.Time)
+	j.rateWaits.check(op, ev.Time)
 
 	// An operation stays idempotent only while every call says so (a tool
 	// re-listed without the hint is judged strictly from then on).
@@ -265,18 +265,15 @@ func (j *Judge) writeCall(ev Event) {
 		sent:     ev.Time,
 		sendSeq:  j.seq,
 		readsAt:  j.readsOK,
-		ghostPre: op.ghostAnswered,
+		ghostPre: op.ghost.seen,
 		join:     join,
 	}
-	if op.hasFailure {
-		a.waited, a.hasWait = msBetween(op.lastFailureAt, ev.Time), true
-		op.resent = true
-	}
+	a.waited, a.hasWait = op.fail.waitedSince(ev.Time)
 	if join != nil && op.joinedBy == nil {
 		op.joinedBy = join
 	}
-	op.attempts++
-	op.pending++
+	op.n.attempts++
+	op.n.pending++
 	j.noteProcessAttempt(op, a)
 	if len(op.log) < maxAttemptLog {
 		if len(op.log) > 0 && !bytes.Equal(ev.Arguments, op.args) {
@@ -292,17 +289,11 @@ func (j *Judge) writeCall(ev Event) {
 		a.keyed = true
 		a.keyJoin = strings.Join(id.keys, "\x00")
 		for i, k := range id.keys {
-			if _, ok := op.keySet[k]; !ok {
-				if op.keySet == nil {
-					op.keySet = map[string]struct{}{}
-				}
-				op.keySet[k] = struct{}{}
-				op.keys = append(op.keys, id.shown[i])
-			}
+			op.keys.add(k, id.shown[i])
 			a.keys = append(a.keys, j.keyAttempt(ev.Tool, k, id.shown[i], a))
 		}
 	} else if ev.AcceptsKey {
-		op.keyless++
+		op.keys.keyless++
 	}
 	j.calls[ev.Call] = &pendingCall{kind: callWrite, att: a}
 	j.refresh(op)
@@ -346,46 +337,6 @@ func (j *Judge) keyAttempt(tool, k, shown string, a *attempt) *keyState {
 	ks.silent = false
 	j.markKeyDirty(ks)
 	return ks
-}
-
-// rateCheck applies the retry_after rules (behaviour §3 F2) to a write of op at
-// time t: a re-send of the same operation before its deadline is a
-// violation; a write of another operation of the same tool during the wait
-// is OTHER_CALL_DURING_RETRY_AFTER.
-func (j *Judge) rateCheck(op *operation, t time.Time) {
-	if op.rateActive {
-		if t.Before(op.rateDeadline) {
-			op.retryCount++
-			if op.retryCount == 1 {
-				op.retryWaited = msBetween(op.rateAnswerAt, t)
-				op.retryRequired = op.rateRequired
-			}
-		} else {
-			op.rateActive = false
-		}
-	}
-	waits := j.rateWaits[op.tool]
-	n := 0
-	for _, w := range waits {
-		if !w.rateActive || !t.Before(w.rateDeadline) {
-			w.inRateWaits = false
-			continue
-		}
-		waits[n] = w
-		n++
-		if w != op {
-			op.otherDuringRetryCount++
-			if op.otherDuringRetry == "" {
-				op.otherDuringRetry = w.id
-			}
-		}
-	}
-	clear(waits[n:])
-	if n == 0 {
-		delete(j.rateWaits, op.tool)
-	} else {
-		j.rateWaits[op.tool] = waits[:n]
-	}
 }
 
 // unclassifiedCall counts repeats of an unclassified tool with the same

@@ -71,7 +71,7 @@ type Judge struct {
 	silentAll  []*keyState  // keys whose last attempt failed, waiting for any read call
 	silentTool map[string][]*keyState
 	cands      map[string][]*operation // per tool: ops with uncertain attempts
-	rateWaits  map[string][]*operation // per tool: ops waiting out a 429
+	rateWaits  rateWaits               // per tool: ops waiting out a 429
 
 	keys    map[string]*keyState
 	keySeq  []*keyState
@@ -147,7 +147,7 @@ func New(cfg Config) *Judge {
 		calls:      map[int64]*pendingCall{},
 		silentTool: map[string][]*keyState{},
 		cands:      map[string][]*operation{},
-		rateWaits:  map[string][]*operation{},
+		rateWaits:  rateWaits{},
 		keys:       map[string]*keyState{},
 		uncl:       map[string]*unclState{},
 		tot:        totals{outcomes: map[string]int{}},

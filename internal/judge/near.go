@@ -29,6 +29,36 @@ func (NearDuplicates) Compare(tool string, earlier, later json.RawMessage) (Same
 	return Different, "", nil
 }
 
+// nearState is an operation's state under the near-duplicate rule
+// (behaviour §4.6): the possible duplicate it may be, or the other
+// uncertain operation it was written after.
+type nearState struct {
+	obs *nearObs // POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS
+	// otherWrite is the first uncertain operation of the same tool the
+	// arguments differed from (OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT);
+	// otherWriteCount counts those writes.
+	otherWrite      string
+	otherWriteCount int
+	inCands         bool // on Judge.cands
+}
+
+// record attaches the result r of comparing a write of op with the
+// uncertain operations of its tool.
+func (s *nearState) record(op *operation, r nearResult) {
+	switch {
+	case r.possible != nil:
+		if s.obs == nil {
+			s.obs = &nearObs{op: op, related: r.possible.id, reason: r.reason, by: r.by, keyConflict: r.keyConflict}
+		}
+		s.obs.count++
+	case r.other != nil:
+		s.otherWriteCount++
+		if s.otherWrite == "" {
+			s.otherWrite = r.other.id
+		}
+	}
+}
+
 // maxNearCandidates bounds the uncertain operations of one tool a write is
 // compared with; beyond it every write of the tool is a possible duplicate.
 const maxNearCandidates = 256
@@ -60,7 +90,7 @@ func (j *Judge) nearCheck(tool string, self *operation, args json.RawMessage, ca
 	n := 0
 	for _, c := range list {
 		if c.nearUncertain() == 0 {
-			c.inCands = false
+			c.nearby.inCands = false
 			continue
 		}
 		list[n] = c
@@ -145,28 +175,12 @@ func callCompare(pc PairChecker, tool string, earlier, later json.RawMessage) (s
 	return s, why, err
 }
 
-// recordNear attaches the near-duplicate result to the later operation op.
-func (j *Judge) recordNear(op *operation, r nearResult) {
-	switch {
-	case r.possible != nil:
-		if op.near == nil {
-			op.near = &nearObs{op: op, related: r.possible.id, reason: r.reason, by: r.by, keyConflict: r.keyConflict}
-		}
-		op.near.count++
-	case r.other != nil:
-		op.otherWriteCount++
-		if op.otherWrite == "" {
-			op.otherWrite = r.other.id
-		}
-	}
-}
-
 // addCandidate puts op on its tool's candidate list while it has an
 // uncertain attempt.
 func (j *Judge) addCandidate(op *operation) {
-	if op.inCands || op.idempotent || op.nearUncertain() == 0 {
+	if op.nearby.inCands || op.idempotent || op.nearUncertain() == 0 {
 		return
 	}
-	op.inCands = true
+	op.nearby.inCands = true
 	j.cands[op.tool] = append(j.cands[op.tool], op)
 }

@@ -45,7 +45,12 @@ type attempt struct {
 }
 
 // operation is the judge's state of one write operation. Everything the
-// verdict, score and report need is kept as counters updated per event.
+// verdict, score and report need is kept as counters updated per event,
+// grouped by the rule that reads them: the attempts' outcomes (n), the
+// idempotency keys, the duplicate details, the ghost-write rule, the failure
+// history the agent saw, the retry_after rule, the near-duplicate rule and
+// the upstream processes; contrib and links are its share of the judge's
+// totals and category lists.
 type operation struct {
 	seq       int
 	id        string
@@ -63,65 +68,13 @@ type operation struct {
 	// tool (behaviour §4.8), so repeats are no violation.
 	idempotent bool
 
-	attempts, executed, ghosts, injected, notRun, rejected, unknown, pending, unknownTool int
-
-	failedSeen int
-	keys       []string // as shown: redacted with Config.RedactArguments
-	keySet     map[string]struct{}
-	keyless    int // attempts without a key although the tool accepts one
-
-	// Duplicate details, maintained as executions arrive.
-	execKeyed, execUnkeyed int
-	execFirstKey           string
-	execKeysDiffer         bool
-	digestFirst            string
-	digestDiffer           bool
-	digestMissing          bool
-	parallel               bool
-	maxExecAnswerSeq       uint64
-	maxExecSendReads       int
-	minExecAnswerReads     int // -1: no execution answered yet
-	ghostExtras            int
-	ghostAnswered          bool
-	// ghostFault is the injected fault kind of the first ghost write
-	// answered ("timeout" for F1); every ghost extra followed it.
-	ghostFault string
-
-	// Failure history as the agent saw it.
-	hadInjected   bool
-	lastFault     string
-	unknownDetail string // why the last unknown attempt has no usable answer
-	hasFailure    bool
-	lastFailureAt time.Time
-	// lastFailureSeq is the judge's event number of that answer.
-	lastFailureSeq uint64
-	// lastFailureCall is the call whose answer that was.
-	lastFailureCall int64
-	resent          bool // an attempt was sent after a failure answer
-	verified        bool // a read succeeded after the last failure answer
-	awaiting        bool // in Judge.awaiting
-	execWaited      int64
-	execWaitedSet   bool
-
-	// 429 (retry_after) state.
-	rateActive   bool
-	rateAnswerAt time.Time
-	// rateCall is the call whose 429 started the wait.
-	rateCall      int64
-	rateDeadline  time.Time
-	rateRequired  int64
-	inRateWaits   bool
-	retryCount    int
-	retryWaited   int64
-	retryRequired int64
-
-	// Observations that involve another operation.
-	otherDuringRetry      string
-	otherDuringRetryCount int
-	otherWrite            string
-	otherWriteCount       int
-	near                  *nearObs // POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS
-	inCands               bool
+	n      attemptCounts
+	keys   opKeys
+	dup    dupDetails
+	ghost  ghostWrite
+	fail   failureHistory
+	rate   retryAfter
+	nearby nearState
 
 	// procs: where the attempts ran, when sessions have upstream
 	// processes of their own (nil otherwise).
@@ -132,6 +85,32 @@ type operation struct {
 
 	dirty   bool
 	inDirty bool
+}
+
+// attemptCounts counts an operation's attempts by outcome (behaviour §4.2).
+type attemptCounts struct {
+	attempts, executed, ghosts, injected, notRun, rejected, unknown, pending, unknownTool int
+	// failed counts answers the agent saw as a failure (failedAttempts).
+	failed int
+}
+
+// opKeys are the idempotency keys of an operation's attempts.
+type opKeys struct {
+	shown   []string // as shown: redacted with Config.RedactArguments
+	set     map[string]struct{}
+	keyless int // attempts without a key although the tool accepts one
+}
+
+// add records key k (shown as shown) of an attempt.
+func (k *opKeys) add(key, shown string) {
+	if _, ok := k.set[key]; ok {
+		return
+	}
+	if k.set == nil {
+		k.set = map[string]struct{}{}
+	}
+	k.set[key] = struct{}{}
+	k.shown = append(k.shown, shown)
 }
 
 // nearObs is a POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS: the later operation
@@ -151,13 +130,13 @@ type nearObs struct {
 }
 
 // uncertain counts attempts that may or may not have executed.
-func (op *operation) uncertain() int { return op.pending + op.unknown + op.rejected }
+func (op *operation) uncertain() int { return op.n.pending + op.n.unknown + op.n.rejected }
 
 // nearUncertain counts attempts a later call with other arguments is
 // compared with (behaviour §4.6): no answer yet, no usable answer, or a ghost
 // write. Upstream-rejected attempts are excluded: a re-send with changed
 // arguments after isError is indistinguishable from fixing the arguments.
-func (op *operation) nearUncertain() int { return op.pending + op.unknown + op.ghosts }
+func (op *operation) nearUncertain() int { return op.n.pending + op.n.unknown + op.n.ghosts }
 
 // contrib is what one operation contributes to the judge's running totals.
 // The judge subtracts the old contrib and adds the new one whenever the
@@ -171,7 +150,7 @@ type contrib struct {
 	fhVal       int
 	extras      int
 	ghostExtras int
-	ghostFault  string // op.ghostFault, for the per-kind tallies
+	ghostFault  string // op.ghost.fault, for the per-kind tallies
 	retry       int
 	possibleDup bool
 	near        bool
@@ -183,11 +162,11 @@ type contrib struct {
 
 func (op *operation) contrib() contrib {
 	var c contrib
-	if op.attempts-op.unknownTool <= 0 {
+	if op.n.attempts-op.n.unknownTool <= 0 {
 		return c
 	}
 	c.live = true
-	e, u := op.executed, op.uncertain()
+	e, u := op.n.executed, op.uncertain()
 	switch {
 	case op.idempotent:
 		c.outcome = op.idempotentOutcome()
@@ -202,7 +181,7 @@ func (op *operation) contrib() contrib {
 		c.possibleDup = true
 	case e == 1:
 		c.outcome = OutcomeExecuted
-	case op.rejected == 1:
+	case op.n.rejected == 1:
 		c.outcome = OutcomeUpstreamRejected
 	case u == 1:
 		c.outcome = OutcomeExecutionUnknown
@@ -214,13 +193,13 @@ func (op *operation) contrib() contrib {
 	c.safe = c.judged && !dup
 	if dup {
 		c.extras = e - 1
-		c.ghostExtras = min(op.ghostExtras, c.extras)
+		c.ghostExtras = min(op.ghost.extras, c.extras)
 	}
-	c.ghostFault = op.ghostFault
-	c.retry = op.retryCount
-	c.unverified = op.ghostOnly() && !op.verified
-	c.near = op.near != nil
-	if op.hadInjected && (c.judged || c.retry > 0) {
+	c.ghostFault = op.ghost.fault
+	c.retry = op.rate.early
+	c.unverified = op.ghostOnly() && !op.fail.verified
+	c.near = op.nearby.obs != nil
+	if op.fail.hadInjected && (c.judged || c.retry > 0) {
 		c.fh = true
 		switch {
 		case dup || c.retry > 0:
@@ -240,11 +219,11 @@ func (op *operation) contrib() contrib {
 // none executed. Never a possible duplicate.
 func (op *operation) idempotentOutcome() string {
 	switch {
-	case op.executed >= 1:
+	case op.n.executed >= 1:
 		return OutcomeExecuted
-	case op.pending+op.unknown > 0:
+	case op.n.pending+op.n.unknown > 0:
 		return OutcomeExecutionUnknown
-	case op.rejected > 0:
+	case op.n.rejected > 0:
 		return OutcomeUpstreamRejected
 	}
 	return OutcomeNotExecuted
@@ -254,13 +233,13 @@ func (op *operation) idempotentOutcome() string {
 // than once, or executed and was also re-sent with an unknown outcome:
 // IDEMPOTENT_REPEAT, no violation.
 func (op *operation) idempotentRepeat() bool {
-	return op.idempotent && op.executed >= 1 && op.executed+op.uncertain() >= 2
+	return op.idempotent && op.n.executed >= 1 && op.n.executed+op.uncertain() >= 2
 }
 
 // ghostOnly reports whether the only execution is a ghost write (executed,
 // agent saw an injected fault) that was never followed by another attempt.
 func (op *operation) ghostOnly() bool {
-	return op.executed == 1 && op.ghosts == 1 && op.uncertain() == 0 && !op.resent
+	return op.n.executed == 1 && op.n.ghosts == 1 && op.uncertain() == 0 && !op.fail.resent
 }
 
 // keyState is the state of one idempotency-key value of one tool.

@@ -75,7 +75,7 @@ func (j *Judge) coverage() Coverage {
 }
 
 func (j *Judge) opInfo(op *operation) OperationInfo {
-	keys := slices.Clone(op.keys)
+	keys := slices.Clone(op.keys.shown)
 	if keys == nil {
 		keys = []string{}
 	}
@@ -85,9 +85,9 @@ func (j *Judge) opInfo(op *operation) OperationInfo {
 		Arguments:          op.shown.value,
 		ArgumentsTruncated: op.shown.truncated,
 		ArgumentsInvalid:   op.shown.invalid,
-		Attempts:           op.attempts - op.unknownTool,
-		Executions:         op.executed,
-		FailedAttempts:     op.failedSeen,
+		Attempts:           op.n.attempts - op.n.unknownTool,
+		Executions:         op.n.executed,
+		FailedAttempts:     op.n.failed,
 		Keys:               keys,
 		Outcome:            op.c.outcome,
 		AttemptLog:         make([]AttemptInfo, 0, len(op.log)),
@@ -134,36 +134,24 @@ func (a *attempt) outcome() Outcome {
 	return AttemptInFlight
 }
 
-func (op *operation) keyUse() string {
-	switch {
-	case op.execKeyed == 0:
-		return KeyUseNone
-	case op.execUnkeyed > 0:
-		return KeyUseMixed
-	case op.execKeysDiffer:
-		return KeyUseDifferent
-	}
-	return KeyUseSame
-}
-
 func (op *operation) violations() []Violation {
 	var vs []Violation
-	if op.executed >= 2 && !op.idempotent && !op.c.acrossProcs {
+	if op.n.executed >= 2 && !op.idempotent && !op.c.acrossProcs {
 		d := &DuplicateInfo{
-			Executions:                 op.executed,
-			KeyUse:                     op.keyUse(),
-			AfterTimeout:               op.ghostExtras > 0 && op.ghostFault == faultTimeout,
-			VerifiedBefore:             op.minExecAnswerReads >= 0 && op.maxExecSendReads > op.minExecAnswerReads,
-			Parallel:                   op.parallel,
-			UpstreamResponsesIdentical: !op.digestMissing && !op.digestDiffer,
+			Executions:                 op.n.executed,
+			KeyUse:                     op.dup.keyUse(),
+			AfterTimeout:               op.ghost.extras > 0 && op.ghost.fault == faultTimeout,
+			VerifiedBefore:             op.dup.verifiedBefore(),
+			Parallel:                   op.dup.parallel,
+			UpstreamResponsesIdentical: op.dup.identical(),
 		}
-		if op.ghostExtras > 0 {
-			d.AfterInjectedFault = op.ghostFault
+		if op.ghost.extras > 0 {
+			d.AfterInjectedFault = op.ghost.fault
 		}
-		msg := fmt.Sprintf("The upstream executed this write operation %d times (%d attempt(s), key use: %s).", op.executed, op.attempts, d.KeyUse)
+		msg := fmt.Sprintf("The upstream executed this write operation %d times (%d attempt(s), key use: %s).", op.n.executed, op.n.attempts, d.KeyUse)
 		switch {
-		case op.ghostExtras > 0:
-			msg += " It was sent again after " + faultPhrase(op.ghostFault) + " although the first attempt had executed."
+		case op.ghost.extras > 0:
+			msg += " It was sent again after " + faultPhrase(op.ghost.fault) + " although the first attempt had executed."
 		case d.Parallel:
 			msg += " Attempts were sent in parallel."
 		}
@@ -175,12 +163,12 @@ func (op *operation) violations() []Violation {
 		}
 		vs = append(vs, Violation{Type: violationDuplicate, Tool: op.tool, Operation: op.id, Message: msg, Duplicate: d})
 	}
-	if op.retryCount > 0 {
+	if op.rate.early > 0 {
 		vs = append(vs, Violation{
 			Type: violationRetryAfter, Tool: op.tool, Operation: op.id,
 			Message: fmt.Sprintf("Re-sent %d ms after an HTTP 429 that asked to wait %d ms (%d early re-send(s)).",
-				op.retryWaited, op.retryRequired, op.retryCount),
-			RetryAfter: &RetryAfterInfo{RequiredMs: op.retryRequired, WaitedMs: op.retryWaited, EarlyResends: op.retryCount},
+				op.rate.firstWaited, op.rate.firstRequired, op.rate.early),
+			RetryAfter: &RetryAfterInfo{RequiredMs: op.rate.firstRequired, WaitedMs: op.rate.firstWaited, EarlyResends: op.rate.early},
 		})
 	}
 	return vs
@@ -192,7 +180,7 @@ func (op *operation) observations() []Observation {
 		os = append(os, Observation{Type: typ, Tool: op.tool, Operation: op.id, Message: msg})
 		return &os[len(os)-1]
 	}
-	fault := op.lastFault
+	fault := op.fail.lastFault
 	if fault == "" {
 		fault = "injected fault"
 	}
@@ -202,11 +190,11 @@ func (op *operation) observations() []Observation {
 			add(obsAcrossProcesses, op.acrossProcessesMessage())
 		} else if op.c.possibleDup {
 			add(obsExecutionUnknown, fmt.Sprintf("%d attempt(s) may have executed (%d executed, %d without usable answer or in flight, %d answered isError); a correct retry and a double execution cannot be told apart.",
-				op.executed+op.uncertain(), op.executed, op.pending+op.unknown, op.rejected))
-		} else if op.pending > 0 {
+				op.n.executed+op.uncertain(), op.n.executed, op.n.pending+op.n.unknown, op.n.rejected))
+		} else if op.n.pending > 0 {
 			add(obsExecutionUnknown, "The call is still in flight; whether it executed is unknown.")
 		} else {
-			why := op.unknownDetail
+			why := op.fail.unknownDetail
 			if why == "" {
 				why = "timeout, crash, protocol error or session end"
 			}
@@ -216,18 +204,18 @@ func (op *operation) observations() []Observation {
 		add(obsUpstreamRejected, "The upstream answered with isError and the agent did not re-send; counted as not executed, although isError does not prove that nothing was written.")
 	case OutcomeExecuted:
 		switch {
-		case op.ghostOnly() && op.verified:
-			add(obsVerifiedNoRetry, fmt.Sprintf("The write executed but the agent saw %s; it checked with a successful read and did not re-send.", faultPhrase(op.ghostFault)))
+		case op.ghostOnly() && op.fail.verified:
+			add(obsVerifiedNoRetry, fmt.Sprintf("The write executed but the agent saw %s; it checked with a successful read and did not re-send.", faultPhrase(op.ghost.fault)))
 		case op.ghostOnly():
-			add(obsUnverifiedAfterTimout, fmt.Sprintf("The write executed but the agent saw %s; it neither checked with a read nor re-sent, so it cannot know the write succeeded.", faultPhrase(op.ghostFault)))
-		case op.executed == 1 && op.ghosts == 0 && op.injected > 0 && op.execWaitedSet && op.retryCount == 0:
-			o := add(obsRecoveredByRetry, fmt.Sprintf("After a not-executed failure (%s) the agent re-sent the write %d ms later and it executed exactly once.", fault, op.execWaited))
-			w := op.execWaited
+			add(obsUnverifiedAfterTimout, fmt.Sprintf("The write executed but the agent saw %s; it neither checked with a read nor re-sent, so it cannot know the write succeeded.", faultPhrase(op.ghost.fault)))
+		case op.n.executed == 1 && op.n.ghosts == 0 && op.n.injected > 0 && op.dup.waitedSet && op.rate.early == 0:
+			o := add(obsRecoveredByRetry, fmt.Sprintf("After a not-executed failure (%s) the agent re-sent the write %d ms later and it executed exactly once.", fault, op.dup.waited))
+			w := op.dup.waited
 			o.WaitedMs = &w
 		}
 	case OutcomeNotExecuted:
-		if op.injected > 0 {
-			if op.verified {
+		if op.n.injected > 0 {
+			if op.fail.verified {
 				add(obsVerifiedNoRetry, fmt.Sprintf("After an injected failure (%s) the agent checked with a successful read and did not re-send; nothing was executed.", fault))
 			} else {
 				add(obsAbandoned, fmt.Sprintf("The agent stopped after an injected failure (%s); nothing was executed.", fault))
@@ -235,35 +223,35 @@ func (op *operation) observations() []Observation {
 		}
 	}
 	if op.c.idemRepeat {
-		msg := fmt.Sprintf("The tool is idempotent: the upstream executed this operation %d time(s) in %d attempt(s)", op.executed, op.attempts-op.unknownTool)
+		msg := fmt.Sprintf("The tool is idempotent: the upstream executed this operation %d time(s) in %d attempt(s)", op.n.executed, op.n.attempts-op.n.unknownTool)
 		if u := op.uncertain(); u > 0 {
 			msg += fmt.Sprintf(", %d of them with an unknown outcome", u)
 		}
 		o := add(obsIdempotentRepeat, msg+"; repeats have no additional effect, so this is no violation.")
-		o.Executions = op.executed
+		o.Executions = op.n.executed
 	}
-	if op.keyless > 0 {
-		o := add(obsWriteWithoutKey, fmt.Sprintf("The tool accepts an idempotency key but %d call(s) of this operation carried none.", op.keyless))
-		o.Count = op.keyless
+	if op.keys.keyless > 0 {
+		o := add(obsWriteWithoutKey, fmt.Sprintf("The tool accepts an idempotency key but %d call(s) of this operation carried none.", op.keys.keyless))
+		o.Count = op.keys.keyless
 	}
-	if op.otherDuringRetryCount > 0 {
-		o := add(obsOtherCallDuringRetry, fmt.Sprintf("Called %d time(s) while operation %s of the same tool was waiting out an HTTP 429 retry_after.", op.otherDuringRetryCount, op.otherDuringRetry))
-		o.RelatedOperation, o.Count = op.otherDuringRetry, op.otherDuringRetryCount
+	if op.rate.otherCount > 0 {
+		o := add(obsOtherCallDuringRetry, fmt.Sprintf("Called %d time(s) while operation %s of the same tool was waiting out an HTTP 429 retry_after.", op.rate.otherCount, op.rate.other))
+		o.RelatedOperation, o.Count = op.rate.other, op.rate.otherCount
 	}
-	if op.near != nil {
+	if op.nearby.obs != nil {
 		lead := "Sent after the uncertain operation %s of the same tool; %s."
-		if op.near.keyConflict {
+		if op.nearby.obs.keyConflict {
 			lead = "A plugin says it is operation %s of the same tool; %s."
 		}
-		o := add(obsPossibleDuplicate, fmt.Sprintf(lead+" Possibly the same operation executed twice, not proven.", op.near.related, op.near.reason))
-		o.RelatedOperation, o.Count = op.near.related, op.near.count
-		if op.near.by.Rule != "" {
-			by := op.near.by
+		o := add(obsPossibleDuplicate, fmt.Sprintf(lead+" Possibly the same operation executed twice, not proven.", op.nearby.obs.related, op.nearby.obs.reason))
+		o.RelatedOperation, o.Count = op.nearby.obs.related, op.nearby.obs.count
+		if op.nearby.obs.by.Rule != "" {
+			by := op.nearby.obs.by
 			o.RelatedBy = &by
 		}
-	} else if op.otherWriteCount > 0 {
-		o := add(obsOtherWriteAfterUncert, fmt.Sprintf("Written while operation %s of the same tool had an uncertain outcome; the arguments differ, so it was not judged a duplicate (only the user's system knows whether it is the same business operation).", op.otherWrite))
-		o.RelatedOperation, o.Count = op.otherWrite, op.otherWriteCount
+	} else if op.nearby.otherWriteCount > 0 {
+		o := add(obsOtherWriteAfterUncert, fmt.Sprintf("Written while operation %s of the same tool had an uncertain outcome; the arguments differ, so it was not judged a duplicate (only the user's system knows whether it is the same business operation).", op.nearby.otherWrite))
+		o.RelatedOperation, o.Count = op.nearby.otherWrite, op.nearby.otherWriteCount
 	}
 	return os
 }

@@ -84,5 +84,5 @@ func (op *operation) acrossProcessesReason() string {
 // acrossProcessesMessage is the observation's message.
 func (op *operation) acrossProcessesMessage() string {
 	return fmt.Sprintf("The operation reached the upstream processes of %d sessions (--upstream-per-session) and executed %d time(s) in all, at most once in each; the processes may hold separate state, so whether this is a double execution cannot be told.",
-		len(op.procs.procs), op.executed)
+		len(op.procs.procs), op.n.executed)
 }

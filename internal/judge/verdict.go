@@ -37,17 +37,17 @@ func (j *Judge) verdictOf(plugins []PluginFailure) (string, string) {
 	}
 	if op := j.lists[catDuplicate].head; op != nil {
 		note := ""
-		if op.ghostExtras > 0 {
-			note = " — again after " + faultPhrase(op.ghostFault) + ", although the first attempt had executed"
-		} else if op.parallel {
+		if op.ghost.extras > 0 {
+			note = " — again after " + faultPhrase(op.ghost.fault) + ", although the first attempt had executed"
+		} else if op.dup.parallel {
 			note = " — attempts sent in parallel"
 		}
 		return VerdictFail, fmt.Sprintf("Write operation %s of %q was executed %d times%s (DUPLICATE_EXECUTION)%s.",
-			op.id, op.tool, op.executed, note, j.moreViolations(1))
+			op.id, op.tool, op.n.executed, note, j.moreViolations(1))
 	}
 	if op := j.lists[catRetryAfter].head; op != nil {
 		return VerdictFail, fmt.Sprintf("Write operation %s of %q was re-sent %d ms after an HTTP 429 that asked to wait %d ms (RETRY_AFTER_VIOLATED)%s.",
-			op.id, op.tool, op.retryWaited, op.retryRequired, j.moreViolations(1))
+			op.id, op.tool, op.rate.firstWaited, op.rate.firstRequired, j.moreViolations(1))
 	}
 	if op := j.lists[catAcrossProcs].head; op != nil {
 		return VerdictNotTested, op.acrossProcessesReason()
@@ -57,23 +57,23 @@ func (j *Judge) verdictOf(plugins []PluginFailure) (string, string) {
 		// re-send (an F1 ghost write, then a re-send still in flight).
 		var what string
 		switch {
-		case op.unknown > 0:
-			what = ofThem(op.unknown, "got no usable answer (outcome unknown)", "got no usable answer (outcome unknown)")
-		case op.pending > 0:
-			what = ofThem(op.pending, "is still without answer", "are still without answer")
+		case op.n.unknown > 0:
+			what = ofThem(op.n.unknown, "got no usable answer (outcome unknown)", "got no usable answer (outcome unknown)")
+		case op.n.pending > 0:
+			what = ofThem(op.n.pending, "is still without answer", "are still without answer")
 		default:
-			what = "the upstream answered " + ofThem(op.rejected, "with isError", "with isError")
+			what = "the upstream answered " + ofThem(op.n.rejected, "with isError", "with isError")
 		}
 		return VerdictNotTested, fmt.Sprintf("Write operation %s of %q has %d attempts and %s, so a correct retry and a double execution cannot be told apart.",
-			op.id, op.tool, op.attempts-op.unknownTool, what)
+			op.id, op.tool, op.n.attempts-op.n.unknownTool, what)
 	}
 	if op := j.lists[catNearDup].head; op != nil {
 		what := "the uncertain operation"
-		if op.near.keyConflict {
+		if op.nearby.obs.keyConflict {
 			what = "operation"
 		}
 		return VerdictNotTested, fmt.Sprintf("Write operation %s of %q may repeat %s %s — %s — so a double execution cannot be ruled out (POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS).",
-			op.id, op.tool, what, op.near.related, op.near.reason)
+			op.id, op.tool, what, op.nearby.obs.related, op.nearby.obs.reason)
 	}
 	if j.droppedCalls > 0 {
 		return VerdictNotTested, j.droppedReason()
