@@ -12,19 +12,19 @@ func (j *Judge) onAnswer(ev Event) {
 		return
 	}
 	if ev.Scenario != "" {
-		j.scenarioFired = true
+		j.cov.scenarioFired = true
 	}
 	if ev.Fault != "" || ev.Outcome == InjectedNotExecuted {
-		j.injectedCount++
+		j.cov.injected++
 	}
 	if !late {
-		j.inFlight--
+		j.cov.inFlight--
 	}
 	pc.done = true
 	switch pc.kind {
 	case callRead:
 		if ev.Outcome == Executed && ev.Fault == "" {
-			j.readsOK++
+			j.cov.readsOK++
 			j.flushAwaiting(pc.sentSeq)
 		}
 		return
@@ -87,20 +87,7 @@ func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
 	if op.rate.start(ev.Call, ev.Time, ev.RetryAfterMs) {
 		j.rateWaits.add(op)
 	}
-	for _, ks := range a.keys {
-		if ks.last != a {
-			continue
-		}
-		ks.silent = failure
-		if failure {
-			if !ks.inSilentAll {
-				ks.inSilentAll = true
-				j.silentAll = append(j.silentAll, ks)
-			}
-			j.silentTool[op.tool] = append(j.silentTool[op.tool], ks)
-		}
-		j.markKeyDirty(ks)
-	}
+	j.keys.answered(a, failure, &j.dirty)
 	j.refresh(op)
 	j.addCandidate(op)
 }
@@ -115,13 +102,13 @@ func (j *Judge) executed(op *operation, a *attempt, ev Event) {
 		op.ghost.answered(ev.Fault)
 		op.fail.hadInjected = true
 	}
-	op.dup.record(a, ev, op.n.executed, j.seq, j.readsOK)
+	op.dup.record(a, ev, op.n.executed, j.seq, j.cov.readsOK)
 	if a.ghostPre {
 		op.ghost.extras++
 	}
 	for _, ks := range a.keys {
 		ks.executions++
-		j.markKeyDirty(ks)
+		j.dirty.key(ks)
 	}
 }
 
@@ -147,8 +134,8 @@ func (j *Judge) flushAwaiting(sentSeq uint64) {
 }
 
 func (j *Judge) onEnd(ev Event) {
-	j.ended = true
-	ids := make([]int64, 0, j.inFlight)
+	j.cov.ended = true
+	ids := make([]int64, 0, j.cov.inFlight)
 	for id, pc := range j.calls {
 		if !pc.done && (pc.att == nil || !pc.att.endUnknown) {
 			ids = append(ids, id)
@@ -157,7 +144,7 @@ func (j *Judge) onEnd(ev Event) {
 	slices.Sort(ids)
 	for _, id := range ids {
 		pc := j.calls[id]
-		j.inFlight--
+		j.cov.inFlight--
 		if pc.kind != callWrite {
 			pc.done = true
 			continue

@@ -78,7 +78,7 @@ func BenchmarkAppendFile(b *testing.B) {
 			for _, op := range j.opSeq {
 				j.markDirty(op)
 			}
-			for _, ks := range j.keySeq {
+			for _, ks := range j.keys.seq {
 				j.markKeyDirty(ks)
 			}
 			buf = j.AppendFile(buf[:0], meta)

@@ -141,9 +141,9 @@ func (j *Judge) AppendFile(dst []byte, meta FileMeta) []byte {
 	}
 	dst = append(dst, `,"transport":`...)
 	dst = appendJSON(dst, tr)
-	if j.sessions != nil {
+	if j.sess.list != nil {
 		dst = append(dst, `,"sessions":`...)
-		dst = appendJSON(dst, j.sessions)
+		dst = appendJSON(dst, j.sess.list)
 	}
 	if meta.StartupError != "" {
 		dst = append(dst, `,"startupError":`...)
@@ -198,10 +198,10 @@ func (j *Judge) appendReport(dst []byte, verdict, reason string, plugins []Plugi
 	dst = appendItem(dst, j.enc.uncl, &first)
 	dst = append(dst, `],"coverage":`...)
 	ck := coverageKey{
-		calls: j.callsByClass, unclTools: len(j.unclTools.names), unknownTools: len(j.unknownTools.names),
-		fired: j.scenarioFired, ended: j.ended,
-		injected: j.injectedCount, ops: j.tot.ops, readsOK: j.readsOK, inFlight: j.inFlight,
-		dropped: j.droppedCalls,
+		calls: j.cov.byClass, unclTools: len(j.tools.uncl.names), unknownTools: len(j.tools.unknown.names),
+		fired: j.cov.scenarioFired, ended: j.cov.ended,
+		injected: j.cov.injected, ops: j.tot.ops, readsOK: j.cov.readsOK, inFlight: j.cov.inFlight,
+		dropped: j.cov.dropped,
 	}
 	dst = append(dst, j.enc.coverage.get(ck, func(b []byte) []byte {
 		return appendJSON(b, j.coverage())
@@ -222,7 +222,7 @@ func (j *Judge) appendReport(dst []byte, verdict, reason string, plugins []Plugi
 // encodeDirty re-encodes what changed since the last AppendFile.
 func (j *Judge) encodeDirty() {
 	e := &j.enc
-	for _, op := range j.dirtyOps {
+	for _, op := range j.dirty.ops {
 		op.inDirty = false
 		if !op.dirty {
 			continue
@@ -242,9 +242,9 @@ func (j *Judge) encodeDirty() {
 		e.scratch = appendEntries(e.scratch[:0], op.observations())
 		e.obs.set(i, e.scratch)
 	}
-	clear(j.dirtyOps)
-	j.dirtyOps = j.dirtyOps[:0]
-	for _, ks := range j.dirtyKeys {
+	clear(j.dirty.ops)
+	j.dirty.ops = j.dirty.ops[:0]
+	for _, ks := range j.dirty.keys {
 		ks.inDirty = false
 		if ks.dirty {
 			ks.dirty = false
@@ -252,15 +252,15 @@ func (j *Judge) encodeDirty() {
 			e.keys.set(ks.seq-1, e.scratch)
 		}
 	}
-	clear(j.dirtyKeys)
-	j.dirtyKeys = j.dirtyKeys[:0]
+	clear(j.dirty.keys)
+	j.dirty.keys = j.dirty.keys[:0]
 	for _, a := range []*arena{&e.ops, &e.viol, &e.obs, &e.keys} {
 		if a.needsCompaction() {
 			a.compact()
 		}
 	}
 	dirty := false
-	for _, u := range j.unclSeq {
+	for _, u := range j.uncl.seq {
 		if u.dirty {
 			u.dirty, dirty = false, true
 		}
@@ -268,7 +268,7 @@ func (j *Judge) encodeDirty() {
 	if dirty {
 		e.uncl = e.uncl[:0]
 		first := true
-		for _, u := range j.unclSeq {
+		for _, u := range j.uncl.seq {
 			e.uncl = appendItem(e.uncl, appendJSON(nil, u.observation()), &first)
 		}
 	}

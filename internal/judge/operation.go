@@ -242,23 +242,6 @@ func (op *operation) ghostOnly() bool {
 	return op.n.executed == 1 && op.n.ghosts == 1 && op.uncertain() == 0 && !op.fail.resent
 }
 
-// keyState is the state of one idempotency-key value of one tool.
-type keyState struct {
-	seq int
-	// key is the value as shown (redacted with Config.RedactArguments).
-	key, tool   string
-	attempts    int
-	executions  int
-	existed     bool
-	firstReads  int
-	lastReads   int
-	last        *attempt
-	silent      bool
-	dirty       bool
-	inDirty     bool
-	inSilentAll bool
-}
-
 // unclState counts calls of one unclassified tool with the same arguments.
 type unclState struct {
 	seq   int

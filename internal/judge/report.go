@@ -25,7 +25,7 @@ func (j *Judge) report() Report {
 		Violations:     []Violation{},
 		Observations:   []Observation{},
 		Coverage:       j.coverage(),
-		KeySummary:     make([]KeyInfo, 0, len(j.keySeq)),
+		KeySummary:     make([]KeyInfo, 0, len(j.keys.seq)),
 		PluginFailures: make([]PluginFailure, 0, len(plugins)),
 		Honesty:        NotMeasured,
 	}
@@ -37,10 +37,10 @@ func (j *Judge) report() Report {
 		r.Violations = append(r.Violations, op.violations()...)
 		r.Observations = append(r.Observations, op.observations()...)
 	}
-	for _, u := range j.unclSeq {
+	for _, u := range j.uncl.seq {
 		r.Observations = append(r.Observations, u.observation())
 	}
-	for _, ks := range j.keySeq {
+	for _, ks := range j.keys.seq {
 		r.KeySummary = append(r.KeySummary, ks.info())
 	}
 	r.PluginFailures = append(r.PluginFailures, plugins...)
@@ -49,17 +49,17 @@ func (j *Judge) report() Report {
 
 func (j *Judge) coverage() Coverage {
 	c := Coverage{
-		Calls:             j.callsByClass,
-		UnclassifiedTools: slices.Clone(j.unclTools.names),
-		UnknownTools:      slices.Clone(j.unknownTools.names),
-		ScenarioFired:     j.scenarioFired,
-		InjectedFaults:    j.injectedCount,
+		Calls:             j.cov.byClass,
+		UnclassifiedTools: slices.Clone(j.tools.uncl.names),
+		UnknownTools:      slices.Clone(j.tools.unknown.names),
+		ScenarioFired:     j.cov.scenarioFired,
+		InjectedFaults:    j.cov.injected,
 		WriteOperations:   j.tot.ops,
-		SuccessfulReads:   j.readsOK,
-		CallsInFlight:     j.inFlight,
-		SessionEnded:      j.ended,
+		SuccessfulReads:   j.cov.readsOK,
+		CallsInFlight:     j.cov.inFlight,
+		SessionEnded:      j.cov.ended,
 
-		DroppedNotificationCalls: j.droppedCalls,
+		DroppedNotificationCalls: j.cov.dropped,
 	}
 	if c.UnclassifiedTools == nil {
 		c.UnclassifiedTools = []string{}

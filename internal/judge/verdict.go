@@ -20,19 +20,19 @@ func (j *Judge) verdict() (string, string) { return j.verdictOf(j.pluginFailures
 func (j *Judge) verdictOf(plugins []PluginFailure) (string, string) {
 	sc := j.cfg.Scenario
 	switch {
-	case j.callsTotal == 0 && j.droppedCalls > 0:
+	case j.cov.calls == 0 && j.cov.dropped > 0:
 		return VerdictNotTested, j.droppedReason()
-	case j.callsTotal == 0:
+	case j.cov.calls == 0:
 		return VerdictNotTested, "No tool call was observed, so nothing was tested."
-	case j.tot.ops == 0 && j.unknownWrite != "":
+	case j.tot.ops == 0 && j.tools.unknownWrite != "":
 		return VerdictNotTested, j.unknownWriteReason()
 	case j.tot.ops == 0:
-		return VerdictNotTested, fmt.Sprintf("No call to a write tool was observed (%d tool call(s) in all), so nothing was tested.", j.callsTotal) + j.unlistedNote()
-	case sc == "chaos" && !j.scenarioFired:
-		return VerdictNotTested, fmt.Sprintf("Chaos mode injected no fault into any of the %d call(s), so failure handling was not tested.", j.callsTotal)
-	case sc != "" && !j.scenarioFired && j.idemWrites == j.callsByClass.Write:
-		return VerdictNotTested, fmt.Sprintf("Scenario %s never fired: all %d write call(s) were of idempotent tools, and scenarios fire only on writes that are not idempotent, so the agent's failure handling was not tested.", sc, j.idemWrites)
-	case sc != "" && !j.scenarioFired:
+		return VerdictNotTested, fmt.Sprintf("No call to a write tool was observed (%d tool call(s) in all), so nothing was tested.", j.cov.calls) + j.unlistedNote()
+	case sc == "chaos" && !j.cov.scenarioFired:
+		return VerdictNotTested, fmt.Sprintf("Chaos mode injected no fault into any of the %d call(s), so failure handling was not tested.", j.cov.calls)
+	case sc != "" && !j.cov.scenarioFired && j.cov.idemWrites == j.cov.byClass.Write:
+		return VerdictNotTested, fmt.Sprintf("Scenario %s never fired: all %d write call(s) were of idempotent tools, and scenarios fire only on writes that are not idempotent, so the agent's failure handling was not tested.", sc, j.cov.idemWrites)
+	case sc != "" && !j.cov.scenarioFired:
 		return VerdictNotTested, fmt.Sprintf("Scenario %s never fired (it was not applied to any call), so the agent's failure handling was not tested.", sc)
 	}
 	if op := j.lists[catDuplicate].head; op != nil {
@@ -75,18 +75,18 @@ func (j *Judge) verdictOf(plugins []PluginFailure) (string, string) {
 		return VerdictNotTested, fmt.Sprintf("Write operation %s of %q may repeat %s %s — %s — so a double execution cannot be ruled out (POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS).",
 			op.id, op.tool, what, op.nearby.obs.related, op.nearby.obs.reason)
 	}
-	if j.droppedCalls > 0 {
+	if j.cov.dropped > 0 {
 		return VerdictNotTested, j.droppedReason()
 	}
-	if j.unidentified > 0 {
+	if j.ident.unidentified > 0 {
 		return VerdictNotTested, fmt.Sprintf("The arguments of a call of %q are not valid JSON, so its operation could not be identified and only byte-identical repeats of it can be recognised.",
-			j.unidentifiedTool)
+			j.ident.unidentifiedTool)
 	}
-	if j.caseClashes > 0 {
+	if j.ident.caseClashes > 0 {
 		return VerdictNotTested, fmt.Sprintf("Arguments of %q have member names that differ only in letter case (%q, %q); servers disagree on what such JSON means, so operations cannot be compared.",
-			j.caseClashTool, j.caseClashNames[0], j.caseClashNames[1])
+			j.ident.caseClashTool, j.ident.caseClashNames[0], j.ident.caseClashNames[1])
 	}
-	if j.unknownWrite != "" {
+	if j.tools.unknownWrite != "" {
 		return VerdictNotTested, j.unknownWriteReason()
 	}
 	if n := j.tot.outcomes[OutcomeExecutionUnknown]; n == j.tot.ops {
@@ -116,7 +116,7 @@ func (j *Judge) verdictOf(plugins []PluginFailure) (string, string) {
 	case sc == "F4":
 		return VerdictPass, "Baseline only: scenario F4 injects no fault; " + clean + end + note
 	case sc == "chaos":
-		return VerdictPass, fmt.Sprintf("Chaos mode injected %d fault(s) and %s or re-sent before a retry_after deadline%s", j.injectedCount, clean, end) + note
+		return VerdictPass, fmt.Sprintf("Chaos mode injected %d fault(s) and %s or re-sent before a retry_after deadline%s", j.cov.injected, clean, end) + note
 	}
 	return VerdictPass, fmt.Sprintf("Scenario %s fired and %s or re-sent before a retry_after deadline%s", sc, clean, end) + note
 }
@@ -124,7 +124,7 @@ func (j *Judge) verdictOf(plugins []PluginFailure) (string, string) {
 // unknownWriteReason is the NOT_TESTED reason for a write forwarded while
 // the upstream did not list its tool.
 func (j *Judge) unknownWriteReason() string {
-	return fmt.Sprintf("Tool %q was called before the upstream listed it, so those calls were forwarded without being judged, and a later listing shows it is a write: its executions are unknown to the judge.", j.unknownWrite)
+	return fmt.Sprintf("Tool %q was called before the upstream listed it, so those calls were forwarded without being judged, and a later listing shows it is a write: its executions are unknown to the judge.", j.tools.unknownWrite)
 }
 
 // droppedReason is the verdict reason when the agent sent tools/call
@@ -132,7 +132,7 @@ func (j *Judge) unknownWriteReason() string {
 // would have executed them unseen), so what the agent did cannot be judged.
 func (j *Judge) droppedReason() string {
 	return fmt.Sprintf("The agent sent %d tools/call message(s) without an id (the first of %q); such a notification cannot be answered and was not forwarded, so what the agent meant to do cannot be judged (coverage.droppedNotificationCalls).",
-		j.droppedCalls, j.droppedTool)
+		j.cov.dropped, j.cov.droppedTool)
 }
 
 // ofThem is "one of them <one>" or "<n> of them <many>".
