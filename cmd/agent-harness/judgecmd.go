@@ -11,9 +11,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/plugin"
-	"github.com/cuonztech/agent-harness/internal/render"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 	"github.com/cuonztech/agent-harness/internal/trace"
 )
@@ -142,9 +141,9 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return withUsage(err, func() string { return cmdUsage(judgeUsageHead, flags, judgeUsageTail) })
 	}
 	// A bad --report-file target or trace is exit 2, like a bad flag.
-	var report *reportfile.Writer
+	var reportOut *reportfile.Writer
 	if o.reportFile != "" {
-		if report, err = reportfile.New(o.reportFile, reportfile.Options{}); err != nil {
+		if reportOut, err = reportfile.New(o.reportFile, reportfile.Options{}); err != nil {
 			return usagef("flag --report-file: %v", err)
 		}
 	}
@@ -179,22 +178,22 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ro.DisablePlugin = func(name, detail string) { pp.set.Disable(name, detail) }
 	}
 	j, meta := trace.Rejudge(tr, ro)
-	if meta.Status == trace.StatusInterrupted {
+	if meta.Status == report.StatusInterrupted {
 		fmt.Fprintf(stderr, "[agent-harness] judge: WARNING: %s: the trace has no end line (the proxy was stopped before the session ended): "+
 			"the report's status is interrupted, and a PASS is not a finished run (exit 3)\n", path)
 	}
 	if ex.Plugins != nil {
 		meta.Plugins = ex.Plugins()
 	}
-	if report != nil {
-		if err := report.Write(j.AppendFile(nil, meta)); err != nil {
+	if reportOut != nil {
+		if err := reportOut.Write(j.AppendFile(nil, meta)); err != nil {
 			return fmt.Errorf("cannot write report file %s: %w", o.reportFile, err)
 		}
 	}
-	fmt.Fprint(stdout, render.WithStatus(j.Markdown(), meta.Status))
+	fmt.Fprint(stdout, report.WithStatus(j.Markdown(), meta.Status))
 	v, _ := j.Verdict()
 	if meta.StartupError != "" {
-		v = judge.VerdictNotTested
+		v = report.VerdictNotTested
 	}
 	return exitCode(runExitCode(v, meta.Status, o.notTestedOK))
 }

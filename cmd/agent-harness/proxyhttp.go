@@ -15,10 +15,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
 	"github.com/cuonztech/agent-harness/internal/relay/httpagent"
 	"github.com/cuonztech/agent-harness/internal/relay/httpupstream"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // httpShutdownWait bounds the wait for the sessions' relays at exit (each
@@ -182,8 +182,8 @@ func (p prefixWriter) Write(b []byte) (int, error) {
 }
 
 // reportTransport is the report file's transport object.
-func reportTransport(o proxyOptions) judge.Transport {
-	t := judge.Transport{Agent: "stdio", Upstream: "stdio"}
+func reportTransport(o proxyOptions) report.Transport {
+	t := report.Transport{Agent: "stdio", Upstream: "stdio"}
 	if o.HTTP.Listen != "" {
 		t.Agent = "http"
 	}
@@ -211,7 +211,7 @@ func newUpstreamConn(o proxyOptions, stderr io.Writer) *httpupstream.Conn {
 // a session).
 type sessionList struct {
 	mu   sync.Mutex
-	list []judge.SessionInfo
+	list []report.SessionInfo
 	// open records each new session (Pipeline.OpenSession); openOwn one
 	// with an upstream process of its own (--upstream-per-session).
 	open, openOwn func(id, transport string)
@@ -224,7 +224,7 @@ func (l *sessionList) add(transport string) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	id := "s" + strconv.Itoa(len(l.list)+1)
-	l.list = append(l.list, judge.SessionInfo{ID: id, Transport: transport, OwnUpstream: l.ownUpstream})
+	l.list = append(l.list, report.SessionInfo{ID: id, Transport: transport, OwnUpstream: l.ownUpstream})
 	switch {
 	case l.ownUpstream && l.openOwn != nil:
 		l.openOwn(id, transport)

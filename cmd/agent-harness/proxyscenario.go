@@ -15,6 +15,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/pipeline"
 	"github.com/cuonztech/agent-harness/internal/relay"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 	"github.com/cuonztech/agent-harness/internal/trace"
 )
@@ -169,14 +170,14 @@ func reportStartupFailed(o proxyOptions, report pipeline.ReportWriter, cause err
 
 // buildFault returns the configured fault, the judge's scenario name, and
 // the chaos report info in chaos mode.
-func buildFault(o proxyOptions, ex scenarioExtras) (fault.Fault, string, *judge.ChaosInfo, error) {
+func buildFault(o proxyOptions, ex scenarioExtras) (fault.Fault, string, *report.ChaosInfo, error) {
 	if o.Mode == pipeline.ModeChaos {
 		seed := o.Seed
 		if !o.SeedSet {
 			seed = rand.Int64N(maxRandomSeed)
 		}
 		f := fault.NewChaos(uint64(seed), o.ErrorRate)
-		return f, "chaos", &judge.ChaosInfo{Seed: seed, ErrorRate: o.ErrorRate}, nil
+		return f, "chaos", &report.ChaosInfo{Seed: seed, ErrorRate: o.ErrorRate}, nil
 	}
 	if ex.Fault != nil {
 		return ex.Fault, ex.Fault.Name(), nil, nil

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/canon"
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/trace"
 )
 
@@ -28,7 +28,7 @@ func openTrace(o proxyOptions, st trace.Settings, start time.Time) (*trace.Write
 
 // traceSettings are the proxy's settings that affect judging, for the
 // trace's header: what `agent-harness judge` uses unless told otherwise.
-func traceSettings(o proxyOptions, scenario, mode string, chaos *judge.ChaosInfo) trace.Settings {
+func traceSettings(o proxyOptions, scenario, mode string, chaos *report.ChaosInfo) trace.Settings {
 	plugins := make([]string, 0, len(o.Plugins))
 	for _, p := range o.Plugins {
 		if abs, err := filepath.Abs(p); err == nil {

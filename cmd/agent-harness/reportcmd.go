@@ -8,6 +8,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/campaign"
 	"github.com/cuonztech/agent-harness/internal/render"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 const reportUsageHead = `Usage: agent-harness report FILE [--format markdown|junit|json]
@@ -71,12 +72,12 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	var r rendered
 	switch {
-	case render.Detect(data) == render.KindRun:
-		f, err := render.ParseRun(data)
+	case report.Detect(data) == report.KindRun:
+		f, err := report.ParseRun(data)
 		if err != nil {
 			return fail("%v", err)
 		}
-		r = rendered{junit: render.JUnit(f), markdown: render.Markdown(f), code: runExitCode(f.Verdict, f.Status, notTestedOK)}
+		r = rendered{junit: render.JUnit(f), markdown: report.WithStatus(report.Markdown(f.Report, f.Score, f.Patches), f.Status), code: runExitCode(f.Verdict, f.Status, notTestedOK)}
 		switch {
 		case f.Status == "failed":
 			fmt.Fprintf(stderr, "[agent-harness] report: WARNING: %s: the report's status is failed: the proxy did not start\n", quoteArg(path))

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cuonztech/agent-harness/internal/demo"
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/sampleserver"
 )
 
@@ -69,7 +69,7 @@ func runSampleServer(ctx context.Context, args []string, stdin io.Reader, stdout
 	}
 	ctx, stopSignals, _ := withStopSignals(ctx)
 	defer stopSignals()
-	srv := sampleserver.New(state).Server(judge.HarnessVersion)
+	srv := sampleserver.New(state).Server(report.HarnessVersion)
 	if *listen == "" {
 		t := &demo.DrainingTransport{Transport: &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}}
 		err = srv.Run(ctx, t)

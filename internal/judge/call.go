@@ -13,6 +13,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/canon"
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 type callKind uint8
@@ -157,24 +158,24 @@ func (j *Judge) writeCall(ev Event) {
 	op := j.index.lookup(id.key)
 	// join: the rule that made this call part of op although its built-in
 	// key is not op's own (attemptLog[].joinedBy); nil when literal.
-	var join *RuleInfo
+	var join *report.RuleInfo
 	if op != nil && op.key != id.key {
 		join = j.index.aliasBy[id.key]
 	}
 	var conflict *operation // another operation a plugin says this is
 	conflictWhy := ""
-	var conflictBy RuleInfo
+	var conflictBy report.RuleInfo
 	if id.plugin != "" {
 		switch pop := j.index.lookup(id.plugin); {
 		case op == nil:
 			op = pop
 			if pop != nil {
-				join = &RuleInfo{Rule: RuleEquivKey, Plugin: id.pluginName}
+				join = &report.RuleInfo{Rule: report.RuleEquivKey, Plugin: id.pluginName}
 			}
 		case pop != nil && pop != op:
 			conflict = pop
 			conflictWhy = fmt.Sprintf("%s gives the arguments of %s the same key as those of %s, but literally they are operation %s", id.pluginName, ev.Tool, pop.id, op.id)
-			conflictBy = RuleInfo{Rule: RuleEquivKey, Plugin: id.pluginName}
+			conflictBy = report.RuleInfo{Rule: report.RuleEquivKey, Plugin: id.pluginName}
 		}
 	}
 	// Any write of the tool means the agent did not give up silently on an

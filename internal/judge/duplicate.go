@@ -1,5 +1,7 @@
 package judge
 
+import "github.com/cuonztech/agent-harness/internal/report"
+
 // dupDetails are the facts of an operation's executions that
 // violations[].duplicate and RECOVERED_BY_RETRY report, maintained as
 // executions arrive.
@@ -70,13 +72,13 @@ func (d *dupDetails) record(a *attempt, ev Event, n int, seq uint64, readsOK int
 func (d *dupDetails) keyUse() string {
 	switch {
 	case d.keyed == 0:
-		return KeyUseNone
+		return report.KeyUseNone
 	case d.unkeyed > 0:
-		return KeyUseMixed
+		return report.KeyUseMixed
 	case d.keysDiffer:
-		return KeyUseDifferent
+		return report.KeyUseDifferent
 	}
-	return KeyUseSame
+	return report.KeyUseSame
 }
 
 // verifiedBefore: a read succeeded after one execution was answered and

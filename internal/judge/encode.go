@@ -3,30 +3,9 @@ package judge
 import (
 	"encoding/json"
 	"strconv"
-)
 
-// FileMeta is what the report-file envelope needs beyond the judge's own
-// state (behaviour §5, TEAM.md). Zero values: Status "running", Mode
-// "deterministic" ("chaos" when the judge's scenario is "chaos"), no chaos
-// object, no startup error, toolClassification [], no plugins field,
-// transport stdio on both sides.
-type FileMeta struct {
-	// Status is "starting", "running", "finished" or "failed".
-	Status string
-	// StartupError is set on a failed start; the verdict is then NOT_TESTED.
-	StartupError string
-	// Mode is "deterministic" or "chaos".
-	Mode string
-	// Chaos is written in chaos mode only.
-	Chaos *ChaosInfo
-	// ToolClassification is the raw JSON array
-	// [{"name","class","reason","keyFields":[...]}]; nil writes [].
-	ToolClassification json.RawMessage
-	// Plugins is the raw JSON array of loaded plugins; nil omits the field.
-	Plugins json.RawMessage
-	// Transport is the file's transport object; an empty field is "stdio".
-	Transport Transport
-}
+	"github.com/cuonztech/agent-harness/internal/report"
+)
 
 // fileCache holds the report-file encodings between AppendFile calls.
 type fileCache struct {
@@ -64,7 +43,7 @@ func (c *cached[K]) get(key K, encode func(dst []byte) []byte) []byte {
 // coverageKey is everything coverage() reads (the name sets only grow, so
 // their lengths identify them).
 type coverageKey struct {
-	calls                            CallCounts
+	calls                            report.CallCounts
 	unclTools, unknownTools          int
 	fired, ended                     bool
 	injected, ops, readsOK, inFlight int
@@ -92,7 +71,7 @@ type patchKey struct {
 // cost per call is a copy of the report plus O(changes) encoding.
 //
 // The embedded `report` is byte-identical to json.Marshal(j.Report()).
-func (j *Judge) AppendFile(dst []byte, meta FileMeta) []byte {
+func (j *Judge) AppendFile(dst []byte, meta report.FileMeta) []byte {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.encodeDirty()
@@ -100,7 +79,7 @@ func (j *Judge) AppendFile(dst []byte, meta FileMeta) []byte {
 	plugins := j.pluginFailures()
 	verdict, reason := j.verdictOf(plugins)
 	if meta.StartupError != "" {
-		verdict, reason = VerdictNotTested, "The proxy could not start, so nothing was tested: "+meta.StartupError
+		verdict, reason = report.VerdictNotTested, "The proxy could not start, so nothing was tested: "+meta.StartupError
 	}
 	status := meta.Status
 	if status == "" {
@@ -118,7 +97,7 @@ func (j *Judge) AppendFile(dst []byte, meta FileMeta) []byte {
 	dst = appendJSON(dst, status)
 	dst = append(dst, `,"verdict":`...)
 	dst = appendJSON(dst, verdict)
-	dst = append(dst, `,"certification":"`+Certification+`","harnessVersion":"`+HarnessVersion+`","kind":`...)
+	dst = append(dst, `,"certification":"`+report.Certification+`","harnessVersion":"`+report.HarnessVersion+`","kind":`...)
 	dst = appendJSON(dst, j.cfg.kind())
 	dst = append(dst, `,"scenario":`...)
 	if j.cfg.Scenario == "" {
@@ -178,12 +157,12 @@ func (j *Judge) AppendFile(dst []byte, meta FileMeta) []byte {
 
 // appendReport writes the report object from the caches, in the field order
 // of Report.
-func (j *Judge) appendReport(dst []byte, verdict, reason string, plugins []PluginFailure) []byte {
+func (j *Judge) appendReport(dst []byte, verdict, reason string, plugins []report.PluginFailure) []byte {
 	dst = append(dst, `{"verdict":`...)
 	dst = appendJSON(dst, verdict)
 	dst = append(dst, `,"verdictReason":`...)
 	dst = appendJSON(dst, reason)
-	dst = append(dst, `,"certification":"`+Certification+`","kind":`...)
+	dst = append(dst, `,"certification":"`+report.Certification+`","kind":`...)
 	dst = appendJSON(dst, j.cfg.kind())
 
 	dst = append(dst, `,"operations":[`...)
@@ -216,7 +195,7 @@ func (j *Judge) appendReport(dst []byte, verdict, reason string, plugins []Plugi
 		}
 		dst = appendJSON(dst, p)
 	}
-	return append(dst, `],"honesty":"`+NotMeasured+`"}`...)
+	return append(dst, `],"honesty":"`+report.NotMeasured+`"}`...)
 }
 
 // encodeDirty re-encodes what changed since the last AppendFile.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // Judge consumes the events of one session and keeps its verdict, score,
@@ -51,7 +52,7 @@ type Judge struct {
 	uncl unclBook
 
 	// faults are the plugin failures no plugin host saw (pluginFault).
-	faults []PluginFailure
+	faults []report.PluginFailure
 
 	dirty dirtyLists
 	enc   fileCache // the report-file encodings
@@ -67,7 +68,7 @@ type opIndex struct {
 	alias map[string]*operation
 	// aliasBy is the rule that made each alias of a built-in key
 	// (attemptLog[].joinedBy); nil entries for the rest.
-	aliasBy map[string]*RuleInfo
+	aliasBy map[string]*report.RuleInfo
 }
 
 // lookup returns the operation registered under key k (an operation's own
@@ -83,7 +84,7 @@ func (x *opIndex) lookup(k string) *operation {
 // facts the verdict's first reasons read.
 type coverageCounts struct {
 	calls      int
-	byClass    CallCounts
+	byClass    report.CallCounts
 	idemWrites int // write calls of idempotent tools
 	readCalls  int
 	readsOK    int // read calls answered without an error
@@ -149,7 +150,7 @@ type dirtyLists struct {
 // totals are the running sums of every operation's contrib.
 type totals struct {
 	ops        int
-	outcomes   map[string]int
+	outcomes   map[report.OperationOutcome]int
 	judged     int
 	safe       int
 	fhCount    int
@@ -191,14 +192,14 @@ func New(cfg Config) *Judge {
 		index: opIndex{
 			ops:     map[string]*operation{},
 			alias:   map[string]*operation{},
-			aliasBy: map[string]*RuleInfo{},
+			aliasBy: map[string]*report.RuleInfo{},
 		},
 		calls:     map[int64]*pendingCall{},
 		cands:     map[string][]*operation{},
 		rateWaits: rateWaits{},
 		keys:      keyBook{byValue: map[string]*keyState{}, silentTool: map[string][]*keyState{}},
 		uncl:      unclBook{byArgs: map[string]*unclState{}},
-		tot:       totals{outcomes: map[string]int{}},
+		tot:       totals{outcomes: map[report.OperationOutcome]int{}},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/cuonztech/agent-harness/internal/neardup"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // NearDuplicates is the built-in pair checker (behaviour §4.6), the native
@@ -66,13 +67,13 @@ const maxNearCandidates = 256
 // nearResult is the outcome of comparing a write with the uncertain
 // attempts of its tool.
 type nearResult struct {
-	same     *operation // a plugin said Same: the write joins this operation
-	sameBy   RuleInfo   // the plugin that said so
-	possible *operation // first candidate answered Possible
+	same     *operation      // a plugin said Same: the write joins this operation
+	sameBy   report.RuleInfo // the plugin that said so
+	possible *operation      // first candidate answered Possible
 	nPossib  int
 	reason   string
-	by       RuleInfo   // the rule that answered Possible
-	other    *operation // first candidate with no match
+	by       report.RuleInfo // the rule that answered Possible
+	other    *operation      // first candidate with no match
 	// keyConflict: possible is the operation an equivalence plugin's key
 	// or a pair check's Same pointed to, while the built-in key chose
 	// another (the plugin widened sameness across two operations).
@@ -109,7 +110,7 @@ func (j *Judge) nearCheck(tool string, self *operation, args json.RawMessage, ca
 		// uncertain). Not comparing must not become a PASS.
 		r.possible, r.nPossib = list[n-1], 1
 		r.reason = fmt.Sprintf("%d operations of %s have an uncertain outcome, more than the %d a write is compared with, so it is treated as possibly repeating one of them", n, tool, maxNearCandidates)
-		r.by = RuleInfo{Rule: RuleCandidateLimit}
+		r.by = report.RuleInfo{Rule: report.RuleCandidateLimit}
 		if r.possible == self {
 			r.possible = list[n-2]
 		}
@@ -143,7 +144,7 @@ func (j *Judge) nearCheck(tool string, self *operation, args json.RawMessage, ca
 // detector. A plugin error is no opinion (the plugin host counts the
 // failure: Config.PluginStatus; the judge only a panic or an invalid
 // answer). The RuleInfo names who answered.
-func (j *Judge) compare(tool string, c *operation, args json.RawMessage, canonical []byte) (Sameness, string, RuleInfo) {
+func (j *Judge) compare(tool string, c *operation, args json.RawMessage, canonical []byte) (Sameness, string, report.RuleInfo) {
 	for i, pc := range j.cfg.PairCheckers {
 		s, why, err := callCompare(pc, tool, c.args, args)
 		if err != nil {
@@ -155,11 +156,11 @@ func (j *Judge) compare(tool string, c *operation, args json.RawMessage, canonic
 			if why == "" || j.cfg.RedactArguments { // a plugin's text may quote values
 				why = "a plugin judged the arguments " + map[Sameness]string{Same: "the same operation", Possible: "possibly the same operation"}[s]
 			}
-			return s, why, RuleInfo{Rule: RuleEquivSame, Plugin: pluginName(pc, "pair-check plugin "+strconv.Itoa(i+1)), Reason: why}
+			return s, why, report.RuleInfo{Rule: report.RuleEquivSame, Plugin: pluginName(pc, "pair-check plugin "+strconv.Itoa(i+1)), Reason: why}
 		}
 	}
 	s, why, _ := NearDuplicates{}.Compare(tool, c.canonical, canonical)
-	return s, why, RuleInfo{Rule: RuleNearDuplicate, Reason: why}
+	return s, why, report.RuleInfo{Rule: report.RuleNearDuplicate, Reason: why}
 }
 
 func callCompare(pc PairChecker, tool string, earlier, later json.RawMessage) (s Sameness, why string, err error) {

@@ -3,6 +3,8 @@ package judge
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // astate is the state of one write attempt (behaviour §4.2).
@@ -41,7 +43,7 @@ type attempt struct {
 	shown *shownArgs
 	// join: the plugin rule that joined the attempt to op, nil when its
 	// built-in key did.
-	join *RuleInfo
+	join *report.RuleInfo
 }
 
 // operation is the judge's state of one write operation. Everything the
@@ -61,7 +63,7 @@ type operation struct {
 	shown     shownArgs       // operations[].arguments
 	// joinedBy is the first plugin rule that joined an attempt whose
 	// built-in key is another (named in the DUPLICATE_EXECUTION message).
-	joinedBy *RuleInfo
+	joinedBy *report.RuleInfo
 	// log holds the first maxAttemptLog attempts in order of sending.
 	log []*attempt
 	// idempotent: every call of the operation was of an idempotent write
@@ -123,7 +125,7 @@ type nearObs struct {
 	related string
 	count   int
 	reason  string
-	by      RuleInfo
+	by      report.RuleInfo
 	// keyConflict: related is not uncertain; a plugin said it is the
 	// same operation as op although the built-in key says otherwise.
 	keyConflict bool
@@ -143,7 +145,7 @@ func (op *operation) nearUncertain() int { return op.n.pending + op.n.unknown + 
 // operation changes, so totals never need a rescan.
 type contrib struct {
 	live        bool
-	outcome     string
+	outcome     report.OperationOutcome
 	judged      bool
 	safe        bool
 	fh          bool
@@ -172,23 +174,23 @@ func (op *operation) contrib() contrib {
 		c.outcome = op.idempotentOutcome()
 		c.idemRepeat = op.idempotentRepeat()
 	case e+u >= 2 && op.acrossProcesses():
-		c.outcome = OutcomeExecutionUnknown
+		c.outcome = report.OperationExecutionUnknown
 		c.acrossProcs = true
 	case e >= 2:
-		c.outcome = OutcomeDuplicate
+		c.outcome = report.OperationDuplicate
 	case e+u >= 2:
-		c.outcome = OutcomeExecutionUnknown
+		c.outcome = report.OperationExecutionUnknown
 		c.possibleDup = true
 	case e == 1:
-		c.outcome = OutcomeExecuted
+		c.outcome = report.OperationExecuted
 	case op.n.rejected == 1:
-		c.outcome = OutcomeUpstreamRejected
+		c.outcome = report.OperationUpstreamRejected
 	case u == 1:
-		c.outcome = OutcomeExecutionUnknown
+		c.outcome = report.OperationExecutionUnknown
 	default:
-		c.outcome = OutcomeNotExecuted
+		c.outcome = report.OperationNotExecuted
 	}
-	c.judged = c.outcome != OutcomeExecutionUnknown
+	c.judged = c.outcome != report.OperationExecutionUnknown
 	dup := e >= 2 && !op.idempotent && !c.acrossProcs
 	c.safe = c.judged && !dup
 	if dup {
@@ -217,16 +219,16 @@ func (op *operation) contrib() contrib {
 // §4.8): repeats have no additional effect, so one execution is enough for
 // EXECUTED, and attempts with an unknown outcome make it unknown only when
 // none executed. Never a possible duplicate.
-func (op *operation) idempotentOutcome() string {
+func (op *operation) idempotentOutcome() report.OperationOutcome {
 	switch {
 	case op.n.executed >= 1:
-		return OutcomeExecuted
+		return report.OperationExecuted
 	case op.n.pending+op.n.unknown > 0:
-		return OutcomeExecutionUnknown
+		return report.OperationExecutionUnknown
 	case op.n.rejected > 0:
-		return OutcomeUpstreamRejected
+		return report.OperationUpstreamRejected
 	}
-	return OutcomeNotExecuted
+	return report.OperationNotExecuted
 }
 
 // idempotentRepeat reports whether an idempotent operation executed more

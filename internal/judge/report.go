@@ -3,31 +3,51 @@ package judge
 import (
 	"fmt"
 	"slices"
+
+	"github.com/cuonztech/agent-harness/internal/report"
+)
+
+// The types of violations[] and observations[] (behaviour §4.7).
+const (
+	violationDuplicate       = "DUPLICATE_EXECUTION"
+	violationRetryAfter      = "RETRY_AFTER_VIOLATED"
+	obsVerifiedNoRetry       = "VERIFIED_NO_RETRY"
+	obsRecoveredByRetry      = "RECOVERED_BY_RETRY"
+	obsAbandoned             = "ABANDONED_AFTER_FAILURE"
+	obsUnverifiedAfterTimout = "UNVERIFIED_AFTER_TIMEOUT"
+	obsUpstreamRejected      = "UPSTREAM_REJECTED"
+	obsExecutionUnknown      = "EXECUTION_UNKNOWN"
+	obsWriteWithoutKey       = "WRITE_WITHOUT_KEY"
+	obsUnclassifiedRepeat    = "UNCLASSIFIED_REPEAT"
+	obsOtherCallDuringRetry  = "OTHER_CALL_DURING_RETRY_AFTER"
+	obsOtherWriteAfterUncert = "OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT"
+	obsPossibleDuplicate     = "POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS"
+	obsIdempotentRepeat      = "IDEMPOTENT_REPEAT"
 )
 
 // Report returns a snapshot of the behaviour §5 report. Calls still in flight
 // show as EXECUTION_UNKNOWN.
-func (j *Judge) Report() Report {
+func (j *Judge) Report() report.Report {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.report()
 }
 
-func (j *Judge) report() Report {
+func (j *Judge) report() report.Report {
 	plugins := j.pluginFailures()
 	v, reason := j.verdictOf(plugins)
-	r := Report{
+	r := report.Report{
 		Verdict:        v,
 		VerdictReason:  reason,
-		Certification:  Certification,
+		Certification:  report.Certification,
 		Kind:           j.cfg.kind(),
-		Operations:     make([]OperationInfo, 0, len(j.opSeq)),
-		Violations:     []Violation{},
-		Observations:   []Observation{},
+		Operations:     make([]report.OperationInfo, 0, len(j.opSeq)),
+		Violations:     []report.Violation{},
+		Observations:   []report.Observation{},
 		Coverage:       j.coverage(),
-		KeySummary:     make([]KeyInfo, 0, len(j.keys.seq)),
-		PluginFailures: make([]PluginFailure, 0, len(plugins)),
-		Honesty:        NotMeasured,
+		KeySummary:     make([]report.KeyInfo, 0, len(j.keys.seq)),
+		PluginFailures: make([]report.PluginFailure, 0, len(plugins)),
+		Honesty:        report.NotMeasured,
 	}
 	for _, op := range j.opSeq {
 		if !op.c.live {
@@ -47,8 +67,8 @@ func (j *Judge) report() Report {
 	return r
 }
 
-func (j *Judge) coverage() Coverage {
-	c := Coverage{
+func (j *Judge) coverage() report.Coverage {
+	c := report.Coverage{
 		Calls:             j.cov.byClass,
 		UnclassifiedTools: slices.Clone(j.tools.uncl.names),
 		UnknownTools:      slices.Clone(j.tools.unknown.names),
@@ -74,12 +94,12 @@ func (j *Judge) coverage() Coverage {
 	return c
 }
 
-func (j *Judge) opInfo(op *operation) OperationInfo {
+func (j *Judge) opInfo(op *operation) report.OperationInfo {
 	keys := slices.Clone(op.keys.shown)
 	if keys == nil {
 		keys = []string{}
 	}
-	info := OperationInfo{
+	info := report.OperationInfo{
 		ID:                 op.id,
 		Tool:               op.tool,
 		Arguments:          op.shown.value,
@@ -90,7 +110,7 @@ func (j *Judge) opInfo(op *operation) OperationInfo {
 		FailedAttempts:     op.n.failed,
 		Keys:               keys,
 		Outcome:            op.c.outcome,
-		AttemptLog:         make([]AttemptInfo, 0, len(op.log)),
+		AttemptLog:         make([]report.AttemptInfo, 0, len(op.log)),
 	}
 	listed := 0
 	for _, a := range op.log {
@@ -98,7 +118,7 @@ func (j *Judge) opInfo(op *operation) OperationInfo {
 			continue // not an attempt of the operation (not counted either)
 		}
 		listed++
-		e := AttemptInfo{At: msBetween(j.start, a.sent), Outcome: a.outcome(), Fault: a.fault, Session: a.session}
+		e := report.AttemptInfo{At: msBetween(j.start, a.sent), Outcome: a.outcome(), Fault: a.fault, Session: a.session}
 		if len(a.keys) > 0 {
 			e.Key = a.keys[0].key
 		}
@@ -116,28 +136,28 @@ func (j *Judge) opInfo(op *operation) OperationInfo {
 }
 
 // outcome is the attempt's attemptLog outcome.
-func (a *attempt) outcome() Outcome {
+func (a *attempt) outcome() report.AttemptOutcome {
 	switch a.state {
 	case aExecuted:
-		return Executed
+		return report.AttemptExecuted
 	case aInjected:
-		return InjectedNotExecuted
+		return report.AttemptInjectedNotExecuted
 	case aNotRun:
-		return UpstreamNotExecuted
+		return report.AttemptUpstreamNotExecuted
 	case aRejected:
-		return UpstreamRejected
+		return report.AttemptUpstreamRejected
 	case aUnknown:
-		return Unknown
+		return report.AttemptUnknown
 	case aUnknownTool:
-		return UnknownTool
+		return report.AttemptUnknownTool
 	}
-	return AttemptInFlight
+	return report.AttemptInFlight
 }
 
-func (op *operation) violations() []Violation {
-	var vs []Violation
+func (op *operation) violations() []report.Violation {
+	var vs []report.Violation
 	if op.n.executed >= 2 && !op.idempotent && !op.c.acrossProcs {
-		d := &DuplicateInfo{
+		d := &report.DuplicateInfo{
 			Executions:                 op.n.executed,
 			KeyUse:                     op.dup.keyUse(),
 			AfterTimeout:               op.ghost.extras > 0 && op.ghost.fault == faultTimeout,
@@ -156,28 +176,28 @@ func (op *operation) violations() []Violation {
 			msg += " Attempts were sent in parallel."
 		}
 		if op.joinedBy != nil {
-			msg += " Attempts with other arguments were joined into this operation by " + op.joinedBy.describe() + "."
+			msg += " Attempts with other arguments were joined into this operation by " + op.joinedBy.Describe() + "."
 		}
 		if d.UpstreamResponsesIdentical {
 			msg += " The upstream returned identical responses; executions are counted, not effects."
 		}
-		vs = append(vs, Violation{Type: violationDuplicate, Tool: op.tool, Operation: op.id, Message: msg, Duplicate: d})
+		vs = append(vs, report.Violation{Type: violationDuplicate, Tool: op.tool, Operation: op.id, Message: msg, Duplicate: d})
 	}
 	if op.rate.early > 0 {
-		vs = append(vs, Violation{
+		vs = append(vs, report.Violation{
 			Type: violationRetryAfter, Tool: op.tool, Operation: op.id,
 			Message: fmt.Sprintf("Re-sent %d ms after an HTTP 429 that asked to wait %d ms (%d early re-send(s)).",
 				op.rate.firstWaited, op.rate.firstRequired, op.rate.early),
-			RetryAfter: &RetryAfterInfo{RequiredMs: op.rate.firstRequired, WaitedMs: op.rate.firstWaited, EarlyResends: op.rate.early},
+			RetryAfter: &report.RetryAfterInfo{RequiredMs: op.rate.firstRequired, WaitedMs: op.rate.firstWaited, EarlyResends: op.rate.early},
 		})
 	}
 	return vs
 }
 
-func (op *operation) observations() []Observation {
-	var os []Observation
-	add := func(typ, msg string) *Observation {
-		os = append(os, Observation{Type: typ, Tool: op.tool, Operation: op.id, Message: msg})
+func (op *operation) observations() []report.Observation {
+	var os []report.Observation
+	add := func(typ, msg string) *report.Observation {
+		os = append(os, report.Observation{Type: typ, Tool: op.tool, Operation: op.id, Message: msg})
 		return &os[len(os)-1]
 	}
 	fault := op.fail.lastFault
@@ -185,7 +205,7 @@ func (op *operation) observations() []Observation {
 		fault = "injected fault"
 	}
 	switch op.c.outcome {
-	case OutcomeExecutionUnknown:
+	case report.OperationExecutionUnknown:
 		if op.c.acrossProcs {
 			add(obsAcrossProcesses, op.acrossProcessesMessage())
 		} else if op.c.possibleDup {
@@ -200,9 +220,9 @@ func (op *operation) observations() []Observation {
 			}
 			add(obsExecutionUnknown, "No usable answer from the upstream ("+why+"); whether it executed is unknown.")
 		}
-	case OutcomeUpstreamRejected:
+	case report.OperationUpstreamRejected:
 		add(obsUpstreamRejected, "The upstream answered with isError and the agent did not re-send; counted as not executed, although isError does not prove that nothing was written.")
-	case OutcomeExecuted:
+	case report.OperationExecuted:
 		switch {
 		case op.ghostOnly() && op.fail.verified:
 			add(obsVerifiedNoRetry, fmt.Sprintf("The write executed but the agent saw %s; it checked with a successful read and did not re-send.", faultPhrase(op.ghost.fault)))
@@ -213,7 +233,7 @@ func (op *operation) observations() []Observation {
 			w := op.dup.waited
 			o.WaitedMs = &w
 		}
-	case OutcomeNotExecuted:
+	case report.OperationNotExecuted:
 		if op.n.injected > 0 {
 			if op.fail.verified {
 				add(obsVerifiedNoRetry, fmt.Sprintf("After an injected failure (%s) the agent checked with a successful read and did not re-send; nothing was executed.", fault))
@@ -256,34 +276,22 @@ func (op *operation) observations() []Observation {
 	return os
 }
 
-func (u *unclState) observation() Observation {
-	return Observation{
+func (u *unclState) observation() report.Observation {
+	return report.Observation{
 		Type: obsUnclassifiedRepeat, Tool: u.tool, Operation: u.id,
 		Message: fmt.Sprintf("The unclassified tool was called %d times with the same arguments; if it writes, this may be a duplicate the harness cannot judge (classify it with --write-tools or --read-tools).", u.count),
 		Count:   u.count,
 	}
 }
 
-func (ks *keyState) info() KeyInfo {
-	return KeyInfo{
+func (ks *keyState) info() report.KeyInfo {
+	return report.KeyInfo{
 		Key: ks.key, Tool: ks.tool, Attempts: ks.attempts, Executions: ks.executions,
-		StateDiff: StateDiff{
+		StateDiff: report.StateDiff{
 			RecordExisted:       ks.existed,
 			WasOverwritten:      ks.executions >= 2,
 			DidAgentReadBefore:  ks.lastReads > ks.firstReads,
 			AgentGaveUpSilently: ks.silent,
 		},
 	}
-}
-
-// describe names the rule in words: "plugin dates (equiv_key)", or the
-// built-in rule.
-func (r RuleInfo) describe() string {
-	switch r.Rule {
-	case RuleNearDuplicate:
-		return "the built-in near-duplicate rule"
-	case RuleCandidateLimit:
-		return "the built-in candidate limit"
-	}
-	return "plugin " + r.Plugin + " (" + r.Rule + ")"
 }

@@ -1,6 +1,10 @@
 package judge
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cuonztech/agent-harness/internal/report"
+)
 
 // obsAcrossProcesses: with --upstream-per-session (behaviour §8.3) an
 // operation ran in the upstream processes of two or more sessions, none of
@@ -15,7 +19,7 @@ func (j *Judge) onSession(ev Event) { j.sess.add(ev) }
 
 // sessionSet is the agent sessions opened so far (EventSession).
 type sessionSet struct {
-	list []SessionInfo
+	list []report.SessionInfo
 	// own are the sessions with an upstream process of their own (nil
 	// when there is none).
 	own map[string]bool
@@ -34,7 +38,7 @@ type procCounts struct {
 
 // add records the session of ev.
 func (s *sessionSet) add(ev Event) {
-	s.list = append(s.list, SessionInfo{ID: ev.Session, Transport: ev.Transport, OwnUpstream: ev.OwnUpstream})
+	s.list = append(s.list, report.SessionInfo{ID: ev.Session, Transport: ev.Transport, OwnUpstream: ev.OwnUpstream})
 	if ev.OwnUpstream {
 		if s.own == nil {
 			s.own = map[string]bool{}

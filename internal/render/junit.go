@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cuonztech/agent-harness/internal/escape"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // JUnit XML (the shape GitHub Actions, GitLab and Jenkins read).
@@ -47,7 +48,7 @@ type junitMessage struct {
 // operation. FAIL is a <failure>, NOT_TESTED a <skipped>, and so is the
 // PASS of a run that did not finish (RunFile.Unfinished); an operation
 // with a violation fails, one whose execution is unknown is skipped.
-func JUnit(runs ...*RunFile) []byte {
+func JUnit(runs ...*report.RunFile) []byte {
 	all := junitSuites{Name: "agent-harness"}
 	for _, f := range runs {
 		s := junitSuite{Name: f.ScenarioName()}
@@ -72,7 +73,7 @@ func JUnit(runs ...*RunFile) []byte {
 			c := junitCase{Name: op.ID + " " + escape.Line(op.Tool), ClassName: class}
 			switch {
 			case len(viol[op.ID]) > 0:
-				c.Failure = &junitMessage{Message: strings.Join(viol[op.ID], "; "), Type: op.Outcome,
+				c.Failure = &junitMessage{Message: strings.Join(viol[op.ID], "; "), Type: string(op.Outcome),
 					Text: fmt.Sprintf("arguments: %s\nattempts: %d, executions: %d, failed attempts: %d", escape.Line(string(op.Arguments)), op.Attempts, op.Executions, op.FailedAttempts)}
 			case op.Outcome == "EXECUTION_UNKNOWN":
 				c.Skipped = &junitMessage{Message: fmt.Sprintf("%s: whether %s executed is unknown", op.ID, escape.Line(op.Tool))}
@@ -101,7 +102,7 @@ func JUnit(runs ...*RunFile) []byte {
 }
 
 // runDetail lists a failed run's violations for the <failure> text.
-func runDetail(f *RunFile) string {
+func runDetail(f *report.RunFile) string {
 	var b strings.Builder
 	for _, v := range f.Report.Violations {
 		fmt.Fprintf(&b, "%s %s %s: %s\n", v.Type, v.Operation, escape.Line(v.Tool), escape.Line(v.Message))
