@@ -32,11 +32,11 @@ func peerReport(s string) (report.Report, report.Score, []report.Patch) {
 	return r, report.Score{Verdict: report.VerdictFail, Total: &total}, []report.Patch{{Type: PatchGhostWrite, Severity: SeverityCritical, Trigger: s, Text: "Check before you re-send."}}
 }
 
-// ourHeadings are the headings RenderMarkdown writes.
+// ourHeadings are the headings report.Markdown writes.
 var ourHeadings = []string{"# agent-harness report: FAIL", "## Overall: ", "## Coverage", "## Violations", "## Observations",
 	"## Operations", "## Idempotency keys", "## Plugin failures", "# Prompt patches", "## [CRITICAL] GHOST_WRITE"}
 
-// checkRendered fails when a line of md is a heading RenderMarkdown does
+// checkRendered fails when a line of md is a heading report.Markdown does
 // not write, or md has a raw control character, HTML or link syntax
 // from the peer text.
 func checkRendered(t *testing.T, peer, md string) {

@@ -16,12 +16,13 @@ const (
 )
 
 // FileMeta is what the report-file envelope needs beyond the judge's own
-// state (behaviour §5, TEAM.md). Zero values: Status "running", Mode
+// state (behaviour §5). Zero values: Status "running", Mode
 // "deterministic" ("chaos" when the judge's scenario is "chaos"), no chaos
 // object, no startup error, toolClassification [], no plugins field,
 // transport stdio on both sides.
 type FileMeta struct {
-	// Status is "starting", "running", "finished" or "failed".
+	// Status is a Status constant: StatusStarting, StatusRunning,
+	// StatusFinished, StatusFailed or StatusInterrupted.
 	Status string
 	// StartupError is set on a failed start; the verdict is then NOT_TESTED.
 	StartupError string
