@@ -47,8 +47,8 @@ type Options struct {
 	Users     []string // sent in order, each after the model stops calling tools
 	Params    Params
 	// ShowIsError shows a result's isError to the model (SPEC §18.1).
-	ShowIsError bool
-	MaxSteps    int           // model calls per turn; 0 = DefaultMaxSteps
+	ShowIsError  bool
+	MaxSteps     int           // model calls per turn; 0 = DefaultMaxSteps
 	ModelTimeout time.Duration // one model call attempt; 0 = DefaultModelTimeout
 	ToolTimeout  time.Duration // one MCP tool call; 0 = DefaultToolTimeout
 	// MaxRetries bounds the retries of a provider's 429 or 5xx per model
