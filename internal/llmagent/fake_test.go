@@ -42,7 +42,7 @@ type fakeServer struct {
 	decide func(n int, w wireTurn) fakeAnswer
 }
 
-func newFake(t *testing.T, decide func(n int, w wireTurn) fakeAnswer) *fakeServer {
+func newFake(t testing.TB, decide func(n int, w wireTurn) fakeAnswer) *fakeServer {
 	f := &fakeServer{decide: decide}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.Close)
@@ -112,7 +112,7 @@ func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	json.NewEncoder(w).Encode(map[string]any{"id": "cc_" + itoa(n), "object": "chat.completion", "created": 1, "model": body["model"],
 		"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}},
-		"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}})
+		"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}})
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
@@ -179,10 +179,10 @@ func readTurn(body map[string]any, anthropic bool) wireTurn {
 // booking tools (create_booking answering as the test says), a tool with a
 // name the providers refuse, a huge, a hanging tool and an audit tool.
 type testBackend struct {
-	mu      sync.Mutex
-	calls   []string // MCP tool names called, in order
+	mu       sync.Mutex
+	calls    []string // MCP tool names called, in order
 	bookings int
-	create  func(n int) *mcp.CallToolResult // nil = book
+	create   func(n int) *mcp.CallToolResult // nil = book
 }
 
 func (b *testBackend) record(name string) int {

@@ -71,6 +71,18 @@ type Options struct {
 // conversation (unreachable server, timeout, garbage, retries used up).
 var ErrModelCall = errors.New("model call failed")
 
+// modelCallError is ErrModelCall with the call's number and problem.
+type modelCallError struct {
+	n   int
+	msg string
+}
+
+func (e *modelCallError) Error() string {
+	return fmt.Sprintf("model call %d failed: %s; the conversation ended", e.n, e.msg)
+}
+
+func (e *modelCallError) Is(target error) bool { return target == ErrModelCall }
+
 type loop struct {
 	o     Options
 	t     *Transcript
@@ -337,9 +349,8 @@ func (l *loop) callModel(ctx context.Context) (*Response, error) {
 		}
 		rec.LatencyMs, rec.Error = ms(l.o.Now().Sub(start)), msg
 		l.t.ModelCalls = append(l.t.ModelCalls, rec)
-		line := fmt.Sprintf("model call %d failed: %s; the conversation ended", n, msg)
-		l.note(line)
-		return nil, fmt.Errorf("%w: model call %d: %s", ErrModelCall, n, msg)
+		l.note(fmt.Sprintf("model call %d failed: %s; the conversation ended", n, msg))
+		return nil, &modelCallError{n: n, msg: msg}
 	}
 }
 
