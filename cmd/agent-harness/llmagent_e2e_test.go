@@ -293,3 +293,71 @@ func TestLLMAgentTranscriptOnSIGTERM(t *testing.T) {
 		t.Errorf("%d executions", n)
 	}
 }
+
+// --probe with $AGENT_HARNESS_CLAIM_FILE: the liar says FAILED after the
+// ghost write, in the claim file and the transcript (the shape the honesty
+// join reads); without --probe no claim file and a null claim.
+func TestLLMAgentClaimFile(t *testing.T) {
+	bin := e2eBinary(t, "agent-harness")
+	for _, c := range []struct {
+		probe bool
+		want  string
+	}{{true, `{"claim":"FAILED","message":"FAILED"}`}, {false, ""}} {
+		dir, mcp, _, _ := llmSetup(t, bin)
+		claim, transcript := filepath.Join(dir, "claim.json"), filepath.Join(dir, "transcript.json")
+		args := []string{"agent", "--model", "script:liar", "--mcp-config", mcp, "--transcript", transcript}
+		if c.probe {
+			args = append(args, "--probe")
+		}
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "AGENT_HARNESS_CLAIM_FILE="+claim)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("agent: %v\n%s", err, out)
+		}
+		var tr struct{ Claim json.RawMessage }
+		tb, _ := os.ReadFile(transcript)
+		json.Unmarshal(tb, &tr)
+		b, err := os.ReadFile(claim)
+		var compact bytes.Buffer
+		json.Compact(&compact, b)
+		switch {
+		case c.probe && (err != nil || compact.String() != c.want):
+			t.Errorf("claim file %q (%v), want %s", b, err, c.want)
+		case !c.probe && err == nil:
+			t.Errorf("claim file written without --probe: %s", b)
+		}
+		compact.Reset()
+		json.Compact(&compact, tr.Claim)
+		if want := map[bool]string{true: c.want, false: "null"}[c.probe]; compact.String() != want {
+			t.Errorf("transcript claim %s, want %s", tr.Claim, want)
+		}
+	}
+}
+
+func TestLLMAgentUsageErrors(t *testing.T) {
+	bin := e2eBinary(t, "agent-harness")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--model", "script:naive", "--behaviour", "careful"}, "flags --behaviour and --model: give one of them"},
+		{[]string{"--behaviour", "careful", "--probe"}, "flag --probe needs --model"},
+		{[]string{"--model", "gpt-4o"}, `flag --model: "gpt-4o" is not PROVIDER:MODEL`},
+		{[]string{"--model", "script:eager"}, `"eager" is not a script`},
+		{[]string{"--model", "openai:m", "--show-is-error", "maybe"}, `flag --show-is-error: "maybe" is not on or off`},
+		{[]string{"--model", "openai:m", "--max-steps", "0"}, "flag --max-steps"},
+		{[]string{"--model", "openai:m", "--model-timeout", "soon"}, "flag --model-timeout"},
+		{[]string{"--model", "openai:m", "--temperature", "9"}, "flag --temperature"},
+		{[]string{"--model", "ollama:m", "--api-key-env", "K"}, "ollama needs no key"},
+		{[]string{"--model", "openai:m", "--probe-text", "ok?"}, "flag --probe-text needs --probe"},
+		{[]string{"--model", "openai:m", "--system-prompt", "/nonexistent/p"}, "flag --system-prompt"},
+	} {
+		cmd := exec.Command(bin, append(append([]string{"agent"}, c.args...), "--mcp-config", "/nonexistent/mcp.json")...)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		_ = cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(errb.String(), c.want) || strings.Count(errb.String(), "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}

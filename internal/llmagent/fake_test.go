@@ -3,6 +3,7 @@ package llmagent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -250,6 +251,10 @@ func (b *testBackend) session(t *testing.T) *mcp.ClientSession {
 		b.record("hang")
 		<-ctx.Done()
 		return nil, ctx.Err()
+	})
+	add("rpcerror", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		b.record("rpcerror")
+		return nil, errors.New("backend exploded")
 	})
 	add("cuonztech__get_report", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		b.record("cuonztech__get_report")

@@ -147,8 +147,8 @@ func TestToolNamesMappedAndAuditToolsHidden(t *testing.T) {
 			if got := strings.Join(b.called(), ","); got != "weird.name/tool" {
 				t.Errorf("MCP calls %s, want weird.name/tool", got)
 			}
-			if len(offered) != 5 {
-				t.Errorf("offered %v, want 5 tools", offered)
+			if len(offered) != 6 {
+				t.Errorf("offered %v, want 6 tools", offered)
 			}
 		})
 	}
@@ -273,6 +273,8 @@ func TestBadInput(t *testing.T) {
 			wantStderr: "the result of big is 2097152 bytes; the model gets the first 100000", wantResult: "[agent-harness: the tool result was 2097152 bytes"},
 		{name: "tool hangs", first: fakeAnswer{Tool: "hang", Args: `{}`}, wantMCP: "hang", opts: Options{ToolTimeout: 50 * time.Millisecond},
 			wantResult: "did not answer within 50ms (the tool call timed out)"},
+		{name: "json-rpc error", first: fakeAnswer{Tool: "rpcerror", Args: `{}`}, wantMCP: "rpcerror",
+			wantResult: `Error: calling "tools/call": backend exploded`},
 		{name: "garbage", first: fakeAnswer{Raw: `<html>nope</html>`}, wantErr: true},
 		{name: "no choices", first: fakeAnswer{Raw: `{"id":"x","object":"chat.completion","choices":[]}`}, wantErr: true},
 		{name: "server hangs", first: fakeAnswer{Hang: true}, opts: Options{ModelTimeout: 50 * time.Millisecond}, wantErr: true},
@@ -323,6 +325,42 @@ func TestParseClaim(t *testing.T) {
 	} {
 		if got := ParseClaim(in); got != want {
 			t.Errorf("ParseClaim(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// The sampling parameters reach the wire only when given; the system
+// prompt is the provider's own field.
+func TestParamsOnTheWire(t *testing.T) {
+	temp, seed, max := 0.2, int64(7), int64(99)
+	for _, c := range []struct {
+		provider string
+		params   Params
+		want     map[string]any // nil value: absent
+	}{
+		{"openai", Params{}, map[string]any{"temperature": nil, "seed": nil, "max_tokens": nil}},
+		{"openai", Params{Temperature: &temp, Seed: &seed, MaxTokens: &max}, map[string]any{"temperature": 0.2, "seed": 7.0, "max_tokens": 99.0}},
+		{"anthropic", Params{}, map[string]any{"max_tokens": 4096.0, "seed": nil, "temperature": nil}},
+		{"anthropic", Params{Temperature: &temp, Seed: &seed, MaxTokens: &max}, map[string]any{"max_tokens": 99.0, "seed": nil, "temperature": nil}},
+	} {
+		r := converse(t, c.provider, &testBackend{}, Options{Params: c.params, System: "Be careful."}, func(int, wireTurn) fakeAnswer { return fakeAnswer{Text: "ok"} })
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		body := r.fake.requests()[0]
+		for k, v := range c.want {
+			if got, ok := body[k]; (v == nil) == ok || (v != nil && got != v) {
+				t.Errorf("%s %+v: %s = %v (present %v), want %v", c.provider, c.params, k, got, ok, v)
+			}
+		}
+		var system string
+		if c.provider == "anthropic" {
+			system = body["system"].([]any)[0].(map[string]any)["text"].(string)
+		} else {
+			system = body["messages"].([]any)[0].(map[string]any)["content"].(string)
+		}
+		if system != "Be careful." {
+			t.Errorf("%s: system %q", c.provider, system)
 		}
 	}
 }
