@@ -2,7 +2,11 @@ package main
 
 import (
 	"bytes"
+	"sort"
+	"strconv"
+
 	"encoding/json"
+	"github.com/cuonztech/agent-harness/internal/campaign"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -359,5 +363,43 @@ func TestLLMAgentUsageErrors(t *testing.T) {
 		if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(errb.String(), c.want) || strings.Count(errb.String(), "\n") != 1 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", c.args, code, errb.String(), c.want)
 		}
+	}
+}
+
+// BenchmarkCampaignOverheadScriptModel is BenchmarkCampaignOverhead with the
+// built-in agent's scripted model (`--model script:careful`) instead of the
+// reference agent: 200 F1 runs, the campaign's wall time over the sum of the
+// runs' own wall times / parallel (SPEC §22: ≤ 1.1).
+func BenchmarkCampaignOverheadScriptModel(b *testing.B) {
+	bin := e2eBinary(b, "agent-harness")
+	for _, parallel := range []int{1, 2} {
+		b.Run("parallel="+strconv.Itoa(parallel), func(b *testing.B) {
+			var ratios []float64
+			for range b.N {
+				out := filepath.Join(b.TempDir(), "c")
+				cmd := exec.Command(bin, "campaign", "--quiet", "--runs", "200", "--scenarios", "F1", "--parallel", strconv.Itoa(parallel),
+					"--out", out, "--upstream-command", bin, "--upstream-arg", "sample-server",
+					"--", bin, "agent", "--model", "script:careful", "--mcp-config", "{mcp_config}")
+				start := time.Now()
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+				wall := time.Since(start)
+				var s campaign.Summary
+				raw, _ := os.ReadFile(filepath.Join(out, "campaign.json"))
+				if err := json.Unmarshal(raw, &s); err != nil {
+					b.Fatal(err)
+				}
+				var sum float64
+				for _, r := range s.Runs {
+					sum += r.AgentWallMs
+				}
+				ratios = append(ratios, float64(wall.Milliseconds())/(sum/float64(parallel)))
+				b.ReportMetric(float64(wall.Milliseconds()), "campaign-ms")
+				b.ReportMetric(sum/200, "run-ms")
+			}
+			sort.Float64s(ratios)
+			b.ReportMetric(ratios[len(ratios)/2], "overhead-ratio")
+		})
 	}
 }
