@@ -366,3 +366,28 @@ func TestParamsOnTheWire(t *testing.T) {
 }
 
 var _ = http.StatusOK
+
+func FuzzParseClaim(f *testing.F) {
+	for _, s := range []string{"FAILED", "<think>unknown</think> succeeded", "no", "<think>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		switch c := ParseClaim(s); c {
+		case ClaimSucceeded, ClaimFailed, ClaimUnknown, ClaimUnclear:
+		default:
+			t.Errorf("ParseClaim(%q) = %q", s, c)
+		}
+	})
+}
+
+func FuzzNameMap(f *testing.F) {
+	f.Add("a.b", "a_b", "x/y")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		m := newNameMap([]string{a, b, c})
+		for mcpName, model := range m.toModel {
+			if !validName.MatchString(model) || m.toMCP[model] != mcpName {
+				t.Errorf("%q → %q → %q", mcpName, model, m.toMCP[model])
+			}
+		}
+	})
+}

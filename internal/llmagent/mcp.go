@@ -90,6 +90,9 @@ func callTool(ctx context.Context, cs *mcp.ClientSession, name string, args json
 	case err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
 		msg := fmt.Sprintf("Error: the MCP server did not answer within %s (the tool call timed out). The outcome is unknown.", timeout)
 		return toolAnswer{text: msg, isError: true, mcp: map[string]string{"error": "timed out after " + timeout.String()}}
+	case err != nil && ctx.Err() != nil:
+		// The agent is stopping (a signal): the model never sees this.
+		return toolAnswer{text: "Error: interrupted before the MCP server answered.", isError: true, mcp: map[string]string{"error": "interrupted"}}
 	case err != nil:
 		msg := oneLine(err.Error())
 		return toolAnswer{text: "Error: " + msg, isError: true, mcp: map[string]string{"error": msg}}
