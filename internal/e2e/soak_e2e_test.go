@@ -1,0 +1,258 @@
+//go:build !windows
+
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+)
+
+// soakTrials and soakCalls bound the soak: about a second per trial on a
+// loaded 2-core machine under -race.
+const (
+	soakTrials = 16
+	soakCalls  = 40
+	soakOps    = 6 // distinct write operations per trial: repeats are common
+)
+
+// TestSoakExecutionsMatchUpstream is the reliability soak (RELIABILITY.md):
+// per seeded trial, an agent pipelines a mix of writes and reads without
+// waiting for answers (the upstream answers them out of order, each
+// operation after its own delay), under a random scenario, and the proxy
+// gets SIGTERM at a random moment while the agent keeps sending. Whatever
+// the interleaving, every execution the upstream counted is in the final
+// report, operation by operation, and the report is finished.
+func TestSoakExecutionsMatchUpstream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the soak runs without -short")
+	}
+	scenarios := [][]string{
+		{"--scenario", "F1"}, {"--scenario", "F2", "--retry-after", "1"}, {"--scenario", "F3"},
+		{"--scenario", "F4"}, {"--scenario", "F5"}, {"--mode", "chaos", "--error-rate", "0.3", "--seed", "7"}, nil,
+	}
+	for trial := range soakTrials {
+		rng := rand.New(rand.NewPCG(uint64(trial), 0x50a4))
+		flags := append([]string{"--audit-tools", "off", "--quiet"}, scenarios[rng.IntN(len(scenarios))]...)
+		t.Run(fmt.Sprintf("trial%02d%s", trial, strings.Join(flags[3:], "")), func(t *testing.T) {
+			soakTrial(t, rng, flags)
+		})
+	}
+}
+
+func soakTrial(t *testing.T, rng *rand.Rand, flags []string) {
+	p := scnStart(t, flags...)
+	stopAt := 1 + rng.IntN(soakCalls)
+	for i := range soakCalls {
+		if i == stopAt {
+			if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var line string
+		p.nextID++
+		if rng.IntN(5) == 0 {
+			line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_booking","arguments":{"id":"b1"}}}`, p.nextID)
+		} else {
+			// Each operation has its own delay, so answers come out of order.
+			op := rng.IntN(soakOps)
+			line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"book_room","arguments":{"room":"r%d","sleep_ms":%d}}}`,
+				p.nextID, op, (op*17)%50)
+		}
+		// After the proxy exited the pipe is closed: later writes fail, as
+		// they would for a real agent.
+		_, _ = io.WriteString(p.stdin, line+"\n")
+	}
+	_ = p.stdin.Close()
+	if code := p.waitExit(); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit code %d, want %d; stderr:\n%s", code, 128+int(syscall.SIGTERM), p.stderr)
+	}
+
+	soakCompare(t, p, fmt.Sprintf("SIGTERM before call %d", stopAt+1))
+}
+
+// soakCompare checks the finished report's executions against the
+// upstream's counts file, operation by operation.
+func soakCompare(t testing.TB, p *scnProxy, when string) {
+	t.Helper()
+	var rep struct {
+		Status string `json:"status"`
+		Report struct {
+			Operations []struct {
+				Tool       string          `json:"tool"`
+				Arguments  json.RawMessage `json:"arguments"`
+				Executions int             `json:"executions"`
+			} `json:"operations"`
+		} `json:"report"`
+	}
+	raw, err := os.ReadFile(p.report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatalf("report file: %v\n%s", err, raw)
+	}
+	if rep.Status != "finished" {
+		t.Errorf("report status %q, want finished", rep.Status)
+	}
+	got := map[string]int{}
+	for _, op := range rep.Report.Operations {
+		if op.Executions > 0 {
+			got[op.Tool+" "+soakCanonical(t, op.Arguments)] += op.Executions
+		}
+	}
+	want := map[string]int{}
+	if b, err := os.ReadFile(p.counts); err == nil {
+		var c struct {
+			StructuredContent struct {
+				Counts []struct {
+					Tool      string          `json:"tool"`
+					Arguments json.RawMessage `json:"arguments"`
+					Count     int             `json:"count"`
+				} `json:"counts"`
+			} `json:"structuredContent"`
+		}
+		if err := json.Unmarshal(b, &c); err != nil {
+			t.Fatalf("counts file: %v", err)
+		}
+		for _, e := range c.StructuredContent.Counts {
+			if e.Tool == "book_room" {
+				want[e.Tool+" "+soakCanonical(t, e.Arguments)] += e.Count
+			}
+		}
+	} else if !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if a, b := soakDump(got), soakDump(want); a != b {
+		t.Errorf("executions by operation differ (%s)\n report: %s\nupstream: %s\nstderr:\n%s", when, a, b, p.stderr)
+	}
+}
+
+// soakCanonical re-encodes a JSON object with sorted keys.
+func soakCanonical(t testing.TB, raw json.RawMessage) string {
+	t.Helper()
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		t.Fatalf("arguments %s: %v", raw, err)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func soakDump(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var sb strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&sb, "%s=%d; ", k, m[k])
+	}
+	return sb.String()
+}
+
+// soakSessions bounds the sessions of a --listen soak trial.
+const soakSessions = 4
+
+// TestSoakSharedSessionsMatchUpstream is the soak over --listen (issue 17,
+// behaviour §8.3): per seeded trial, 2 to soakSessions MCP sessions share
+// one stdio upstream and each sends a seeded mix of writes and reads from
+// two concurrent clients (answers come out of order, each operation after
+// its own delay), under a random scenario; the proxy gets SIGTERM once a
+// seeded number of calls has been sent, while the sessions keep sending.
+// Every execution the one upstream process counted is in the final
+// report, operation by operation, and the report is finished.
+func TestSoakSharedSessionsMatchUpstream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the soak runs without -short")
+	}
+	scenarios := [][]string{
+		{"--scenario", "F1"}, {"--scenario", "F2", "--retry-after", "1"}, {"--scenario", "F3"},
+		{"--scenario", "F4"}, {"--scenario", "F5"}, {"--mode", "chaos", "--error-rate", "0.3", "--seed", "7"}, nil,
+	}
+	for trial := range soakTrials / 2 {
+		rng := rand.New(rand.NewPCG(uint64(trial), 0x5e55))
+		flags := append([]string{"--audit-tools", "off", "--quiet"}, scenarios[rng.IntN(len(scenarios))]...)
+		sessions := 2 + rng.IntN(soakSessions-1)
+		t.Run(fmt.Sprintf("trial%02d-%dsessions%s", trial, sessions, strings.Join(flags[3:], "")), func(t *testing.T) {
+			soakSharedTrial(t, rng, flags, sessions)
+		})
+	}
+}
+
+func soakSharedTrial(t *testing.T, rng *rand.Rand, flags []string, sessions int) {
+	p := startHTTPProxy(t, flags...)
+	// Every call of every session is drawn before any is sent: the trial
+	// is the seed's, whatever the interleaving.
+	var plans [][]string
+	for range sessions {
+		var plan []string
+		for i := range soakCalls / 2 {
+			id := i + 2
+			if rng.IntN(5) == 0 {
+				plan = append(plan, rpcRequest(fmt.Sprint(id), "tools/call", `{"name":"get_booking","arguments":{"id":"b1"}}`))
+				continue
+			}
+			op := rng.IntN(soakOps)
+			plan = append(plan, rpcRequest(fmt.Sprint(id), "tools/call",
+				fmt.Sprintf(`{"name":"book_room","arguments":{"room":"r%d","sleep_ms":%d}}`, op, (op*17)%50)))
+		}
+		plans = append(plans, plan)
+	}
+	total := sessions * (soakCalls / 2)
+	stopAt := int64(1 + rng.IntN(total))
+
+	ids := make([]string, sessions)
+	for i := range ids {
+		s := newRawSession(t, p.url)
+		s.initialize()
+		ids[i] = s.id
+	}
+	var sent atomic.Int64
+	var wg sync.WaitGroup
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: scnWait}
+	for si, plan := range plans {
+		for w := range 2 { // two clients per session: calls overlap within a session too
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := w; i < len(plan); i += 2 {
+					if sent.Add(1) == stopAt {
+						_ = p.cmd.Process.Signal(syscall.SIGTERM)
+					}
+					req, _ := http.NewRequest(http.MethodPost, p.url, strings.NewReader(plan[i]))
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("Accept", "application/json, text/event-stream")
+					req.Header.Set("Mcp-Session-Id", ids[si])
+					// After the proxy stopped, requests fail, as they
+					// would for a real agent.
+					if resp, err := hc.Do(req); err == nil {
+						_, _ = io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if sent.Load() < stopAt {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	if code := p.waitExit(); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit code %d, want %d; stderr:\n%s", code, 128+int(syscall.SIGTERM), p.stderr)
+	}
+	soakCompare(t, &p.scnProxy, fmt.Sprintf("SIGTERM at call %d of %d, %d sessions", stopAt, total, sessions))
+}
