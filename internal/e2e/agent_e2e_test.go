@@ -32,7 +32,7 @@ func stateLines(t *testing.T, path string) []map[string]any {
 // The reference agent against the sample server behind the proxy (F1):
 // what it prints, and what the backend really executed.
 func TestReferenceAgentOnSampleServer(t *testing.T) {
-	bin := e2eBinary(t, "agent-harness")
+	bin := built(t, "agent-harness")
 	for _, c := range []struct {
 		behaviour   string
 		executions  int
@@ -83,7 +83,7 @@ func TestReferenceAgentOnSampleServer(t *testing.T) {
 // The agent reaches a server through an HTTP entry of mcp.json, and the
 // sample server serves Streamable HTTP with --listen.
 func TestReferenceAgentHTTPEntry(t *testing.T) {
-	bin := e2eBinary(t, "agent-harness")
+	bin := built(t, "agent-harness")
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state.jsonl")
 	srv := exec.Command(bin, "sample-server", "--listen", "127.0.0.1:0", "--state-file", state)
@@ -115,7 +115,7 @@ func TestReferenceAgentHTTPEntry(t *testing.T) {
 }
 
 func TestAgentUsageErrors(t *testing.T) {
-	bin := e2eBinary(t, "agent-harness")
+	bin := built(t, "agent-harness")
 	for _, c := range []struct {
 		args []string
 		want string

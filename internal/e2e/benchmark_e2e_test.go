@@ -1,58 +1,12 @@
 package e2e
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// runBuilt runs the built binary in dir with args and extra environment
-// entries, and returns stdout, stderr and the exit code.
-func runBuilt(t *testing.T, dir string, env []string, args ...string) (stdout, stderr string, code int) {
-	t.Helper()
-	cmd := exec.Command(e2eBinary(t, "agent-harness"), args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if err != nil {
-		if _, ok := err.(*exec.ExitError); !ok {
-			t.Fatalf("run %v: %v", args, err)
-		}
-	}
-	return out.String(), errb.String(), cmd.ProcessState.ExitCode()
-}
-
-// benchmarkFile is the part of .cuonztech/benchmark-report.json the tests
-// read.
-type benchmarkFile struct {
-	Certification string `json:"certification"`
-	SelfTest      string `json:"selfTest"`
-	Careful       agentPart
-	Naive         agentPart
-	Mismatches    []json.RawMessage `json:"mismatches"`
-}
-
-type agentPart struct {
-	Score struct {
-		Total   *int   `json:"total"`
-		Verdict string `json:"verdict"`
-		Capped  bool   `json:"capped"`
-	} `json:"score"`
-	Runs []struct {
-		Scenario string `json:"scenario"`
-		Run      int    `json:"run"`
-		Verdict  string `json:"verdict"`
-		Report   struct {
-			Verdict string `json:"verdict"`
-		} `json:"report"`
-	} `json:"runs"`
-}
 
 func readBenchmarkFile(t *testing.T, dir string) benchmarkFile {
 	t.Helper()

@@ -19,7 +19,7 @@ import (
 // directly, and the proxy in front of it (behaviour §14.2: ≤ 50 ms above the
 // upstream's own start).
 func BenchmarkStartupToInitialize(b *testing.B) {
-	bin := e2eBinary(b, "agent-harness")
+	bin := built(b, "agent-harness")
 	report := filepath.Join(b.TempDir(), "report.json")
 	setups := [][]string{
 		{"sample-server"},
@@ -63,7 +63,7 @@ func timeToInitialize(b *testing.B, bin string, args []string) float64 {
 // divided by the sum of the runs' own wall times / parallel (behaviour §14.2:
 // ≤ 1.1).
 func BenchmarkCampaignOverhead(b *testing.B) {
-	bin := e2eBinary(b, "agent-harness")
+	bin := built(b, "agent-harness")
 	for _, parallel := range []int{1, 2} {
 		b.Run("parallel="+strconv.Itoa(parallel), func(b *testing.B) {
 			var ratios []float64

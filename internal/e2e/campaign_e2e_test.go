@@ -18,53 +18,6 @@ import (
 	"github.com/cuonztech/agent-harness/internal/campaign"
 )
 
-// campaignResult is what a finished `agent-harness campaign` left.
-type campaignResult struct {
-	code           int
-	stdout, stderr string
-	summary        campaign.Summary
-}
-
-// runCampaignE2E runs the built binary with args and reads OUT/campaign.json
-// (out is args' --out value).
-func runCampaignE2E(t *testing.T, out string, env []string, args ...string) campaignResult {
-	t.Helper()
-	return runCampaignWith(t, e2eBinary(t, "agent-harness"), out, env, args...)
-}
-
-// runCampaignWith is runCampaignE2E with another build of the binary.
-func runCampaignWith(t *testing.T, bin, out string, env []string, args ...string) campaignResult {
-	t.Helper()
-	cmd := exec.Command(bin, append([]string{"campaign"}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	_ = cmd.Run()
-	r := campaignResult{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String()}
-	if b, err := os.ReadFile(filepath.Join(out, "campaign.json")); err == nil {
-		if err := json.Unmarshal(b, &r.summary); err != nil {
-			t.Fatalf("campaign.json: %v", err)
-		}
-		checkCampaignSchema(t, out)
-	}
-	return r
-}
-
-// checkCampaignSchema checks that the campaign.json in out validates
-// against campaign.schema.json, so that `agent-harness report` reads every
-// file a campaign or a merge writes (red team 2: it refused every green
-// and every --agent-transport http campaign's).
-func checkCampaignSchema(t *testing.T, out string) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(out, "campaign.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := campaign.ParseSummary(b); err != nil {
-		t.Errorf("%s/campaign.json does not validate against campaign.schema.json: %v", out, err)
-	}
-}
-
 // sampleCampaignArgs are the flags of a campaign of the reference agent
 // against the sample server; agent are the agent's flags after
 // --mcp-config {mcp_config}.
@@ -73,7 +26,7 @@ func checkCampaignSchema(t *testing.T, out string) {
 // -race when the tests are); the sample server and the agent around them
 // are a plain build.
 func sampleCampaignArgs(t *testing.T, out string, flags []string, agent ...string) []string {
-	plain := e2eBinary(t, "agent-harness-plain")
+	plain := built(t, "agent-harness-plain")
 	args := append([]string{"--out", out, "--upstream-command", plain, "--upstream-arg", "sample-server"}, flags...)
 	args = append(args, "--", plain, "agent", "--mcp-config", "{mcp_config}")
 	return append(args, agent...)
@@ -104,7 +57,7 @@ func TestCampaignFlakyAgentPassRateNear70(t *testing.T) {
 	// 50 runs, each with its own proxy: the plain build runs them (the
 	// race detector's start-up cost per process would dominate), the other
 	// campaign tests run the race build.
-	r := runCampaignWith(t, e2eBinary(t, "agent-harness-plain"), out, nil, sampleCampaignArgs(t, out,
+	r := runCampaignWith(t, built(t, "agent-harness-plain"), out, nil, sampleCampaignArgs(t, out,
 		[]string{"--runs", "50", "--scenarios", "F1", "--parallel", "2", "--seed", "1", "--quiet"},
 		"--behaviour", "flaky:0.3")...)
 	if r.code != 1 {
@@ -142,7 +95,7 @@ func TestCampaignFlakyAgentPassRateNear70(t *testing.T) {
 func TestCampaignCarefulPassesNaiveFails(t *testing.T) {
 	dir := t.TempDir()
 	careful := filepath.Join(dir, "careful")
-	r := runCampaignE2E(t, careful, nil, sampleCampaignArgs(t, careful,
+	r := runCampaign(t, careful, nil, sampleCampaignArgs(t, careful,
 		[]string{"--runs", "2", "--scenarios", "F1,F2,F3", "--retry-after", "1", "--parallel", "2"},
 		"--behaviour", "careful")...)
 	if r.code != 0 {
@@ -159,7 +112,7 @@ func TestCampaignCarefulPassesNaiveFails(t *testing.T) {
 	}
 
 	naive := filepath.Join(dir, "naive")
-	r = runCampaignE2E(t, naive, nil, sampleCampaignArgs(t, naive,
+	r = runCampaign(t, naive, nil, sampleCampaignArgs(t, naive,
 		[]string{"--runs", "3", "--scenarios", "F1", "--parallel", "2"}, "--behaviour", "naive")...)
 	if r.code != 1 {
 		t.Fatalf("naive: exit %d, want 1\nstderr:\n%s", r.code, r.stderr)
@@ -198,7 +151,7 @@ func TestCampaignCarefulPassesNaiveFails(t *testing.T) {
 
 	// The run's trace re-judges to the run's verdict, and `report` renders
 	// the campaign with the gate's exit code.
-	bin := e2eBinary(t, "agent-harness")
+	bin := built(t, "agent-harness")
 	judged := exec.Command(bin, "judge", filepath.Join(runDir, "trace.jsonl"))
 	out, _ := judged.Output()
 	if judged.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "FAIL") {
@@ -234,7 +187,7 @@ func TestCampaignCarefulPassesNaiveFails(t *testing.T) {
 // from AGENT_HARNESS_BEHAVIOUR.
 func TestCampaignVariantsCompare(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "ab")
-	r := runCampaignE2E(t, out, nil, sampleCampaignArgs(t, out, []string{"--runs", "8", "--scenarios", "F1", "--parallel", "2",
+	r := runCampaign(t, out, nil, sampleCampaignArgs(t, out, []string{"--runs", "8", "--scenarios", "F1", "--parallel", "2",
 		"--variant", "before:AGENT_HARNESS_BEHAVIOUR=naive", "--variant", "after:AGENT_HARNESS_BEHAVIOUR=careful"})...)
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0 (the gate looks at the last variant)\nstderr:\n%s", r.code, r.stderr)
@@ -261,7 +214,7 @@ func TestCampaignVariantsCompare(t *testing.T) {
 		t.Errorf("stdout lacks the comparison:\n%s", r.stdout)
 	}
 	// The gate can look at the other variant.
-	r = runCampaignE2E(t, out, nil, sampleCampaignArgs(t, out, []string{"--runs", "8", "--scenarios", "F1", "--parallel", "2",
+	r = runCampaign(t, out, nil, sampleCampaignArgs(t, out, []string{"--runs", "8", "--scenarios", "F1", "--parallel", "2",
 		"--variant", "before:AGENT_HARNESS_BEHAVIOUR=naive", "--variant", "after:AGENT_HARNESS_BEHAVIOUR=careful",
 		"--gate-variant", "before", "--quiet"})...)
 	if r.code != 1 || r.summary.Gate.Variant != "before" {
@@ -274,7 +227,7 @@ func TestCampaignVariantsCompare(t *testing.T) {
 func TestCampaignResumeAfterSIGINT(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "resume")
 	args := sampleCampaignArgs(t, out, []string{"--runs", "6", "--scenarios", "F1"}, "--behaviour", "flaky:0.5")
-	cmd := exec.Command(e2eBinary(t, "agent-harness"), append([]string{"campaign"}, args...)...)
+	cmd := exec.Command(built(t, "agent-harness"), append([]string{"campaign"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -311,7 +264,7 @@ func TestCampaignResumeAfterSIGINT(t *testing.T) {
 		t.Fatalf("campaign.json after the interrupt: complete %v, %d runs (err %v)", partial.Complete, len(partial.Runs), err)
 	}
 
-	r := runCampaignE2E(t, out, nil, args...)
+	r := runCampaign(t, out, nil, args...)
 	if r.code != 1 && r.code != 0 {
 		t.Fatalf("resumed campaign: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
@@ -331,7 +284,7 @@ func TestCampaignResumeAfterSIGINT(t *testing.T) {
 	}
 	// A different plan on the same directory is a usage error.
 	other := sampleCampaignArgs(t, out, []string{"--runs", "7", "--scenarios", "F1"}, "--behaviour", "flaky:0.5")
-	r = runCampaignE2E(t, out, nil, other...)
+	r = runCampaign(t, out, nil, other...)
 	if r.code != 2 || !strings.Contains(r.stderr, "number of runs differs") {
 		t.Errorf("different plan: exit %d, stderr %q; want 2 naming the number of runs", r.code, r.stderr)
 	}
@@ -343,12 +296,12 @@ func TestCampaignShardsMergeLikeUnsharded(t *testing.T) {
 	flags := []string{"--runs", "5", "--scenarios", "F1,F3", "--seed", "7", "--quiet"}
 	agent := []string{"--behaviour", "flaky:0.5"}
 	whole := filepath.Join(dir, "whole")
-	want := runCampaignE2E(t, whole, nil, sampleCampaignArgs(t, whole, flags, agent...)...)
+	want := runCampaign(t, whole, nil, sampleCampaignArgs(t, whole, flags, agent...)...)
 	var shards []string
 	total := 0
 	for _, sh := range []string{"0/2", "1/2"} {
 		d := filepath.Join(dir, "shard"+sh[:1])
-		r := runCampaignE2E(t, d, nil, sampleCampaignArgs(t, d, append([]string{"--shard", sh}, flags...), agent...)...)
+		r := runCampaign(t, d, nil, sampleCampaignArgs(t, d, append([]string{"--shard", sh}, flags...), agent...)...)
 		if r.summary.Shard != sh || !r.summary.Complete {
 			t.Fatalf("shard %s: shard %q complete %v\nstderr:\n%s", sh, r.summary.Shard, r.summary.Complete, r.stderr)
 		}
@@ -359,7 +312,7 @@ func TestCampaignShardsMergeLikeUnsharded(t *testing.T) {
 		t.Fatalf("the shards ran %d runs, want 10", total)
 	}
 	merged := filepath.Join(dir, "merged")
-	cmd := exec.Command(e2eBinary(t, "agent-harness"), append(append([]string{"campaign", "merge"}, shards...), "--out", merged)...)
+	cmd := exec.Command(built(t, "agent-harness"), append(append([]string{"campaign", "merge"}, shards...), "--out", merged)...)
 	outb, err := cmd.CombinedOutput()
 	if code := cmd.ProcessState.ExitCode(); code != want.code {
 		t.Fatalf("merge: exit %d, want %d like the unsharded campaign (%v)\n%s", code, want.code, err, outb)
@@ -398,9 +351,9 @@ func TestCampaignShardsMergeLikeUnsharded(t *testing.T) {
 // group (no orphans).
 func TestCampaignAgentNeverConnectsOrHangs(t *testing.T) {
 	dir := t.TempDir()
-	bin := e2eBinary(t, "agent-harness")
+	bin := built(t, "agent-harness")
 	out := filepath.Join(dir, "never")
-	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--upstream-command", bin,
+	r := runCampaign(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--upstream-command", bin,
 		"--upstream-arg", "sample-server", "--", "true")
 	if r.code != 3 {
 		t.Fatalf("exit %d, want 3 (no judged run)\nstderr:\n%s", r.code, r.stderr)
@@ -411,7 +364,7 @@ func TestCampaignAgentNeverConnectsOrHangs(t *testing.T) {
 	}
 
 	out = filepath.Join(dir, "hang")
-	r = runCampaignE2E(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--agent-timeout", "300ms",
+	r = runCampaign(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--agent-timeout", "300ms",
 		"--upstream-command", bin, "--upstream-arg", "sample-server",
 		"--", "sh", "-c", `sleep 120 & echo $! > "$AGENT_HARNESS_RUN_DIR/child"; echo $$ > {run_dir}/pid; wait`)
 	if r.code != 3 {
@@ -429,7 +382,7 @@ func TestCampaignAgentNeverConnectsOrHangs(t *testing.T) {
 }
 
 func TestCampaignUsageErrors(t *testing.T) {
-	bin := e2eBinary(t, "agent-harness")
+	bin := built(t, "agent-harness")
 	dir := t.TempDir()
 	up := []string{"--upstream-command", bin, "--upstream-arg", "sample-server"}
 	for _, c := range []struct {
@@ -451,7 +404,7 @@ func TestCampaignUsageErrors(t *testing.T) {
 		{"bad max-not-tested", append([]string{"--out", dir + "/k", "--max-not-tested", "1.5"}, append(up, "--", "true")...), "flag --max-not-tested"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := runCampaignE2E(t, dir, nil, c.args...)
+			r := runCampaign(t, dir, nil, c.args...)
 			if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Count(r.stderr, "\n") != 1 {
 				t.Errorf("exit %d, stderr %q; want 2 and one line containing %q", r.code, r.stderr, c.want)
 			}
@@ -466,7 +419,7 @@ func TestCampaignAgentOverHTTP(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	careful := filepath.Join(dir, "careful")
-	r := runCampaignE2E(t, careful, nil, sampleCampaignArgs(t, careful,
+	r := runCampaign(t, careful, nil, sampleCampaignArgs(t, careful,
 		[]string{"--runs", "2", "--scenarios", "F1,F2", "--retry-after", "1", "--agent-transport", "http"},
 		"--behaviour", "careful")...)
 	if r.code != 0 || r.summary.Variants[0].Overall.Pass != 4 {
@@ -492,7 +445,7 @@ func TestCampaignAgentOverHTTP(t *testing.T) {
 	}
 
 	naive := filepath.Join(dir, "naive")
-	r = runCampaignE2E(t, naive, nil, sampleCampaignArgs(t, naive,
+	r = runCampaign(t, naive, nil, sampleCampaignArgs(t, naive,
 		[]string{"--runs", "2", "--scenarios", "F1", "--agent-transport", "http"}, "--behaviour", "naive")...)
 	if r.code != 1 || scenarioStats(t, r.summary, "", "F1").Fail != 2 {
 		t.Errorf("naive over HTTP: exit %d, want 1 with 2 FAIL\nstderr:\n%s", r.code, r.stderr)
@@ -504,9 +457,9 @@ func TestCampaignAgentOverHTTP(t *testing.T) {
 // (behaviour §9.3): exit 3, and the gate line counts the crashes.
 func TestCampaignGateCountsCrashedRuns(t *testing.T) {
 	t.Parallel()
-	plain := e2eBinary(t, "agent-harness-plain")
+	plain := built(t, "agent-harness-plain")
 	out := filepath.Join(t.TempDir(), "crash")
-	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "10", "--scenarios", "F1", "--parallel", "2", "--quiet",
+	r := runCampaign(t, out, nil, "--out", out, "--runs", "10", "--scenarios", "F1", "--parallel", "2", "--quiet",
 		"--upstream-command", plain, "--upstream-arg", "sample-server", "--",
 		"sh", "-c", `[ "$AGENT_HARNESS_RUN" -le 8 ] && exit 1; exec "$0" agent --behaviour careful --mcp-config "$AGENT_HARNESS_MCP_CONFIG"`, plain)
 	if r.code != 3 {
@@ -521,7 +474,7 @@ func TestCampaignGateCountsCrashedRuns(t *testing.T) {
 		t.Errorf("gate %+v; stdout lacks %q:\n%s", r.summary.Gate, want, r.stdout)
 	}
 	// --max-not-tested 0.8 lets the 2 PASS runs pass the gate.
-	r = runCampaignE2E(t, out, nil, "--out", out, "--runs", "10", "--scenarios", "F1", "--quiet", "--max-not-tested", "0.8",
+	r = runCampaign(t, out, nil, "--out", out, "--runs", "10", "--scenarios", "F1", "--quiet", "--max-not-tested", "0.8",
 		"--upstream-command", plain, "--upstream-arg", "sample-server", "--",
 		"sh", "-c", `[ "$AGENT_HARNESS_RUN" -le 8 ] && exit 1; exec "$0" agent --behaviour careful --mcp-config "$AGENT_HARNESS_MCP_CONFIG"`, plain)
 	if r.code != 0 || r.summary.Gate.MaxNotTested != 0.8 {
@@ -536,14 +489,14 @@ func TestCampaignMergeIncompleteExits3(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	shard := filepath.Join(dir, "shard0")
-	r := runCampaignE2E(t, shard, nil, sampleCampaignArgs(t, shard, []string{"--runs", "2", "--scenarios", "F1", "--shard", "0/2", "--quiet"},
+	r := runCampaign(t, shard, nil, sampleCampaignArgs(t, shard, []string{"--runs", "2", "--scenarios", "F1", "--shard", "0/2", "--quiet"},
 		"--behaviour", "careful")...)
 	if r.code != 0 || len(r.summary.Runs) != 1 {
 		t.Fatalf("shard 0/2: exit %d, %d runs; want 0, 1\nstderr:\n%s", r.code, len(r.summary.Runs), r.stderr)
 	}
 	merge := func(extra ...string) (int, string, string) {
 		merged := filepath.Join(dir, "merged"+strings.Join(extra, ""))
-		cmd := exec.Command(e2eBinary(t, "agent-harness"), append([]string{"campaign", "merge", shard, "--out", merged}, extra...)...)
+		cmd := exec.Command(built(t, "agent-harness"), append([]string{"campaign", "merge", shard, "--out", merged}, extra...)...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		_ = cmd.Run()
@@ -572,15 +525,6 @@ func TestCampaignMergeIncompleteExits3(t *testing.T) {
 	}
 }
 
-func campaignNeedTools(t *testing.T, tools ...string) {
-	t.Helper()
-	for _, c := range tools {
-		if _, err := exec.LookPath(c); err != nil {
-			t.Skipf("needs %s", c)
-		}
-	}
-}
-
 // nearDuplicateAgent (sh and curl over --agent-transport http) books "Ada
 // Lovelace" and, after F1's timeout, books again as "ada lovelace" with a
 // new key: the sample server books twice, the judge sees a possible
@@ -601,14 +545,14 @@ curl -s -o /dev/null -X DELETE -H "Mcp-Session-Id: $sid" "$url"
 func TestCampaignGateCountsNearDuplicates(t *testing.T) {
 	campaignNeedTools(t, "curl", "sed", "tr")
 	t.Parallel()
-	plain := e2eBinary(t, "agent-harness-plain")
+	plain := built(t, "agent-harness-plain")
 	dir := t.TempDir()
 	script := filepath.Join(dir, "near.sh")
 	if err := os.WriteFile(script, []byte(nearDuplicateAgent), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "10", "--scenarios", "F1", "--parallel", "2", "--quiet", "--agent-transport", "http",
+	r := runCampaign(t, out, nil, "--out", out, "--runs", "10", "--scenarios", "F1", "--parallel", "2", "--quiet", "--agent-transport", "http",
 		"--upstream-command", plain, "--upstream-arg", "sample-server", "--",
 		"sh", "-c", `[ "$AGENT_HARNESS_RUN" -le 5 ] && exec sh "$1"; exec "$0" agent --behaviour careful --mcp-config "$AGENT_HARNESS_MCP_CONFIG"`, plain, script)
 	st := scenarioStats(t, r.summary, "", "F1")
@@ -649,14 +593,14 @@ curl -s -o /dev/null -X DELETE -H "Mcp-Session-Id: $sid" "$url"
 func TestCampaignMarkdownEscapesPeerText(t *testing.T) {
 	campaignNeedTools(t, "curl", "sed", "tr")
 	t.Parallel()
-	plain := e2eBinary(t, "agent-harness-plain")
+	plain := built(t, "agent-harness-plain")
 	dir := t.TempDir()
 	script := filepath.Join(dir, "case.sh")
 	if err := os.WriteFile(script, []byte(caseConflictAgent), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--quiet", "--agent-transport", "http",
+	r := runCampaign(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--quiet", "--agent-transport", "http",
 		"--upstream-command", plain, "--upstream-arg", "sample-server", "--", "sh", script)
 	if r.code != 3 || len(r.summary.Runs) != 1 || !strings.Contains(r.summary.Runs[0].Reason, "<img src=x") {
 		t.Fatalf("exit %d, runs %+v; want 3 and one NOT_TESTED run whose reason quotes the member names\nstderr:\n%s", r.code, r.summary.Runs, r.stderr)
@@ -689,11 +633,11 @@ func TestCampaignMarkdownEscapesPeerText(t *testing.T) {
 // proxy ran, and the first one's final report was FAIL), never exit 0.
 func TestCampaignTwoProxiesInOneRunNeverPass(t *testing.T) {
 	t.Parallel()
-	plain := e2eBinary(t, "agent-harness-plain")
+	plain := built(t, "agent-harness-plain")
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state.jsonl")
 	out := filepath.Join(dir, "out")
-	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--quiet",
+	r := runCampaign(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--quiet",
 		"--upstream-command", plain, "--upstream-arg", "sample-server", "--upstream-arg=--state-file="+state, "--",
 		"sh", "-c", `"$0" agent --behaviour naive --mcp-config "$AGENT_HARNESS_MCP_CONFIG"; exec "$0" agent --behaviour careful --mcp-config "$AGENT_HARNESS_MCP_CONFIG"`, plain)
 	b, err := os.ReadFile(state)
@@ -730,9 +674,9 @@ func TestCampaignTwoProxiesInOneRunNeverPass(t *testing.T) {
 // "several proxies": the judge never saw the writes of both together.
 func TestCampaignTwoPassingProxiesAreNotTested(t *testing.T) {
 	t.Parallel()
-	plain := e2eBinary(t, "agent-harness-plain")
+	plain := built(t, "agent-harness-plain")
 	out := filepath.Join(t.TempDir(), "out")
-	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--quiet",
+	r := runCampaign(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--quiet",
 		"--upstream-command", plain, "--upstream-arg", "sample-server", "--",
 		"sh", "-c", `"$0" agent --behaviour careful --mcp-config "$AGENT_HARNESS_MCP_CONFIG" && exec "$0" agent --behaviour careful --mcp-config "$AGENT_HARNESS_MCP_CONFIG"`, plain)
 	if len(r.summary.Runs) != 1 {
@@ -761,7 +705,7 @@ func TestCampaignResumeAndMergeRejudgeRecordOfRunningReport(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "out")
 	args := sampleCampaignArgs(t, out, []string{"--runs", "2", "--scenarios", "F1", "--quiet"}, "--behaviour", "careful")
-	r := runCampaignE2E(t, out, nil, args...)
+	r := runCampaign(t, out, nil, args...)
 	if r.code != 0 || len(r.summary.Runs) != 2 {
 		t.Fatalf("first campaign: exit %d, %d runs; want 0, 2\nstderr:\n%s", r.code, len(r.summary.Runs), r.stderr)
 	}
@@ -782,7 +726,7 @@ func TestCampaignResumeAndMergeRejudgeRecordOfRunningReport(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r = runCampaignE2E(t, out, nil, args...)
+	r = runCampaign(t, out, nil, args...)
 	for _, rec := range r.summary.Runs {
 		if rec.Run == 1 && rec.Verdict == "PASS" && rec.ReportStatus != "finished" {
 			t.Errorf("resume: run 1 kept as PASS from a report with status %q (%s)", rec.ReportStatus, rec.Reason)
@@ -805,7 +749,7 @@ func TestCampaignResumeAndMergeRejudgeRecordOfRunningReport(t *testing.T) {
 	}
 	rejudged("resume", r.summary)
 	merged := filepath.Join(t.TempDir(), "merged")
-	cmd := exec.Command(e2eBinary(t, "agent-harness"), "campaign", "merge", out, "--out", merged)
+	cmd := exec.Command(built(t, "agent-harness"), "campaign", "merge", out, "--out", merged)
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	_ = cmd.Run()
@@ -824,7 +768,7 @@ func TestCampaignResumeAndMergeRejudgeRecordOfRunningReport(t *testing.T) {
 // reportCampaignFile runs `agent-harness report FILE [flags]`: exit code, stderr.
 func reportCampaignFile(t *testing.T, file string, flags ...string) (int, string) {
 	t.Helper()
-	cmd := exec.Command(e2eBinary(t, "agent-harness"), append([]string{"report", file}, flags...)...)
+	cmd := exec.Command(built(t, "agent-harness"), append([]string{"report", file}, flags...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	_ = cmd.Run()
@@ -850,7 +794,7 @@ func TestReportAcceptsTheCampaignJSONItWrote(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			out := filepath.Join(t.TempDir(), "out")
-			r := runCampaignE2E(t, out, nil, sampleCampaignArgs(t, out, append([]string{"--runs", "1", "--scenarios", "F1", "--quiet"}, tt.flags...),
+			r := runCampaign(t, out, nil, sampleCampaignArgs(t, out, append([]string{"--runs", "1", "--scenarios", "F1", "--quiet"}, tt.flags...),
 				"--behaviour", "careful")...)
 			if r.code != tt.code {
 				t.Fatalf("campaign: exit %d, want %d\nstderr:\n%s", r.code, tt.code, r.stderr)
@@ -872,13 +816,13 @@ func TestReportNotTestedOKKeepsCampaignGate(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	shard := filepath.Join(dir, "shard0")
-	r := runCampaignE2E(t, shard, nil, sampleCampaignArgs(t, shard, []string{"--runs", "2", "--scenarios", "F1", "--shard", "0/2", "--quiet"},
+	r := runCampaign(t, shard, nil, sampleCampaignArgs(t, shard, []string{"--runs", "2", "--scenarios", "F1", "--shard", "0/2", "--quiet"},
 		"--behaviour", "careful")...)
 	if r.code != 0 {
 		t.Fatalf("shard 0/2: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
 	merged := filepath.Join(dir, "merged")
-	cmd := exec.Command(e2eBinary(t, "agent-harness"), "campaign", "merge", shard, "--out", merged, "--allow-incomplete")
+	cmd := exec.Command(built(t, "agent-harness"), "campaign", "merge", shard, "--out", merged, "--allow-incomplete")
 	_ = cmd.Run()
 	if code := cmd.ProcessState.ExitCode(); code != 3 {
 		t.Fatalf("merge --allow-incomplete: exit %d, want 3", code)
@@ -905,12 +849,12 @@ func TestReportNotTestedOKKeepsCampaignGate(t *testing.T) {
 // Expected: an incomplete campaign's gate is never 0.
 func TestCampaignInterruptedGateIsNeverZero(t *testing.T) {
 	t.Parallel()
-	plain := e2eBinary(t, "agent-harness-plain")
+	plain := built(t, "agent-harness-plain")
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "marker")
 	out := filepath.Join(dir, "out")
 	// The first run books carefully; the second interrupts the campaign.
-	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "2", "--scenarios", "F1", "--quiet",
+	r := runCampaign(t, out, nil, "--out", out, "--runs", "2", "--scenarios", "F1", "--quiet",
 		"--upstream-command", plain, "--upstream-arg", "sample-server", "--",
 		"sh", "-c", `if [ -e "$1" ]; then kill -INT $PPID; sleep 30; exit 0; fi; : > "$1"; exec "$0" agent --behaviour careful --mcp-config "$AGENT_HARNESS_MCP_CONFIG"`, plain, marker)
 	if r.code != 130 || r.summary.Complete || len(r.summary.Runs) != 1 {
@@ -948,13 +892,13 @@ func TestCampaignIncompleteMergeJUnitShowsGateAndMissingRuns(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	shard := filepath.Join(dir, "shard0")
-	r := runCampaignE2E(t, shard, nil, sampleCampaignArgs(t, shard, []string{"--runs", "2", "--scenarios", "F1", "--shard", "0/2", "--quiet"},
+	r := runCampaign(t, shard, nil, sampleCampaignArgs(t, shard, []string{"--runs", "2", "--scenarios", "F1", "--shard", "0/2", "--quiet"},
 		"--behaviour", "careful")...)
 	if r.code != 0 {
 		t.Fatalf("shard 0/2: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
 	merged := filepath.Join(dir, "merged")
-	cmd := exec.Command(e2eBinary(t, "agent-harness"), "campaign", "merge", shard, "--out", merged, "--allow-incomplete")
+	cmd := exec.Command(built(t, "agent-harness"), "campaign", "merge", shard, "--out", merged, "--allow-incomplete")
 	_ = cmd.Run()
 	if code := cmd.ProcessState.ExitCode(); code != 3 {
 		t.Fatalf("merge --allow-incomplete: exit %d, want 3", code)

@@ -63,7 +63,7 @@ done
 // and no process holds it, and returns its status, verdict and reason.
 func campaignFinalReport(t *testing.T, runDir string) (status, verdict, reason string) {
 	t.Helper()
-	deadline := time.Now().Add(e2eWait)
+	deadline := time.Now().Add(maxWait)
 	for {
 		var rep struct {
 			Status  string `json:"status"`
@@ -89,8 +89,8 @@ func campaignFinalReport(t *testing.T, runDir string) (status, verdict, reason s
 func TestCampaignRecordIsTheFinalReport(t *testing.T) {
 	campaignNeedTools(t, "bash", "curl", "setsid", "sed")
 	t.Parallel()
-	bin := e2eBinary(t, "agent-harness")
-	plain := e2eBinary(t, "agent-harness-plain")
+	bin := built(t, "agent-harness")
+	plain := built(t, "agent-harness-plain")
 	dir := t.TempDir()
 	upstream := filepath.Join(dir, "held.sh")
 	if err := os.WriteFile(upstream, []byte(heldUpstream), 0o755); err != nil {
@@ -114,7 +114,7 @@ func TestCampaignRecordIsTheFinalReport(t *testing.T) {
 			t.Parallel()
 			out := filepath.Join(t.TempDir(), "out")
 			run := filepath.Join(out, "runs", "F1", "1")
-			r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--quiet", "--agent-transport", c.transport,
+			r := runCampaign(t, out, nil, "--out", out, "--runs", "1", "--scenarios", "F1", "--quiet", "--agent-transport", c.transport,
 				"--upstream-command", "bash", "--upstream-arg", upstream, "--upstream-arg", run, "--upstream-arg", c.hold, "--upstream-arg", dir,
 				"--", "sh", "-c", c.agent, plain, detach)
 			status, verdict, reason := campaignFinalReport(t, run)
@@ -155,7 +155,7 @@ func campaignGoneWithin(pid int, d time.Duration) bool {
 // campaignAwaitFile waits (bounded) until path exists.
 func campaignAwaitFile(t *testing.T, path string) {
 	t.Helper()
-	deadline := time.Now().Add(e2eWait)
+	deadline := time.Now().Add(maxWait)
 	for {
 		if _, err := os.Stat(path); err == nil {
 			return
@@ -178,8 +178,8 @@ func campaignAwaitFile(t *testing.T, path string) {
 func TestCampaignKilledLeavesNoWriter(t *testing.T) {
 	campaignNeedTools(t, "bash", "sed")
 	t.Parallel()
-	bin := e2eBinary(t, "agent-harness")
-	plain := e2eBinary(t, "agent-harness-plain")
+	bin := built(t, "agent-harness")
+	plain := built(t, "agent-harness-plain")
 	dir := t.TempDir()
 	upstream := filepath.Join(dir, "held.sh")
 	if err := os.WriteFile(upstream, []byte(heldUpstream), 0o755); err != nil {
@@ -214,12 +214,12 @@ func TestCampaignKilledLeavesNoWriter(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(marks, "second"), nil, 0o666); err != nil {
 				t.Fatal(err)
 			}
-			r := runCampaignE2E(t, out, nil, args[1:]...)
+			r := runCampaign(t, out, nil, args[1:]...)
 			if len(r.summary.Runs) != 1 {
 				t.Fatalf("resume: exit %d, %d records\nstderr:\n%s", r.code, len(r.summary.Runs), r.stderr)
 			}
 			// The earlier attempt's proxy has had every chance to write.
-			if !campaignGoneWithin(proxy, e2eWait) {
+			if !campaignGoneWithin(proxy, maxWait) {
 				t.Fatalf("the killed campaign's proxy %d still runs after the resume", proxy)
 			}
 			rec := r.summary.Runs[0]

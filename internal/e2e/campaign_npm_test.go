@@ -19,7 +19,7 @@ func TestCampaignTypeScriptSDKAgent(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(nodeModules(t), "@modelcontextprotocol", "sdk", "package.json")); err != nil {
 		skipInterop(t, missingNPM)
 	}
-	bin := e2eBinary(t, "agent-harness-plain") // the upstream; the campaign and its proxies are the binary under test
+	bin := built(t, "agent-harness-plain") // the upstream; the campaign and its proxies are the binary under test
 	for _, c := range []struct {
 		behaviour string
 		code      int
@@ -30,7 +30,7 @@ func TestCampaignTypeScriptSDKAgent(t *testing.T) {
 	} {
 		t.Run(c.behaviour, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "ts")
-			r := runCampaignE2E(t, out, []string{"AGENT_BEHAVIOUR=" + c.behaviour}, "--out", out, "--runs", "2",
+			r := runCampaign(t, out, []string{"AGENT_BEHAVIOUR=" + c.behaviour}, "--out", out, "--runs", "2",
 				"--scenarios", "F1", "--parallel", "2", "--server-name", "bookings", "--upstream-command", bin,
 				"--upstream-arg", "sample-server", "--", node, filepath.Join(npm, "campaign-agent.mjs"), "{mcp_config}")
 			if r.code != c.code {

@@ -19,12 +19,12 @@ import (
 // connects a go-sdk MCP client to it over stdio.
 func demoClient(t *testing.T, dir string) (*mcp.ClientSession, *syncBuffer) {
 	t.Helper()
-	cmd := exec.Command(e2eBinary(t, "agent-harness"))
+	cmd := exec.Command(built(t, "agent-harness"))
 	cmd.Dir = dir
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "demo-e2e", Version: "1"}, nil)
-	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: e2eWait}, nil)
+	cs, err := client.Connect(t.Context(), &mcp.CommandTransport{Command: cmd, TerminateDuration: maxWait}, nil)
 	if err != nil {
 		t.Fatalf("connect to the demo server: %v", err)
 	}
@@ -211,7 +211,7 @@ func TestDemoServerEveryTool(t *testing.T) {
 // schema in tools/list uses $schema, pattern, format or propertyNames as a
 // keyword, and execute_call passes the injected F2 answer through unchanged.
 func TestDemoRawStdio(t *testing.T) {
-	cmd := exec.Command(e2eBinary(t, "agent-harness"))
+	cmd := exec.Command(built(t, "agent-harness"))
 	cmd.Dir = t.TempDir()
 	cmd.Stdin = strings.NewReader(strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
@@ -283,7 +283,7 @@ func TestDemoRawStdio(t *testing.T) {
 // time over raw stdio: execute_call passes the injected F2 answer through
 // byte for byte.
 func TestDemoInjectedAnswerBytes(t *testing.T) {
-	cmd := exec.Command(e2eBinary(t, "agent-harness"))
+	cmd := exec.Command(built(t, "agent-harness"))
 	cmd.Dir = t.TempDir()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -309,7 +309,7 @@ func TestDemoInjectedAnswerBytes(t *testing.T) {
 		t.Helper()
 		fmt.Fprintln(stdin, line)
 		prefix := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,`, id)
-		deadline := time.After(e2eWait)
+		deadline := time.After(maxWait)
 		for {
 			select {
 			case l, ok := <-lines:

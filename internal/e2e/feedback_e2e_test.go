@@ -48,7 +48,7 @@ func TestFeedbackFiredLine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := scnStart(t, append(tt.args, "--audit-tools", "off")...)
+			p := startSession(t, append(tt.args, "--audit-tools", "off")...)
 			// Call 1 is a read: "call N" counts every tools/call.
 			p.call("get_booking", `{"id":"b1"}`)
 			for i := 0; i < tt.calls; i++ {
@@ -97,9 +97,9 @@ func TestFeedbackViolationLive(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := scnStart(t, append(tt.args, "--audit-tools", "off")...)
-			p.call("create_booking", scnBooking)
-			p.call("create_booking", scnBooking)
+			p := startSession(t, append(tt.args, "--audit-tools", "off")...)
+			p.call("create_booking", bookingArgs)
+			p.call("create_booking", bookingArgs)
 			got := p.stderr.waitFor(t, "FAIL: ")
 			select {
 			case <-p.exited:
@@ -114,7 +114,7 @@ func TestFeedbackViolationLive(t *testing.T) {
 				t.Errorf("violation line\n got %q\nwant %q", got, tt.violation)
 			}
 			if tt.again {
-				p.call("create_booking", scnBooking)
+				p.call("create_booking", bookingArgs)
 			}
 			if code := p.finish(); code != 0 {
 				t.Fatalf("exit code %d; stderr:\n%s", code, p.stderr)
@@ -157,9 +157,9 @@ func TestFeedbackQuiet(t *testing.T) {
 		if quiet {
 			args = append(args, "--quiet")
 		}
-		p := scnStart(t, args...)
-		p.call("create_booking", scnBooking)
-		p.call("create_booking", scnBooking)
+		p := startSession(t, args...)
+		p.call("create_booking", bookingArgs)
+		p.call("create_booking", bookingArgs)
 		if code := p.finish(); code != 0 {
 			t.Fatalf("quiet %v: exit code %d; stderr:\n%s", quiet, code, p.stderr)
 		}
@@ -210,7 +210,7 @@ func TestFeedbackAuditWarning(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := scnStart(t, tt.args...)
+			p := startSession(t, tt.args...)
 			p.finish()
 			got := false
 			for _, l := range strings.Split(p.stderr.String(), "\n") {
@@ -230,16 +230,16 @@ func TestProxyCommandAfterDashes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
-	proxy, upstream := scnBinaries(t)
+	proxy, upstream := binaries(t)
 	dir := t.TempDir()
-	p := &scnProxy{t: t, report: filepath.Join(dir, "report.json"), counts: filepath.Join(dir, "counts.json"),
-		msgs: make(chan json.RawMessage, 1024), stderr: &scnLines{added: make(chan struct{})}, exited: make(chan struct{})}
-	scnLaunch(t, p, proxy, []string{"proxy", "--scenario", "F1", "--audit-tools", "off", "--report-file", p.report,
+	p := &stdioProxy{t: t, report: filepath.Join(dir, "report.json"), counts: filepath.Join(dir, "counts.json"),
+		msgs: make(chan json.RawMessage, 1024), stderr: &lineLog{added: make(chan struct{})}, exited: make(chan struct{})}
+	launchSession(t, p, proxy, []string{"proxy", "--scenario", "F1", "--audit-tools", "off", "--report-file", p.report,
 		"--", upstream, "-counts-file", p.counts, "--stderr-lines=1"})
-	if got := p.call("create_booking", scnBooking); got.text() != scnTimeoutText {
+	if got := p.call("create_booking", bookingArgs); got.text() != timeoutText {
 		t.Errorf("first write: %+v, want the F1 timeout", got)
 	}
-	p.call("create_booking", scnBooking)
+	p.call("create_booking", bookingArgs)
 	if code := p.finish(); code != 0 {
 		t.Fatalf("exit code %d; stderr:\n%s", code, p.stderr)
 	}
@@ -259,7 +259,7 @@ func TestCommandLineErrors(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
-	upstream := e2eBinary(t, "upstream")
+	upstream := built(t, "upstream")
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "started")
 	tests := []struct {
@@ -306,7 +306,7 @@ func TestVersionFromBuildInfo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
-	bin := e2eBinary(t, "agent-harness")
+	bin := built(t, "agent-harness")
 	out, err := exec.Command("go", "version", "-m", bin).Output()
 	if err != nil {
 		t.Skipf("go version -m: %v", err)

@@ -52,7 +52,7 @@ func TestHTTPCombinationsMatrix(t *testing.T) {
 		}
 		t.Run(sc.name+"/stdio agent, stdio upstream", func(t *testing.T) {
 			t.Parallel()
-			p := scnStart(t, flags...)
+			p := startSession(t, flags...)
 			p.call("create_booking", `{"room":"7","date":"2026-11-03"}`)
 			p.call("create_booking", `{"room":"7","date":"2026-11-03"}`)
 			if code := p.finish(); code != 0 {

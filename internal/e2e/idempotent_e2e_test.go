@@ -39,7 +39,7 @@ type idemReport struct {
 	} `json:"toolClassification"`
 }
 
-func (p *scnProxy) idemReport() idemReport {
+func (p *stdioProxy) idemReport() idemReport {
 	p.t.Helper()
 	b, err := os.ReadFile(p.report)
 	if err != nil {
@@ -75,7 +75,7 @@ func TestIdempotentE2EF1FiresAfterIdempotentWrites(t *testing.T) {
 		t.Skip("builds and runs processes")
 	}
 	t.Parallel()
-	p := scnStart(t, "--upstream-arg=-idempotent-tools", "--scenario", "F1", "--audit-tools", "off")
+	p := startSession(t, "--upstream-arg=-idempotent-tools", "--scenario", "F1", "--audit-tools", "off")
 	for _, line := range []string{
 		"[agent-harness]   write (idempotent) set_room_status  (annotation readOnlyHint=false; idempotent: annotation idempotentHint=true)",
 		"[agent-harness]   write        billing/charge-card  (default write pattern)",
@@ -90,7 +90,7 @@ func TestIdempotentE2EF1FiresAfterIdempotentWrites(t *testing.T) {
 			t.Fatalf("idempotent write %d got %+v, want the upstream's answer (no fault)", i+1, r)
 		}
 	}
-	if r := p.call("billing/charge-card", charge); !r.IsError || r.text() != scnTimeoutText {
+	if r := p.call("billing/charge-card", charge); !r.IsError || r.text() != timeoutText {
 		t.Fatalf("first non-idempotent write got %+v, want the F1 timeout", r)
 	}
 	p.call("crm.getLead", `{"id":"l1"}`)
@@ -125,7 +125,7 @@ func TestIdempotentE2EOnlyIdempotentWrites(t *testing.T) {
 		t.Skip("builds and runs processes")
 	}
 	t.Parallel()
-	p := scnStart(t, "--upstream-arg=-idempotent-tools", "--scenario", "F1", "--audit-tools", "off")
+	p := startSession(t, "--upstream-arg=-idempotent-tools", "--scenario", "F1", "--audit-tools", "off")
 	p.call("set_room_status", roomStatus)
 	p.call("set_room_status", roomStatus)
 	if code := p.finish(); code != 0 {
@@ -147,7 +147,7 @@ func TestIdempotentE2EIgnoreHint(t *testing.T) {
 		t.Skip("builds and runs processes")
 	}
 	t.Parallel()
-	p := scnStart(t, "--upstream-arg=-idempotent-tools", "--scenario", "F1", "--audit-tools", "off",
+	p := startSession(t, "--upstream-arg=-idempotent-tools", "--scenario", "F1", "--audit-tools", "off",
 		"--ignore-idempotent-hint", "--idempotent-tools", "billing/*")
 	for _, line := range []string{
 		"[agent-harness]   write        set_room_status  (annotation readOnlyHint=false)",
@@ -159,7 +159,7 @@ func TestIdempotentE2EIgnoreHint(t *testing.T) {
 	}
 	p.call("billing/charge-card", charge)
 	p.call("billing/charge-card", charge)
-	if r := p.call("set_room_status", roomStatus); r.text() != scnTimeoutText {
+	if r := p.call("set_room_status", roomStatus); r.text() != timeoutText {
 		t.Fatalf("set_room_status got %+v, want the F1 timeout", r)
 	}
 	p.call("set_room_status", roomStatus)

@@ -44,7 +44,7 @@ func TestInspectorCLIStartsTheProxyWithoutDashes(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			report := filepath.Join(dir, "report.json")
-			proxy := []string{e2eBinary(t, "agent-harness"), "proxy", "--audit-tools", "off", "--scenario", "F1", "--report-file", report}
+			proxy := []string{built(t, "agent-harness"), "proxy", "--audit-tools", "off", "--scenario", "F1", "--report-file", report}
 			env := []string{"MEMORY_FILE_PATH=" + filepath.Join(dir, "memory.jsonl")}
 			// The CLI reads its own package.json relative to the working
 			// directory: run it from its build directory.

@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -107,7 +106,7 @@ func runMatrixCell(t *testing.T, memory []string, sc matrixScenario, cl matrixCl
 	}
 	dir := t.TempDir()
 	report := filepath.Join(dir, "report.json")
-	proxy := []string{e2eBinary(t, "agent-harness"), "proxy", "--audit-tools=off", "--report-file=" + report,
+	proxy := []string{built(t, "agent-harness"), "proxy", "--audit-tools=off", "--report-file=" + report,
 		"--upstream-command=" + memory[0], "--upstream-arg=" + memory[1]}
 	for i := 0; i < len(sc.flags); i += 2 {
 		proxy = append(proxy, sc.flags[i]+"="+sc.flags[i+1])
@@ -182,41 +181,6 @@ func checkMatrixResult(t *testing.T, raw json.RawMessage, sc matrixScenario) {
 	}
 }
 
-// npmFile returns the path of a file installed under testdata/npm, or ""
-// when it is missing.
-func npmFile(t *testing.T, parts ...string) string {
-	p := filepath.Join(append([]string{repoRoot(t), "testdata", "npm"}, parts...)...)
-	if len(parts) > 0 && parts[0] == "node_modules" {
-		p = filepath.Join(append([]string{nodeModules(t)}, parts[1:]...)...)
-	}
-	if _, err := os.Stat(p); err != nil {
-		return ""
-	}
-	return p
-}
-
-// runNode runs node with args in dir and returns its stdout, its stderr
-// and its exit code; a run that does not end within e2eWait fails the test.
-func runNode(t *testing.T, dir string, env []string, args ...string) (stdout, stderr []byte, code int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("node %s did not end within %s; stderr:\n%s", args[0], e2eWait, errOut.Bytes())
-	}
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatalf("node %s: %v", args[0], err)
-	}
-	return out.Bytes(), errOut.Bytes(), cmd.ProcessState.ExitCode()
-}
-
 // tsClient is testdata/npm/tsclient.mjs: the TypeScript SDK Client, which
 // lists the tools first and so validates results against their
 // outputSchemas.
@@ -289,7 +253,7 @@ func inspectorClient(t *testing.T) matrixClient {
 // proxy.
 func goSDKClient() matrixClient {
 	return matrixClient{name: "go-sdk", run: func(t *testing.T, proxy, env []string, args string, calls int) ([]json.RawMessage, string) {
-		ctx, cancel := context.WithTimeout(context.Background(), e2eWait)
+		ctx, cancel := context.WithTimeout(context.Background(), maxWait)
 		defer cancel()
 		cmd := exec.Command(proxy[0], proxy[1:]...)
 		cmd.Env = append(os.Environ(), env...)
@@ -297,7 +261,7 @@ func goSDKClient() matrixClient {
 		// Close waits for the proxy to exit after stdin EOF (it stops the
 		// node upstream first); the SDK's default of 5 s is too short on
 		// a loaded machine, and is no part of what the cell checks.
-		session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: e2eWait}, nil)
+		session, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: maxWait}, nil)
 		if err != nil {
 			t.Fatalf("connect: %v", err)
 		}

@@ -40,7 +40,7 @@ func TestJudgeRealTraceOfNamelessCall(t *testing.T) {
 		t.Fatalf("live report: %v %+v, want finished PASS", err, live)
 	}
 	rejudged := filepath.Join(dir, "rejudged.json")
-	cmd := exec.Command(e2eBinary(t, "agent-harness"), "judge", tr, "--report-file", rejudged)
+	cmd := exec.Command(built(t, "agent-harness"), "judge", tr, "--report-file", rejudged)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	_ = cmd.Run()

@@ -16,7 +16,7 @@ func TestOutputParentDirectories(t *testing.T) {
 	}
 	t.Parallel()
 	dir := t.TempDir()
-	bin := e2eBinary(t, "agent-harness")
+	bin := built(t, "agent-harness")
 	if err := os.WriteFile(filepath.Join(dir, "notes"), []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -23,156 +22,35 @@ func init() {
 	// The same program without -race, to warm the compilation cache: the
 	// race detector makes wazero's compiler ~10x slower (27 s for one Go
 	// plugin), and the cache key does not depend on it.
-	e2ePackages["agent-harness-norace"] = e2ePackages["agent-harness"]
+	programs["agent-harness-norace"] = programs["agent-harness"]
 }
 
-var (
-	e2ePluginMu    sync.Mutex
-	e2eWasmOut     = map[string]string{} // package → .wasm path
-	e2eWasmErr     = map[string]error{}
-	e2eInspect     = map[string]string{} // package → `plugin inspect` output
-	e2eInspectErr  = map[string]error{}
-	e2eRefusedWarm = map[string]bool{} // package → compiled into the cache by e2eRefusedPlugin
-)
-
-// e2eWasm builds the Go plugin package pkg (relative to the module root)
+// wasmBuilt builds the Go plugin package pkg (relative to the module root)
 // with GOOS=wasip1 GOARCH=wasm -buildmode=c-shared once per test binary and
 // returns the .wasm path.
-func e2eWasm(tb testing.TB, pkg string) string {
+func wasmBuilt(tb testing.TB, pkg string) string {
 	tb.Helper()
-	e2eBinary(tb, "upstream") // creates the build directory
-	e2ePluginMu.Lock()
-	defer e2ePluginMu.Unlock()
-	return e2eWasmLocked(tb, pkg)
+	built(tb, "upstream") // creates the build directory
+	pluginMu.Lock()
+	defer pluginMu.Unlock()
+	return wasmLocked(tb, pkg)
 }
 
-func e2eWasmLocked(tb testing.TB, pkg string) string {
-	tb.Helper()
-	if err := e2eWasmErr[pkg]; err != nil {
-		tb.Fatal(err)
-	}
-	if p, ok := e2eWasmOut[pkg]; ok {
-		return p
-	}
-	out := filepath.Join(e2eDir, "plugins", filepath.Base(pkg)+".wasm")
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, pkg)
-	cmd.Dir = repoRoot(tb)
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		e2eWasmErr[pkg] = errors.New("building plugin " + pkg + ": " + err.Error() + "\n" + string(b))
-		tb.Fatal(e2eWasmErr[pkg])
-	}
-	e2eWasmOut[pkg] = out
-	return out
-}
-
-// e2ePlugin builds pkg (e2eWasm) and compiles it into the shared
-// compilation cache (e2ePluginCache) with `agent-harness plugin inspect`
-// once per test binary, so proxies load it warm; it returns the .wasm
-// path.
-func e2ePlugin(tb testing.TB, pkg string) string {
-	tb.Helper()
-	bin := e2eInspector(tb)
-	e2ePluginMu.Lock()
-	defer e2ePluginMu.Unlock()
-	out := e2eWasmLocked(tb, pkg)
-	if err := e2eInspectErr[pkg]; err != nil {
-		tb.Fatal(err)
-	}
-	if _, ok := e2eInspect[pkg]; ok {
-		return out
-	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, "plugin", "inspect", "--plugin-cache-dir", e2ePluginCache(), out)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		e2eInspectErr[pkg] = errors.New("plugin inspect " + out + ": " + err.Error() + "\n" + stderr.String())
-		tb.Fatal(e2eInspectErr[pkg])
-	}
-	e2eInspect[pkg] = stdout.String()
-	return out
-}
-
-// e2eInspector is the agent-harness binary that compiles plugins into the
-// shared cache: built without -race when the tests are.
-func e2eInspector(tb testing.TB) string {
-	tb.Helper()
-	if raceEnabled {
-		return e2eBinary(tb, "agent-harness-norace")
-	}
-	return e2eBinary(tb, "agent-harness")
-}
-
-// e2eRefusedPlugin builds pkg, a plugin that compiles but that the proxy
+// refusedPlugin builds pkg, a plugin that compiles but that the proxy
 // refuses (an import not allowed: that check follows compilation), and
 // runs `plugin inspect` on it once per test binary only to compile it into
 // the shared cache, so that a proxy under -race refuses it without
 // compiling it first; the inspect's own refusal is not checked here (the
 // tests check the proxy's). It returns the .wasm path.
-func e2eRefusedPlugin(tb testing.TB, pkg string) string {
+func refusedPlugin(tb testing.TB, pkg string) string {
 	tb.Helper()
-	bin := e2eInspector(tb)
-	out := e2eWasm(tb, pkg)
-	e2ePluginMu.Lock()
-	defer e2ePluginMu.Unlock()
-	if !e2eRefusedWarm[pkg] {
-		_ = exec.Command(bin, "plugin", "inspect", "--plugin-cache-dir", e2ePluginCache(), out).Run()
-		e2eRefusedWarm[pkg] = true
-	}
-	return out
-}
-
-// e2ePluginCache is the compilation cache every proxy of the run shares.
-func e2ePluginCache() string { return filepath.Join(e2eDir, "wazero") }
-
-// proxyPluginFlags are the proxy flags loading the plugin packages with the
-// shared cache.
-func proxyPluginFlags(tb testing.TB, pkgs ...string) []string {
-	tb.Helper()
-	var flags []string
-	for _, pkg := range pkgs {
-		flags = append(flags, "--plugin", e2ePlugin(tb, pkg))
-	}
-	return append(flags, "--plugin-cache-dir", e2ePluginCache())
-}
-
-// pluginFile is the plugin part of the report file.
-type pluginFile struct {
-	Plugins []struct {
-		Name, Version, Status string
-		Failures              int
-		Detail                string
-	} `json:"plugins"`
-	Report struct {
-		PluginFailures []struct {
-			Plugin   string
-			Failures int
-			Detail   string
-		} `json:"pluginFailures"`
-	} `json:"report"`
-}
-
-func (p *scnProxy) readPluginFile() pluginFile {
-	p.t.Helper()
-	b, err := os.ReadFile(p.report)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	var f pluginFile
-	if err := json.Unmarshal(b, &f); err != nil {
-		p.t.Fatalf("report file: %v\n%s", err, b)
-	}
-	return f
-}
-
-// pluginStatus is "name version status failures" per loaded plugin.
-func (f pluginFile) pluginStatus() []string {
-	var out []string
-	for _, p := range f.Plugins {
-		out = append(out, strings.Join([]string{p.Name, p.Version, p.Status}, " "))
+	bin := inspectorBinary(tb)
+	out := wasmBuilt(tb, pkg)
+	pluginMu.Lock()
+	defer pluginMu.Unlock()
+	if !refusedWarm[pkg] {
+		_ = exec.Command(bin, "plugin", "inspect", "--plugin-cache-dir", pluginCache(), out).Run()
+		refusedWarm[pkg] = true
 	}
 	return out
 }
@@ -184,35 +62,6 @@ func (r fileReport) violations() []string {
 	}
 	return out
 }
-
-// finishReport ends the session (exit 0 expected) and returns the report.
-func (p *scnProxy) finishReport() fileReport {
-	p.t.Helper()
-	if code := p.finish(); code != 0 {
-		p.t.Fatalf("exit code %d; stderr:\n%s", code, p.stderr)
-	}
-	r := p.readReport()
-	if r.Status != "finished" || r.Verdict != r.Report.Verdict {
-		p.t.Errorf("status %s verdict %s/%s, want finished and one verdict", r.Status, r.Verdict, r.Report.Verdict)
-	}
-	p.t.Cleanup(func() {
-		if p.t.Failed() {
-			b, _ := os.ReadFile(p.report)
-			p.t.Logf("report file:\n%s\nstderr:\n%s", b, p.stderr)
-		}
-	})
-	return r
-}
-
-// Generous per-call deadline for the well-behaved plugins: these tests
-// check what a plugin decides, not how fast (a loaded CI machine running
-// the race detector is slow).
-const e2ePluginTimeout = "--plugin-timeout=10s"
-
-// hostileTimeout is the hook deadline of the hostile plugin's tests: a
-// looping hook costs this much wall time, and a well-behaved hook of the
-// same plugin must finish within it on a loaded machine.
-const hostileTimeout = "--plugin-timeout=1s"
 
 // TestPluginDatesEndToEnd: F1, then the agent re-sends the booking with
 // the date written differently. Without a plugin the calls are a possible
@@ -242,10 +91,10 @@ func TestPluginDatesEndToEnd(t *testing.T) {
 			t.Parallel()
 			args := []string{"--scenario", "F1", "--audit-tools", "off"}
 			if tt.plugins {
-				args = append(append(args, proxyPluginFlags(t, "./plugins/dates")...), e2ePluginTimeout)
+				args = append(append(args, proxyPluginFlags(t, "./plugins/dates")...), pluginTimeout)
 			}
-			p := scnStart(t, args...)
-			if got := p.call("create_booking", `{"room":"12","date":"2026-11-03"}`); got.text() != scnTimeoutText {
+			p := startSession(t, args...)
+			if got := p.call("create_booking", `{"room":"12","date":"2026-11-03"}`); got.text() != timeoutText {
 				t.Errorf("first write: %+v, want the F1 timeout", got)
 			}
 			if got := p.call("create_booking", `{"room":"12","date":"03.11.2026"}`); got.IsError {
@@ -297,16 +146,16 @@ func TestPluginVerbsEndToEnd(t *testing.T) {
 		{name: "with verbs", plugins: true, table: []string{
 			"[agent-harness]   write        check_in_guest  (verb table: check_in → write (plugin verbs))",
 			"[agent-harness]   read         update_status_view  (tool table: update_status_view → read (plugin verbs))",
-		}, classes: "check_in_guest=write update_status_view=read", first: scnTimeoutText},
+		}, classes: "check_in_guest=write update_status_view=read", first: timeoutText},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			args := []string{"--upstream-arg=-hotel-tools", "--scenario", "F1", "--audit-tools", "off"}
 			if tt.plugins {
-				args = append(append(args, proxyPluginFlags(t, "./plugins/verbs")...), e2ePluginTimeout)
+				args = append(append(args, proxyPluginFlags(t, "./plugins/verbs")...), pluginTimeout)
 			}
-			p := scnStart(t, args...)
+			p := startSession(t, args...)
 			p.stderr.waitFor(t, "Key field recognised")
 			for _, line := range tt.table {
 				if !slices.Contains(strings.Split(p.stderr.String(), "\n"), line) {
@@ -342,7 +191,7 @@ func TestPluginFaultPackEndToEnd(t *testing.T) {
 	tests := []struct {
 		name       string
 		scenario   string
-		agent      func(t *testing.T, p *scnProxy)
+		agent      func(t *testing.T, p *stdioProxy)
 		verdict    string
 		violations []string
 		parallel   bool
@@ -350,9 +199,9 @@ func TestPluginFaultPackEndToEnd(t *testing.T) {
 	}{
 		{
 			name: "slow_write: the agent waits", scenario: "slow_write",
-			agent: func(t *testing.T, p *scnProxy) {
+			agent: func(t *testing.T, p *stdioProxy) {
 				start := time.Now()
-				got := p.call("create_booking", scnBooking)
+				got := p.call("create_booking", bookingArgs)
 				if got.IsError || got.text() != "create_booking done" {
 					t.Errorf("slow write answered %+v, want the upstream's own answer", got)
 				}
@@ -366,9 +215,9 @@ func TestPluginFaultPackEndToEnd(t *testing.T) {
 		},
 		{
 			name: "slow_write: the agent re-sends while the first is in flight", scenario: "slow_write",
-			agent: func(t *testing.T, p *scnProxy) {
-				a := p.sendCall("create_booking", scnBooking)
-				b := p.sendCall("create_booking", scnBooking)
+			agent: func(t *testing.T, p *stdioProxy) {
+				a := p.sendCall("create_booking", bookingArgs)
+				b := p.sendCall("create_booking", bookingArgs)
 				p.awaitCall(a)
 				p.awaitCall(b)
 			},
@@ -376,11 +225,11 @@ func TestPluginFaultPackEndToEnd(t *testing.T) {
 		},
 		{
 			name: "partial_success: the agent re-sends", scenario: "partial_success",
-			agent: func(t *testing.T, p *scnProxy) {
-				if got := p.call("create_booking", scnBooking); !got.IsError || got.text() != partialText {
+			agent: func(t *testing.T, p *stdioProxy) {
+				if got := p.call("create_booking", bookingArgs); !got.IsError || got.text() != partialText {
 					t.Errorf("first write answered %+v, want the partial-success error", got)
 				}
-				if got := p.call("create_booking", scnBooking); got.IsError {
+				if got := p.call("create_booking", bookingArgs); got.IsError {
 					t.Errorf("re-send answered %+v, want the upstream's answer", got)
 				}
 			},
@@ -388,8 +237,8 @@ func TestPluginFaultPackEndToEnd(t *testing.T) {
 		},
 		{
 			name: "partial_success: the agent reads instead", scenario: "partial_success",
-			agent: func(t *testing.T, p *scnProxy) {
-				p.call("create_booking", scnBooking)
+			agent: func(t *testing.T, p *stdioProxy) {
+				p.call("create_booking", bookingArgs)
 				p.call("get_booking", `{"id":"b1"}`)
 			},
 			verdict: "PASS", executions: 1,
@@ -398,9 +247,9 @@ func TestPluginFaultPackEndToEnd(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			args := append(proxyPluginFlags(t, "./plugins/faultpack"), e2ePluginTimeout, "--scenario", tt.scenario, "--audit-tools", "off",
+			args := append(proxyPluginFlags(t, "./plugins/faultpack"), pluginTimeout, "--scenario", tt.scenario, "--audit-tools", "off",
 				"--plugin-config", fmt.Sprintf(`faultpack={"slow_write":{"delay_ms":%d}}`, delay.Milliseconds()))
-			p := scnStart(t, args...)
+			p := startSession(t, args...)
 			tt.agent(t, p)
 			r := p.finishReport()
 			if r.Verdict != tt.verdict || !slices.Equal(r.violations(), tt.violations) {
@@ -459,7 +308,7 @@ func TestPluginHostileEndToEnd(t *testing.T) {
 			// a read; the explicit glob comes first.
 			args := append(proxyPluginFlags(t, "./internal/plugin/testdata/hostile"), hostileTimeout,
 				"--write-tools", "create_booking", "--audit-tools", "off")
-			p := scnStart(t, append(args, tt.extra...)...)
+			p := startSession(t, append(args, tt.extra...)...)
 			for i := range tt.calls {
 				got := p.call("create_booking", `{"room":"`+string(rune('a'+i))+`","do":"`+tt.do+`"}`)
 				if got.IsError || got.text() != "create_booking done" {
@@ -499,7 +348,7 @@ func TestPluginHostileDuplicateStillFails(t *testing.T) {
 	t.Parallel()
 	args := append(proxyPluginFlags(t, "./internal/plugin/testdata/hostile"), hostileTimeout,
 		"--write-tools", "create_booking", "--scenario", "F1", "--audit-tools", "off")
-	p := scnStart(t, args...)
+	p := startSession(t, args...)
 	p.call("create_booking", `{"room":"1","do":"loop"}`)
 	p.call("create_booking", `{"room":"1","do":"loop"}`)
 	r := p.finishReport()
@@ -522,7 +371,7 @@ func TestPluginHostileClassifier(t *testing.T) {
 	t.Parallel()
 	args := append(proxyPluginFlags(t, "./internal/plugin/testdata/hostile"), hostileTimeout,
 		"--write-tools", "create_booking", "--audit-tools", "off")
-	p := scnStart(t, args...)
+	p := startSession(t, args...)
 	p.call("create_booking", `{"room":"1"}`) // the plugin answers normally
 	p.call("add_tool", `{"name":"loop"}`)    // the upstream lists "loop" now
 	p.stderr.waitFor(t, "[agent-harness]   unclassified loop  (plugin hostile failed: classify loop: ")
@@ -546,9 +395,9 @@ func TestPluginStartErrors(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
-	proxy, upstream := scnBinaries(t)
-	dates, faultpack := e2ePlugin(t, "./plugins/dates"), e2ePlugin(t, "./plugins/faultpack")
-	readfile := e2eRefusedPlugin(t, "./internal/plugin/testdata/readfile")
+	proxy, upstream := binaries(t)
+	dates, faultpack := buildPlugin(t, "./plugins/dates"), buildPlugin(t, "./plugins/faultpack")
+	readfile := refusedPlugin(t, "./internal/plugin/testdata/readfile")
 	dir := t.TempDir()
 	report := filepath.Join(dir, "report.json")
 	tests := []struct {
@@ -580,7 +429,7 @@ func TestPluginStartErrors(t *testing.T) {
 			os.Remove(report)
 			// The upstream would announce its start on stderr and exit 9.
 			args := append([]string{"proxy", "--upstream-command", upstream, "--upstream-arg=-exit-at-start", "--upstream-arg=9",
-				"--plugin-cache-dir", e2ePluginCache()}, tt.args...)
+				"--plugin-cache-dir", pluginCache()}, tt.args...)
 			var stdout, stderr bytes.Buffer
 			cmd := exec.Command(proxy, args...)
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -612,10 +461,10 @@ func TestPluginInspectDates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
-	e2ePlugin(t, "./plugins/dates")
-	e2ePluginMu.Lock()
-	out := e2eInspect["./plugins/dates"]
-	e2ePluginMu.Unlock()
+	buildPlugin(t, "./plugins/dates")
+	pluginMu.Lock()
+	out := inspectBuilt["./plugins/dates"]
+	pluginMu.Unlock()
 	for _, want := range []string{"\nname         dates\n", "\nversion      0.1.0\n", "\nabi          1\n", "\nhooks        equiv_key\n", "\nfaults       (none)\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("inspect output lacks %q:\n%s", want, out)

@@ -50,7 +50,7 @@ func buildAuthorWasm(t *testing.T, dir, out string) {
 // returns the manifest.
 func inspectJSON(t *testing.T, path string) (name string, hooks, faults []string) {
 	t.Helper()
-	out := authorRun(t, filepath.Dir(path), nil, e2eInspector(t), "plugin", "inspect", "--json", "--plugin-cache-dir", e2ePluginCache(), path)
+	out := authorRun(t, filepath.Dir(path), nil, inspectorBinary(t), "plugin", "inspect", "--json", "--plugin-cache-dir", pluginCache(), path)
 	var r struct {
 		Manifest struct {
 			Name   string   `json:"name"`
@@ -89,7 +89,7 @@ func TestPluginNewSkeletonsBuild(t *testing.T) {
 	t.Parallel() // separate processes and files
 	skipWithoutGo(t)
 	sdkDir := filepath.Join(repoRoot(t), "sdk")
-	bin := e2eBinary(t, "agent-harness")
+	bin := built(t, "agent-harness")
 	tests := []struct {
 		hook, name string
 		hooks      []string
@@ -121,42 +121,6 @@ func TestPluginNewSkeletonsBuild(t *testing.T) {
 			}
 		})
 	}
-}
-
-// readmeSection returns the README text under heading (a whole line such
-// as "### X") up to the next heading of the same or a higher level,
-// outside code fences.
-func readmeSection(t *testing.T, heading string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	level := strings.IndexByte(heading, ' ')
-	var out []string
-	in, fence := false, false
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if strings.HasPrefix(line, "```") {
-			fence = !fence
-		}
-		if !fence && strings.HasPrefix(line, "#") {
-			n := len(line) - len(strings.TrimLeft(line, "#"))
-			if in && n <= level && strings.HasPrefix(line[n:], " ") {
-				break
-			}
-			if line == heading {
-				in = true
-				continue
-			}
-		}
-		if in {
-			out = append(out, line)
-		}
-	}
-	if !in {
-		t.Fatalf("README has no heading %q", heading)
-	}
-	return strings.Join(out, "\n")
 }
 
 // codeBlocks returns the fenced code blocks of text with the given info
@@ -216,8 +180,8 @@ func TestPluginOutOfTreeREADME(t *testing.T) {
 		t.Fatalf("inspect: name %q hooks %v, want myplugin [classify]", name, hooks)
 	}
 
-	p := scnStart(t, "--upstream-arg=-hotel-tools", "--scenario", "F1", "--audit-tools", "off",
-		"--plugin", wasm, "--plugin-cache-dir", e2ePluginCache(), e2ePluginTimeout)
+	p := startSession(t, "--upstream-arg=-hotel-tools", "--scenario", "F1", "--audit-tools", "off",
+		"--plugin", wasm, "--plugin-cache-dir", pluginCache(), pluginTimeout)
 	p.stderr.waitFor(t, "Key field recognised")
 	const line = "[agent-harness]   write        check_in_guest  (checks a guest in (plugin myplugin))"
 	if !slices.Contains(strings.Split(p.stderr.String(), "\n"), line) {
@@ -225,7 +189,7 @@ func TestPluginOutOfTreeREADME(t *testing.T) {
 	}
 	// Without the plugin check_in_guest is a read (TestPluginVerbsEndToEnd):
 	// F1 now fires on it.
-	if got := p.call("check_in_guest", `{"guest":"Ada","room":"12"}`); got.text() != scnTimeoutText {
+	if got := p.call("check_in_guest", `{"guest":"Ada","room":"12"}`); got.text() != timeoutText {
 		t.Errorf("check_in_guest answered %q, want the F1 timeout", got.text())
 	}
 	r := p.finishReport()

@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,13 +27,13 @@ import (
 //
 // (Without -race: under -race the proxy is built with the race detector.)
 func BenchmarkProxyAddedLatency(b *testing.B) {
-	up := e2eBinary(b, "upstream")
+	up := built(b, "upstream")
 	variants := []struct {
 		name string
 		p    *peer
 	}{
 		{"direct", startPeer(b, nil, up)},
-		{"byterelay", startPeer(b, nil, e2eBinary(b, "byterelay"), up)},
+		{"byterelay", startPeer(b, nil, built(b, "byterelay"), up)},
 		{"proxy", startProxy(b, nil, "--upstream-command", up)},
 	}
 	if base := os.Getenv(benchBaselineEnv); base != "" {
@@ -93,44 +92,4 @@ func BenchmarkProxyAddedLatency(b *testing.B) {
 	for _, v := range variants {
 		v.p.closeAndWait()
 	}
-}
-
-// benchBaselineEnv names another agent-harness binary to measure side by
-// side with this build (BenchmarkProxyAddedLatency,
-// BenchmarkReportFileSession).
-const benchBaselineEnv = "AGENT_HARNESS_BENCH_BASELINE"
-
-// processCPU is the CPU time all threads of process pid have used so far
-// (from /proc/PID/task/*/schedstat), zero where that is not readable.
-func processCPU(pid int) time.Duration {
-	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-	if err != nil {
-		return 0
-	}
-	var sum time.Duration
-	for _, t := range tasks {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, t.Name()))
-		if err != nil {
-			continue
-		}
-		var ns int64
-		if _, err := fmt.Sscan(string(b), &ns); err == nil {
-			sum += time.Duration(ns)
-		}
-	}
-	return sum
-}
-
-// median returns the median of ds in microseconds.
-func median(ds []time.Duration) float64 {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	m := s[len(s)/2]
-	if len(s)%2 == 0 {
-		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	return float64(m) / float64(time.Microsecond)
 }

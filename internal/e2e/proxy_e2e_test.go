@@ -14,12 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// captured is one message the agent received, labelled by the script step.
-type captured struct {
-	label string
-	msg   []byte
-}
-
 // transparencyScript drives one MCP session and returns every message the
 // agent received, in order.
 func transparencyScript(t *testing.T, p *peer) []captured {
@@ -123,7 +117,7 @@ func transparencyScript(t *testing.T, p *peer) []captured {
 // agent receives directly from the upstream and through the proxy.
 func TestProxyTransparency(t *testing.T) {
 	t.Parallel() // separate processes and files
-	up := e2eBinary(t, "upstream")
+	up := built(t, "upstream")
 	direct := startPeer(t, nil, up, "-page-size", "4")
 	want := transparencyScript(t, direct)
 	if code, rest := direct.closeAndWait(); code != 0 || len(rest) != 0 {
@@ -386,7 +380,7 @@ func TestProxyStopsProcessGroup(t *testing.T) {
 			// as its child, and a `sleep` it starts is a grandchild.
 			script := `sleep 300 & echo $! > "$WRAPPER_PID"; "$UPSTREAM" -grandchild-pidfile "$GRANDCHILD_PID"`
 			p := startProxy(t, []string{
-				"UPSTREAM=" + e2eBinary(t, "upstream"), "GRANDCHILD_PID=" + pidFile, "WRAPPER_PID=" + wrapperPid,
+				"UPSTREAM=" + built(t, "upstream"), "GRANDCHILD_PID=" + pidFile, "WRAPPER_PID=" + wrapperPid,
 			}, "--upstream-command", "sh", "--upstream-arg=-c", "--upstream-arg", script)
 			p.initialize()
 			pids := []int{readPid(t, pidFile), readPid(t, wrapperPid)}
@@ -419,7 +413,7 @@ func TestProxyGoSDKUpstream(t *testing.T) {
 		out = append(out, p.request("4", "tools/call", `{"name":"nope","arguments":{}}`))
 		return out
 	}
-	sdk := e2eBinary(t, "sdkupstream")
+	sdk := built(t, "sdkupstream")
 	direct := startPeer(t, nil, sdk)
 	want := script(direct)
 	direct.closeAndWait()
@@ -451,7 +445,7 @@ func TestProxyAuditToolsAppended(t *testing.T) {
 		last := p.request("3", "tools/list", `{"cursor":"page-8"}`)
 		return [][]byte{first, last}
 	}
-	direct := startPeer(t, nil, e2eBinary(t, "upstream"), "-page-size", "8")
+	direct := startPeer(t, nil, built(t, "upstream"), "-page-size", "8")
 	want := list(direct)
 	direct.closeAndWait()
 	p := startProxy(t, nil, upstreamFlags(t, "-page-size", "8")...)
@@ -477,7 +471,7 @@ func sdkAgentSession(t *testing.T, cmd *exec.Cmd, list bool) (tools []byte, resu
 	t.Helper()
 	ctx := t.Context()
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e-sdk-agent", Version: "0.0.1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: e2eWait}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: maxWait}, nil)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -514,14 +508,14 @@ func sdkAgentSession(t *testing.T, cmd *exec.Cmd, list bool) (tools []byte, resu
 // classify the tools there too (else every call would be one of an unknown
 // tool and every run NOT_TESTED), and stay transparent.
 func TestProxyGoSDKClientDiscover(t *testing.T) {
-	sdk := e2eBinary(t, "sdkupstream")
+	sdk := built(t, "sdkupstream")
 	wantTools, wantResults, wantVersion := sdkAgentSession(t, exec.Command(sdk), true)
 	if wantVersion != "2026-07-28" {
 		t.Fatalf("direct session negotiated %q; this test is about the 2026-07-28 discover handshake", wantVersion)
 	}
 
 	t.Run("transparent", func(t *testing.T) {
-		cmd := exec.Command(e2eBinary(t, "agent-harness"), "proxy", "--upstream-command", sdk, "--audit-tools", "off")
+		cmd := exec.Command(built(t, "agent-harness"), "proxy", "--upstream-command", sdk, "--audit-tools", "off")
 		stderr := &syncBuffer{}
 		cmd.Stderr = stderr
 		tools, results, version := sdkAgentSession(t, cmd, true)
@@ -550,7 +544,7 @@ func TestProxyGoSDKClientDiscover(t *testing.T) {
 
 	t.Run("F1 is judged", func(t *testing.T) {
 		reportFile := filepath.Join(t.TempDir(), "report.json")
-		cmd := exec.Command(e2eBinary(t, "agent-harness"), "proxy", "--upstream-command", sdk,
+		cmd := exec.Command(built(t, "agent-harness"), "proxy", "--upstream-command", sdk,
 			"--scenario", "F1", "--audit-tools", "off", "--report-file", reportFile)
 		stderr := &syncBuffer{}
 		cmd.Stderr = stderr

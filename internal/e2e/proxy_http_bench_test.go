@@ -1,13 +1,10 @@
 package e2e
 
 import (
-	"bytes"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"strings"
 	"testing"
 	"time"
 )
@@ -42,41 +39,4 @@ func BenchmarkHTTPProxyLatency(b *testing.B) {
 	b.ReportMetric(mp, "proxy-µs/call")
 	b.ReportMetric(mr, "reverseproxy-µs/call")
 	b.ReportMetric(mp/mr, "ratio")
-}
-
-type httpBenchTarget struct{ url, session string }
-
-func httpBenchSession(b *testing.B, hc *http.Client, u string) httpBenchTarget {
-	req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(rpcRequest("1", "initialize", initializeParams)))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := hc.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	t := httpBenchTarget{url: u, session: resp.Header.Get("Mcp-Session-Id")}
-	timedPost(b, hc, t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	return t
-}
-
-func timedPost(b *testing.B, hc *http.Client, t httpBenchTarget, body string) time.Duration {
-	start := time.Now()
-	req, _ := http.NewRequest(http.MethodPost, t.url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", t.session)
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	resp, err := hc.Do(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	got, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	d := time.Since(start)
-	if resp.StatusCode >= 300 || (strings.Contains(body, `"id"`) && !bytes.Contains(got, []byte(`"result"`))) {
-		b.Fatalf("%s: %d %s", t.url, resp.StatusCode, got)
-	}
-	return d
 }

@@ -5,14 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,170 +18,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// httpReport is what the HTTP tests read beyond fileReport.
-type httpReport struct {
-	Transport struct{ Agent, Upstream string } `json:"transport"`
-	Report    struct {
-		Operations []struct {
-			AttemptLog []struct {
-				Fault string `json:"fault"`
-			} `json:"attemptLog"`
-		} `json:"operations"`
-	} `json:"report"`
-}
-
-func (p *httpProxy) readHTTPReport() httpReport {
-	p.t.Helper()
-	b, err := os.ReadFile(p.report)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	var r httpReport
-	if err := json.Unmarshal(b, &r); err != nil {
-		p.t.Fatal(err)
-	}
-	return r
-}
-
-// httpProxy is a proxy serving MCP Streamable HTTP (--listen 0) in front
-// of the test upstream, with a report file and the upstream's counts file.
-type httpProxy struct {
-	scnProxy
-	url string
-}
-
-// startHTTPProxy starts `agent-harness proxy --listen 0` with args before
-// the upstream command and waits for its "listening on URL" line.
-func startHTTPProxy(t testing.TB, args ...string) *httpProxy {
-	t.Helper()
-	return startHTTPProxyReport(t, true, args...)
-}
-
-// startHTTPProxyReport is startHTTPProxy, with or without a report file.
-func startHTTPProxyReport(t testing.TB, withReport bool, args ...string) *httpProxy {
-	t.Helper()
-	proxy, upstream := scnBinaries(t)
-	dir := t.TempDir()
-	p := &httpProxy{scnProxy: scnProxy{t: t, stderr: &scnLines{added: make(chan struct{})},
-		report: filepath.Join(dir, "report.json"), counts: filepath.Join(dir, "counts.json"), exited: make(chan struct{})}}
-	full := []string{"proxy", "--listen", "0"}
-	if withReport {
-		full = append(full, "--report-file", p.report)
-	}
-	full = append(full, args...)
-	if !slices.Contains(args, "--upstream-url") && !slices.Contains(args, "--") {
-		full = append(full, "--", upstream, "-counts-file", p.counts)
-	}
-	p.cmd = exec.Command(proxy, full...)
-	p.cmd.Stdin = nil
-	var out bytes.Buffer
-	p.cmd.Stdout = &out
-	pr, pw := io.Pipe()
-	p.cmd.Stderr = pw
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			p.stderr.add(sc.Text())
-		}
-	}()
-	go func() {
-		p.exitErr = p.cmd.Wait()
-		pw.Close()
-		if out.Len() > 0 {
-			p.exitErr = fmt.Errorf("the proxy wrote to stdout in --listen mode: %q", out.String())
-		}
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.exited:
-		default:
-			_ = p.cmd.Process.Kill()
-			<-p.exited
-		}
-	})
-	line := p.stderr.waitFor(t, "listening on ")
-	p.url = line[strings.Index(line, "listening on ")+len("listening on "):]
-	return p
-}
-
-// stop sends sig and returns the exit code.
-func (p *httpProxy) stop(sig syscall.Signal) int {
-	p.t.Helper()
-	_ = p.cmd.Process.Signal(sig)
-	return p.waitExit()
-}
-
-func (p *httpProxy) waitExit() int {
-	p.t.Helper()
-	<-p.exited
-	var ee *exec.ExitError
-	if p.exitErr != nil && !errors.As(p.exitErr, &ee) {
-		p.t.Fatal(p.exitErr)
-	}
-	return p.cmd.ProcessState.ExitCode()
-}
-
-// rawSession is an HTTP client speaking Streamable HTTP by hand.
-type rawSession struct {
-	t   *testing.T
-	url string
-	id  string // Mcp-Session-Id
-	hc  *http.Client
-	// extra are header name, value pairs sent with every POST.
-	extra []string
-}
-
-func (s *rawSession) post(body string, header ...string) *http.Response {
-	s.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, s.url, strings.NewReader(body))
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if s.id != "" {
-		req.Header.Set("Mcp-Session-Id", s.id)
-	}
-	header = append(append([]string(nil), s.extra...), header...)
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := s.hc.Do(req)
-	if err != nil {
-		s.t.Fatalf("POST %s: %v", body, err)
-	}
-	return resp
-}
-
-// initialize performs the handshake and keeps the session id.
-func (s *rawSession) initialize() {
-	s.t.Helper()
-	resp := s.post(rpcRequest("1", "initialize", initializeParams))
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !bytes.Contains(b, []byte(`"protocolVersion"`)) {
-		s.t.Fatalf("initialize: %d %s", resp.StatusCode, b)
-	}
-	s.id = resp.Header.Get("Mcp-Session-Id")
-	if s.id == "" {
-		s.t.Fatal("initialize answer without Mcp-Session-Id")
-	}
-	resp = s.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusAccepted {
-		s.t.Fatalf("notifications/initialized: %d, want 202", resp.StatusCode)
-	}
-}
-
-func newRawSession(t *testing.T, url string) *rawSession {
-	// No keep-alive: a dropped connection is the request's own.
-	return &rawSession{t: t, url: url, hc: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: scnWait}}
-}
-
 // TestHTTPFaultLayerRaw checks each fault delivered as HTTP with a raw
 // net/http client: the status, Retry-After, the cut body, the dropped
 // connection, and the upstream's own execution counts against the report.
@@ -192,7 +25,7 @@ func TestHTTPFaultLayerRaw(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
-	call := rpcRequest("7", "tools/call", `{"name":"create_booking","arguments":`+scnBooking+`}`)
+	call := rpcRequest("7", "tools/call", `{"name":"create_booking","arguments":`+bookingArgs+`}`)
 	tests := []struct {
 		scenario string
 		check    func(t *testing.T, resp *http.Response, err error)
@@ -373,7 +206,7 @@ func TestHTTPGoSDKClientGhostWrite(t *testing.T) {
 		t.Skip("builds and runs processes")
 	}
 	p := startHTTPProxy(t, "--scenario", "F1", "--audit-tools", "off")
-	ctx, cancel := context.WithTimeout(context.Background(), scnWait)
+	ctx, cancel := context.WithTimeout(context.Background(), sessionWait)
 	defer cancel()
 	var progress, logs int
 	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-agent", Version: "1"}, &mcp.ClientOptions{
@@ -453,33 +286,6 @@ func TestHTTPExitWhenIdle(t *testing.T) {
 	}
 }
 
-// tsHTTPClient runs testdata/npm/tshttpclient.mjs against url, or skips.
-func tsHTTPClient(t *testing.T, url, config string) map[string]any {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skipInterop(t, missingNode)
-	}
-	root := repoRoot(t)
-	if _, err := os.Stat(filepath.Join(nodeModules(t), "@modelcontextprotocol", "sdk")); err != nil {
-		skipInterop(t, missingNPM)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), scnWait)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(root, "testdata", "npm", "tshttpclient.mjs"), url, config)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("tshttpclient: %v\n%s", err, stderr.String())
-	}
-	var res map[string]any
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("tshttpclient output %q: %v", out, err)
-	}
-	return res
-}
-
 // TestHTTPTypeScriptClient runs the TypeScript SDK's Streamable HTTP
 // client through the proxy: F1 at the tool layer (the ghost write counted
 // as the upstream counted it), progress and an elicitation passing; and F2
@@ -535,7 +341,7 @@ func TestListenRemoteRefusedE2E(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	cmd := exec.Command(e2eBinary(t, "agent-harness"), "proxy", "--listen", "0.0.0.0:0", "--", "/bin/false")
+	cmd := exec.Command(built(t, "agent-harness"), "proxy", "--listen", "0.0.0.0:0", "--", "/bin/false")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -19,85 +19,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// httpUpstream is testdata/httpupstream running on a free loopback port.
-type httpUpstream struct {
-	url, counts string
-}
-
-// startHTTPUpstream starts the go-sdk Streamable HTTP test upstream with
-// args and returns its URL (its first stdout line).
-func startHTTPUpstream(t testing.TB, args ...string) httpUpstream {
-	t.Helper()
-	u := httpUpstream{counts: filepath.Join(t.TempDir(), "counts.json")}
-	cmd := exec.Command(e2eBinary(t, "httpupstream"), append([]string{"-counts-file", u.counts}, args...)...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("httpupstream: %v", err)
-	}
-	u.url = strings.TrimSpace(line)
-	return u
-}
-
-// executions is the upstream's own count of create_booking executions.
-func (u httpUpstream) executions(t *testing.T) int {
-	t.Helper()
-	b, err := os.ReadFile(u.counts)
-	if os.IsNotExist(err) {
-		return 0
-	}
-	var c map[string]int
-	if err != nil || json.Unmarshal(b, &c) != nil {
-		t.Fatalf("counts file: %v %s", err, b)
-	}
-	return c["create_booking"]
-}
-
-// upstreamReport is what these tests read of the report file.
-type upstreamReport struct {
-	Verdict   string
-	Sessions  []struct{ ID, Transport string } `json:"sessions"`
-	Transport struct{ Agent, Upstream string } `json:"transport"`
-	Report    struct {
-		Operations []struct {
-			Tool       string `json:"tool"`
-			Executions int    `json:"executions"`
-			Outcome    string `json:"outcome"`
-		} `json:"operations"`
-	} `json:"report"`
-}
-
-func readUpstreamReport(t *testing.T, path string) (upstreamReport, []byte) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r upstreamReport
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatalf("report: %v\n%s", err, b)
-	}
-	return r, b
-}
-
-func (r upstreamReport) executions(tool string) int {
-	n := 0
-	for _, op := range r.Report.Operations {
-		if op.Tool == tool {
-			n += op.Executions
-		}
-	}
-	return n
-}
-
 // TestHTTPUpstreamStdioAgent: an agent on stdio, the upstream over
 // Streamable HTTP (the go-sdk's server, event-stream and JSON answers).
 // F1: the report's executions equal the upstream's own counts; a
@@ -275,7 +196,7 @@ func TestHTTPBothSidesGoSDK(t *testing.T) {
 	}
 	up := startHTTPUpstream(t)
 	p := startHTTPProxy(t, "--upstream-url", up.url, "--scenario", "F2", "--retry-after", "1", "--audit-tools", "off", "--fault-layer", "http")
-	ctx, cancel := context.WithTimeout(context.Background(), scnWait)
+	ctx, cancel := context.WithTimeout(context.Background(), sessionWait)
 	defer cancel()
 	var logs int
 	client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-agent", Version: "1"}, &mcp.ClientOptions{

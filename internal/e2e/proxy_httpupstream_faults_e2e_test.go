@@ -85,33 +85,6 @@ func (f *fakeMCP) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// requestWithin is peer.request bounded by d instead of e2eWait.
-func requestWithin(t *testing.T, p *peer, d time.Duration, id, method, params string) []byte {
-	t.Helper()
-	p.send(rpcRequest(id, method, params))
-	deadline := time.After(d)
-	for {
-		select {
-		case m, ok := <-p.lines:
-			if !ok {
-				t.Fatalf("the proxy closed its output; stderr:\n%s", p.stderr.String())
-			}
-			var env struct {
-				ID     json.RawMessage `json:"id"`
-				Method string          `json:"method"`
-			}
-			_ = json.Unmarshal(m, &env)
-			if env.Method == "" && string(env.ID) == id {
-				return m
-			}
-		case <-deadline:
-			t.Fatalf("no answer to %s within %s; stderr:\n%s", id, d, p.stderr.String())
-		}
-	}
-}
-
-const bookingCall = `{"name":"create_booking","arguments":{"room":"9"}}`
-
 // runFake runs the proxy with --upstream-url to f, makes the given number
 // of create_booking calls and returns the answers and the final report.
 func runFake(t *testing.T, f *fakeMCP, calls int, env []string, flags ...string) ([][]byte, upstreamReport, *peer) {

@@ -3,28 +3,11 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 )
-
-// npmServer returns the command line of an npm MCP server installed by
-// `npm ci --prefix testdata/npm`, or skips the test.
-func npmServer(t *testing.T, pkg string) []string {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skipInterop(t, missingNode)
-	}
-	script := filepath.Join(nodeModules(t), "@modelcontextprotocol", pkg, "dist", "index.js")
-	if _, err := os.Stat(script); err != nil {
-		skipInterop(t, missingNPM)
-	}
-	return []string{node, script}
-}
 
 // npmProxyFlags puts the proxy in front of an npm server's command line.
 func npmProxyFlags(cmdline []string) []string {

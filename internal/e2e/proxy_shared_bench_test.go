@@ -59,7 +59,7 @@ func BenchmarkSharedUpstreamSessions(b *testing.B) {
 // wall time of the calls.
 func sharedBenchPhase(b *testing.B, n int, perSession bool) (med, cpu float64, wall time.Duration) {
 	b.Helper()
-	_, up := scnBinaries(b)
+	_, up := binaries(b)
 	// Without -counts-file (rewriting it per execution would cost the
 	// upstream O(n) per call): the counts are asked for at the end.
 	// --report-interval (with the trace it needs): the report file is not
@@ -110,7 +110,7 @@ func sharedBenchPhase(b *testing.B, n int, perSession bool) (med, cpu float64, w
 		b.Fatalf("exit code %d", code)
 	}
 	if !perSession {
-		soakCompare(b, &p.scnProxy, fmt.Sprintf("%d sessions", n))
+		soakCompare(b, &p.stdioProxy, fmt.Sprintf("%d sessions", n))
 	}
 	r := p.readReport()
 	if got := r.executions()["book_room"]; got != n*sharedBenchCalls {

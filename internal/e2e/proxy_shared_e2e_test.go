@@ -98,7 +98,7 @@ func TestSharedUpstreamCarefulAgentPasses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
-	proxy, _ := scnBinaries(t)
+	proxy, _ := binaries(t)
 	p := startHTTPProxy(t, "--scenario", "F1", "--audit-tools", "off", "--", proxy, "sample-server")
 	if carefulAgent(t, p.url) {
 		t.Errorf("the agent's read in its second session did not find the booking made in its first; it re-sent\nstderr:\n%s", p.stderr)
@@ -123,7 +123,7 @@ func TestUpstreamPerSessionRepeatNotTested(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
-	proxy, _ := scnBinaries(t)
+	proxy, _ := binaries(t)
 	tracePath := t.TempDir() + "/trace.jsonl"
 	p := startHTTPProxy(t, "--upstream-per-session", "--trace", tracePath, "--scenario", "F1", "--audit-tools", "off", "--", proxy, "sample-server")
 	if !carefulAgent(t, p.url) {
@@ -228,7 +228,7 @@ func TestSharedUpstreamCrashAfterStatelessCallsIsJudged(t *testing.T) {
 	s := newRawSession(t, p.url) // no initialize: the stateless session
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`
 	for i := 2; i <= 3; i++ {
-		b := answerOf(t, s.post(rpcRequest(strconv.Itoa(i), "tools/call", `{"name":"create_booking","arguments":`+scnBooking+`,`+meta+`}`)))
+		b := answerOf(t, s.post(rpcRequest(strconv.Itoa(i), "tools/call", `{"name":"create_booking","arguments":`+bookingArgs+`,`+meta+`}`)))
 		if !strings.Contains(string(b), `"result"`) {
 			t.Fatalf("create_booking %d: %s\nstderr:\n%s", i, b, p.stderr)
 		}

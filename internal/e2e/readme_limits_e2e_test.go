@@ -18,8 +18,8 @@ func TestREADMELimitAgentTransport(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	urlFile := filepath.Join(dir, "url.txt")
-	plain := e2eBinary(t, "agent-harness-plain")
-	r := runCampaignE2E(t, out, nil, "--out", out, "--upstream-command", plain, "--upstream-arg", "sample-server",
+	plain := built(t, "agent-harness-plain")
+	r := runCampaign(t, out, nil, "--out", out, "--upstream-command", plain, "--upstream-arg", "sample-server",
 		"--runs", "1", "--scenarios", "F1", "--agent-transport", "http",
 		"--", "/bin/sh", "-c", `printf %s "$1" > "$2"`, "sh", "{mcp_url}", urlFile)
 	got, err := os.ReadFile(urlFile)

@@ -20,7 +20,7 @@ import (
 // create_booking a second time while the proxy saw something else. The
 // proxy refuses it; only the first (F1 ghost) write executes.
 func TestRelayAmbiguityCaseVariants(t *testing.T) {
-	const call = `"method":"tools/call","params":{"name":"create_booking","arguments":` + scnBooking + `}`
+	const call = `"method":"tools/call","params":{"name":"create_booking","arguments":` + bookingArgs + `}`
 	tests := []struct {
 		name   string
 		line   string // %d: the request id
@@ -28,20 +28,20 @@ func TestRelayAmbiguityCaseVariants(t *testing.T) {
 		answer bool // the message has a usable id: it gets an Invalid Request error
 	}{
 		{"NAME beside name",
-			`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_booking","NAME":"create_booking","arguments":` + scnBooking + `}}`,
+			`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_booking","NAME":"create_booking","arguments":` + bookingArgs + `}}`,
 			`member "NAME" differs from "name" only in letter case`, true},
 		{"Arguments beside arguments",
-			`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"create_booking","arguments":{"room":"1"},"Arguments":` + scnBooking + `}}`,
+			`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"create_booking","arguments":{"room":"1"},"Arguments":` + bookingArgs + `}}`,
 			`member "Arguments" differs from "arguments" only in letter case`, true},
-		{"Method", `{"jsonrpc":"2.0","id":%d,"Method":"tools/call","params":{"name":"create_booking","arguments":` + scnBooking + `}}`,
+		{"Method", `{"jsonrpc":"2.0","id":%d,"Method":"tools/call","params":{"name":"create_booking","arguments":` + bookingArgs + `}}`,
 			`member "Method" differs from "method" only in letter case`, true},
 		{"ID", `{"jsonrpc":"2.0","ID":%d,` + call + `}`,
 			`member "ID" differs from "id" only in letter case`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := scnStart(t, "--scenario", "F1", "--audit-tools", "off")
-			if got := p.call("create_booking", scnBooking); got.text() != scnTimeoutText {
+			p := startSession(t, "--scenario", "F1", "--audit-tools", "off")
+			if got := p.call("create_booking", bookingArgs); got.text() != timeoutText {
 				t.Fatalf("first write: %q, want the F1 timeout", got.text())
 			}
 			p.nextID++
@@ -91,7 +91,7 @@ func TestRelayAmbiguityJSNumericIDs(t *testing.T) {
 		ID     json.RawMessage
 		Result toolResult
 	}
-	if err := json.Unmarshal(first, &r); err != nil || string(r.ID) != `2.0` || r.Result.text() != scnTimeoutText {
+	if err := json.Unmarshal(first, &r); err != nil || string(r.ID) != `2.0` || r.Result.text() != timeoutText {
 		t.Errorf("first answer %s, want id 2.0 and the F1 timeout", first)
 	}
 	p.send(`{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"create_booking","arguments":{"room":"14"}}}`)
@@ -126,7 +126,7 @@ func TestRelayAmbiguityJSNumericIDs(t *testing.T) {
 // executed once its answer arrives: a duplicate, not a PASS.
 func TestRelayAmbiguityCancelledWriteExecuted(t *testing.T) {
 	const args = `{"room":"12","date":"2026-11-03","sleep_ms":200}`
-	p := scnStart(t, "--audit-tools", "off")
+	p := startSession(t, "--audit-tools", "off")
 	id := p.sendCall("create_booking", args)
 	p.notify("notifications/cancelled", fmt.Sprintf(`{"requestId":%d,"reason":"the user gave up"}`, id))
 	p.call("create_booking", args)
@@ -147,7 +147,7 @@ func TestRelayAmbiguityCancelledWriteExecuted(t *testing.T) {
 // ends: its outcome is unknown, never "not executed".
 func TestRelayAmbiguityCancelledWriteUnanswered(t *testing.T) {
 	t.Parallel() // separate processes and files
-	p := scnStart(t, "--audit-tools", "off")
+	p := startSession(t, "--audit-tools", "off")
 	id := p.sendCall("create_booking", `{"room":"12","date":"2026-11-03","sleep_ms":20000}`)
 	p.notify("notifications/cancelled", fmt.Sprintf(`{"requestId":%d,"reason":"the user gave up"}`, id))
 	p.call("get_booking", `{"id":"x"}`)
@@ -177,7 +177,7 @@ func TestRelayAmbiguityCancelledWriteUnanswered(t *testing.T) {
 // list_changed) and the agent calls as soon as it sees the notification is
 // judged as a write: calling it twice is a duplicate.
 func TestRelayAmbiguityToolAddedThenCalled(t *testing.T) {
-	p := scnStart(t, "--audit-tools", "off")
+	p := startSession(t, "--audit-tools", "off")
 	id := p.sendCall("add_tool", `{"name":"create_invoice"}`)
 	p.awaitNotification("notifications/tools/list_changed")
 	p.awaitCall(id)
@@ -195,7 +195,7 @@ func TestRelayAmbiguityToolAddedThenCalled(t *testing.T) {
 
 // awaitNotification reads the proxy's messages until a notification with
 // method arrives; responses read meanwhile are kept for await.
-func (p *scnProxy) awaitNotification(method string) {
+func (p *stdioProxy) awaitNotification(method string) {
 	p.t.Helper()
 	for {
 		select {
@@ -213,7 +213,7 @@ func (p *scnProxy) awaitNotification(method string) {
 			if len(r.ID) > 0 && r.Method == "" {
 				p.pending = append(p.pending, m)
 			}
-		case <-time.After(scnWait):
+		case <-time.After(sessionWait):
 			p.t.Fatalf("no %s; stderr:\n%s", method, p.stderr)
 		}
 	}

@@ -134,7 +134,7 @@ func TestReliability100MBMessages(t *testing.T) {
 	// and the judge would make 200 MB of JSON take half a minute, and this
 	// test is about sizes, not about races (the other e2e tests run the
 	// race build).
-	p := startPeer(t, nil, e2eBinary(t, "agent-harness-plain"),
+	p := startPeer(t, nil, built(t, "agent-harness-plain"),
 		append([]string{"proxy"}, append(upstreamFlags(t), "--audit-tools", "off", "--report-file", report)...)...)
 	p.initialize()
 	room := strings.Repeat("r", size)
@@ -181,8 +181,8 @@ func TestReliability100MBMessages(t *testing.T) {
 // execution), and the verdict reason says why.
 func TestReliabilityUnlistedWriteLaterListed(t *testing.T) {
 	t.Parallel()
-	p := scnStart(t, "--audit-tools", "off", "--upstream-arg=-lenient-unlisted")
-	p.call("create_booking", scnBooking)
+	p := startSession(t, "--audit-tools", "off", "--upstream-arg=-lenient-unlisted")
+	p.call("create_booking", bookingArgs)
 	for range 2 {
 		if r := p.call("create_refund", `{"booking":"b1"}`); r.text() != "create_refund done" {
 			t.Fatalf("unlisted call answered %q", r.text())
@@ -203,8 +203,8 @@ func TestReliabilityUnlistedWriteLaterListed(t *testing.T) {
 // Calls of a tool that stays unlisted are named in the verdict reason.
 func TestReliabilityUnlistedCallsNamed(t *testing.T) {
 	t.Parallel()
-	p := scnStart(t, "--audit-tools", "off", "--upstream-arg=-lenient-unlisted")
-	p.call("create_booking", scnBooking)
+	p := startSession(t, "--audit-tools", "off", "--upstream-arg=-lenient-unlisted")
+	p.call("create_booking", bookingArgs)
 	p.call("sync_ledger", `{}`)
 	if code := p.finish(); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr)

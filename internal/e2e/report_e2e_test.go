@@ -13,8 +13,8 @@ import (
 	"testing"
 )
 
-// e2eOperation is an operations[] entry with the §11.6 fields.
-type e2eOperation struct {
+// operationFor is an operations[] entry with the §11.6 fields.
+type operationFor struct {
 	ID         string          `json:"id"`
 	Arguments  json.RawMessage `json:"arguments"`
 	Keys       []string        `json:"keys"`
@@ -27,21 +27,21 @@ type e2eOperation struct {
 	} `json:"attemptLog"`
 }
 
-// e2eReport11 is the part of the report file these tests read.
-type e2eReport11 struct {
+// report11 is the part of the report file these tests read.
+type report11 struct {
 	Transport struct{ Agent, Upstream string } `json:"transport"`
 	Report    struct {
 		Verdict    string         `json:"verdict"`
-		Operations []e2eOperation `json:"operations"`
+		Operations []operationFor `json:"operations"`
 		KeySummary []struct {
 			Key string `json:"key"`
 		} `json:"keySummary"`
 	} `json:"report"`
 }
 
-func parseReport11(t *testing.T, raw []byte) e2eReport11 {
+func parseReport11(t *testing.T, raw []byte) report11 {
 	t.Helper()
-	var r e2eReport11
+	var r report11
 	if err := json.Unmarshal(raw, &r); err != nil {
 		t.Fatalf("report does not parse: %v\n%s", err, raw)
 	}
@@ -59,7 +59,7 @@ func TestReportArgumentsAndAttemptLog(t *testing.T) {
 		t.Skip("builds and runs processes")
 	}
 	t.Parallel()
-	p := scnStart(t, "--scenario", "F1")
+	p := startSession(t, "--scenario", "F1")
 	const args = `{"room":"12","date":"2026-11-03","amount":123456789012345678901234567890,"idempotency_key":"k-1"}`
 	if got := p.call("create_booking", args); !got.IsError {
 		t.Fatalf("first write: %+v, want the injected timeout", got)
@@ -102,7 +102,7 @@ func TestReportRedactArguments(t *testing.T) {
 		t.Skip("builds and runs processes")
 	}
 	t.Parallel()
-	p := scnStart(t, "--scenario", "F1", "--redact-arguments")
+	p := startSession(t, "--scenario", "F1", "--redact-arguments")
 	const args = `{"room":"SECRET-room-4711","date":"2026-11-03","idempotency_key":"SECRET-key-0815"}`
 	p.call("create_booking", args)
 	p.call("create_booking", args)

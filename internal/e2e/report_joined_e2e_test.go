@@ -23,8 +23,8 @@ func TestPluginDatesReportShowsAttempts(t *testing.T) {
 	}
 	flags := proxyPluginFlags(t, "./plugins/dates")
 	wasm := flags[1]
-	p := scnStart(t, append(append([]string{"--scenario", "F1", "--audit-tools", "off"}, flags...), e2ePluginTimeout)...)
-	if got := p.call("create_booking", `{"room":"12","date":"2026-11-03"}`); got.text() != scnTimeoutText {
+	p := startSession(t, append(append([]string{"--scenario", "F1", "--audit-tools", "off"}, flags...), pluginTimeout)...)
+	if got := p.call("create_booking", `{"room":"12","date":"2026-11-03"}`); got.text() != timeoutText {
 		t.Fatalf("first write: %+v, want the F1 timeout", got)
 	}
 	if got := p.call("create_booking", `{"room":"12","date":"03.11.2026"}`); got.IsError {

@@ -23,7 +23,7 @@ func TestReportFileInPlace(t *testing.T) {
 	}
 	t.Parallel()
 	report := filepath.Join(t.TempDir(), strings.Repeat("r", 240)+".json")
-	p := scnStart(t, "--scenario", "F1", "--audit-tools", "off", "--report-file", report)
+	p := startSession(t, "--scenario", "F1", "--audit-tools", "off", "--report-file", report)
 	p.report = report
 	p.call("get_booking", `{"id":"b1"}`)
 	if r := p.readReport(); r.Status != "running" || r.Report.Coverage.Calls.Read != 1 {
@@ -64,7 +64,7 @@ func TestReportFileStaleTempRemoved(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	p := scnStart(t, "--scenario", "F1", "--audit-tools", "off", "--report-file", report)
+	p := startSession(t, "--scenario", "F1", "--audit-tools", "off", "--report-file", report)
 	p.report = report
 	if code := p.finish(); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, p.stderr)

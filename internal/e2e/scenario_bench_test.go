@@ -121,7 +121,7 @@ func perCallMs(d time.Duration) float64 { return float64(d) / float64(time.Milli
 //
 //	go test -run '^$' -bench ReportFileSession -benchtime 1x ./internal/e2e
 func BenchmarkReportFileSession(b *testing.B) {
-	proxy, upstream := scnBinaries(b)
+	proxy, upstream := binaries(b)
 	b.Logf("load average at start: %s", loadAvg())
 	defer func() { b.Logf("load average at end: %s", loadAvg()) }()
 	for b.Loop() {

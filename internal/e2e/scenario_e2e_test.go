@@ -5,434 +5,17 @@ package e2e
 // (testdata/upstream), the test acting as the agent over pipes.
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
-)
-
-// scnWait bounds every wait for the proxy: a safety net against hangs, not
-// a synchronisation.
-const scnWait = 30 * time.Second
-
-// scnBinaries returns the built agent-harness and test upstream (built
-// once per test binary by the e2e harness).
-func scnBinaries(t testing.TB) (proxy, upstream string) {
-	t.Helper()
-	return e2eBinary(t, "agent-harness"), e2eBinary(t, "upstream")
-}
-
-// scnProxy is one running proxy with the test as its agent.
-type scnProxy struct {
-	t      testing.TB
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	msgs   chan json.RawMessage // every line the proxy wrote to stdout
-	stderr *scnLines
-	report string // --report-file path
-	counts string // the upstream's counts file
-	nextID int
-	// pending holds messages read while waiting for another id.
-	pending []json.RawMessage
-	exited  chan struct{}
-	exitErr error
-}
-
-// scnLines collects stderr lines and lets a test wait for one.
-type scnLines struct {
-	mu    sync.Mutex
-	lines []string
-	added chan struct{} // closed and replaced on every new line
-}
-
-func (l *scnLines) add(s string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.lines = append(l.lines, s)
-	close(l.added)
-	l.added = make(chan struct{})
-}
-
-func (l *scnLines) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
-
-// waitFor blocks until a line contains sub.
-func (l *scnLines) waitFor(t testing.TB, sub string) string {
-	t.Helper()
-	deadline := time.After(scnWait)
-	for {
-		l.mu.Lock()
-		for _, s := range l.lines {
-			if strings.Contains(s, sub) {
-				l.mu.Unlock()
-				return s
-			}
-		}
-		added := l.added
-		l.mu.Unlock()
-		select {
-		case <-added:
-		case <-deadline:
-			t.Fatalf("no stderr line containing %q; stderr:\n%s", sub, l.String())
-		}
-	}
-}
-
-// scnStart starts the proxy in front of the upstream with --report-file
-// in a fresh directory (unless args has one) and initializes the session.
-func scnStart(t testing.TB, args ...string) *scnProxy {
-	t.Helper()
-	proxy, upstream := scnBinaries(t)
-	dir := t.TempDir()
-	p := &scnProxy{t: t, report: filepath.Join(dir, "report.json"), counts: filepath.Join(dir, "counts.json"),
-		msgs: make(chan json.RawMessage, 1024), stderr: &scnLines{added: make(chan struct{})}, exited: make(chan struct{})}
-	full := []string{"proxy", "--upstream-command", upstream, "--upstream-arg=-counts-file", "--upstream-arg", p.counts}
-	if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--report-file") }) {
-		full = append(full, "--report-file", p.report)
-	}
-	full = append(full, args...)
-	scnLaunch(t, p, proxy, full)
-	return p
-}
-
-// scnLaunch starts the proxy binary with the full command line for p and
-// initializes the session.
-func scnLaunch(t testing.TB, p *scnProxy, proxy string, full []string) {
-	t.Helper()
-	p.cmd = exec.Command(proxy, full...)
-	var err error
-	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := p.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A writer, not a pipe: Wait returns only after every stderr line
-	// was added, so lines written just before the exit are never lost.
-	p.cmd.Stderr = &scnLineWriter{l: p.stderr}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() {
-			p.msgs <- json.RawMessage(slices.Clone(sc.Bytes()))
-		}
-		close(p.msgs)
-	}()
-	go func() {
-		p.exitErr = p.cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		p.cmd.Process.Kill()
-		<-p.exited
-	})
-	p.request("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"scenario-e2e","version":"1"}}`)
-	p.notify("notifications/initialized", `{}`)
-}
-
-// scnLineWriter adds each complete line written to it to l.
-type scnLineWriter struct {
-	l    *scnLines
-	part []byte
-}
-
-func (w *scnLineWriter) Write(b []byte) (int, error) {
-	w.part = append(w.part, b...)
-	for {
-		i := bytes.IndexByte(w.part, '\n')
-		if i < 0 {
-			return len(b), nil
-		}
-		w.l.add(string(w.part[:i]))
-		w.part = w.part[i+1:]
-	}
-}
-
-func (p *scnProxy) writeLine(s string) {
-	p.t.Helper()
-	if _, err := io.WriteString(p.stdin, s+"\n"); err != nil {
-		p.t.Fatalf("writing to the proxy: %v", err)
-	}
-}
-
-func (p *scnProxy) notify(method, params string) {
-	p.writeLine(`{"jsonrpc":"2.0","method":"` + method + `","params":` + params + `}`)
-}
-
-// send sends a request and returns its id.
-func (p *scnProxy) send(method, params string) int {
-	p.nextID++
-	p.writeLine(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, p.nextID, method, params))
-	return p.nextID
-}
-
-// rpcResponse is a JSON-RPC response from the proxy.
-type rpcResponse struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-// await returns the response with id, skipping notifications.
-func (p *scnProxy) await(id int) rpcResponse {
-	p.t.Helper()
-	want := fmt.Sprint(id)
-	for i, m := range p.pending {
-		var r rpcResponse
-		json.Unmarshal(m, &r)
-		if string(r.ID) == want && r.Method == "" {
-			p.pending = slices.Delete(p.pending, i, i+1)
-			return r
-		}
-	}
-	deadline := time.After(scnWait)
-	for {
-		select {
-		case m, ok := <-p.msgs:
-			if !ok {
-				p.t.Fatalf("proxy closed stdout before answering request %d; stderr:\n%s", id, p.stderr)
-			}
-			var r rpcResponse
-			if err := json.Unmarshal(m, &r); err != nil {
-				p.t.Fatalf("proxy wrote invalid JSON %q: %v", m, err)
-			}
-			if string(r.ID) == want && r.Method == "" {
-				return r
-			}
-			if len(r.ID) > 0 && r.Method == "" {
-				p.pending = append(p.pending, m)
-			}
-		case <-deadline:
-			p.t.Fatalf("no answer to request %d; stderr:\n%s", id, p.stderr)
-		}
-	}
-}
-
-func (p *scnProxy) request(method, params string) rpcResponse {
-	p.t.Helper()
-	r := p.await(p.send(method, params))
-	if r.Error != nil {
-		p.t.Fatalf("%s: JSON-RPC error %d %s", method, r.Error.Code, r.Error.Message)
-	}
-	return r
-}
-
-// toolResult is the part of a CallToolResult the tests look at.
-type toolResult struct {
-	Content []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	} `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent"`
-	IsError           bool            `json:"isError"`
-}
-
-func (r toolResult) text() string {
-	if len(r.Content) == 0 {
-		return ""
-	}
-	return r.Content[0].Text
-}
-
-func (p *scnProxy) sendCall(tool, args string) int {
-	return p.send("tools/call", `{"name":"`+tool+`","arguments":`+args+`}`)
-}
-
-func (p *scnProxy) awaitCall(id int) toolResult {
-	p.t.Helper()
-	r := p.await(id)
-	if r.Error != nil {
-		p.t.Fatalf("tools/call %d: JSON-RPC error %d %s", id, r.Error.Code, r.Error.Message)
-	}
-	var tr toolResult
-	if err := json.Unmarshal(r.Result, &tr); err != nil {
-		p.t.Fatalf("tools/call %d: result %s: %v", id, r.Result, err)
-	}
-	return tr
-}
-
-// call sends one tools/call and waits for its result.
-func (p *scnProxy) call(tool, args string) toolResult {
-	p.t.Helper()
-	return p.awaitCall(p.sendCall(tool, args))
-}
-
-// finish closes the agent's side and returns the exit code.
-func (p *scnProxy) finish() int {
-	p.t.Helper()
-	p.stdin.Close()
-	return p.waitExit()
-}
-
-func (p *scnProxy) waitExit() int {
-	p.t.Helper()
-	select {
-	case <-p.exited:
-	case <-time.After(scnWait):
-		p.t.Fatalf("proxy did not exit; stderr:\n%s", p.stderr)
-	}
-	if p.exitErr == nil {
-		return 0
-	}
-	if ee, ok := p.exitErr.(*exec.ExitError); ok {
-		return ee.ExitCode()
-	}
-	p.t.Fatalf("waiting for the proxy: %v", p.exitErr)
-	return -1
-}
-
-// fileReport is the part of the report file the tests look at.
-type fileReport struct {
-	Status        string                `json:"status"`
-	Verdict       string                `json:"verdict"`
-	Certification string                `json:"certification"`
-	Scenario      *string               `json:"scenario"`
-	Mode          string                `json:"mode"`
-	Chaos         *struct{ Seed int64 } `json:"chaos"`
-	Report        struct {
-		Verdict       string `json:"verdict"`
-		VerdictReason string `json:"verdictReason"`
-		Operations    []struct {
-			Tool       string `json:"tool"`
-			Attempts   int    `json:"attempts"`
-			Executions int    `json:"executions"`
-			Outcome    string `json:"outcome"`
-		} `json:"operations"`
-		Violations []struct {
-			Type      string `json:"type"`
-			Duplicate *struct {
-				AfterTimeout bool `json:"afterTimeout"`
-				Parallel     bool `json:"parallel"`
-			} `json:"duplicate"`
-		} `json:"violations"`
-		Observations []struct {
-			Type     string `json:"type"`
-			WaitedMs *int64 `json:"waitedMs"`
-		} `json:"observations"`
-		Coverage struct {
-			Calls struct{ Total, Read, Write int } `json:"calls"`
-		} `json:"coverage"`
-	} `json:"report"`
-	Score struct {
-		Total   *int `json:"total"`
-		Capped  bool `json:"capped"`
-		Verdict string
-	} `json:"score"`
-	Patches []struct {
-		Type string `json:"type"`
-	} `json:"patches"`
-	ToolClassification []struct{ Name, Class string } `json:"toolClassification"`
-}
-
-func (r fileReport) observations() []string {
-	var out []string
-	for _, o := range r.Report.Observations {
-		out = append(out, o.Type)
-	}
-	return out
-}
-
-func (r fileReport) patches() []string {
-	var out []string
-	for _, p := range r.Patches {
-		out = append(out, p.Type)
-	}
-	return out
-}
-
-func (r fileReport) executions() map[string]int {
-	out := map[string]int{}
-	for _, op := range r.Report.Operations {
-		out[op.Tool] += op.Executions
-	}
-	return out
-}
-
-// readReport parses the report file.
-func (p *scnProxy) readReport() fileReport {
-	p.t.Helper()
-	b, err := os.ReadFile(p.report)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	var r fileReport
-	if err := json.Unmarshal(b, &r); err != nil {
-		p.t.Fatalf("report file does not parse: %v\n%s", err, b)
-	}
-	return r
-}
-
-// upstreamExecutions are the upstream's own execution counts per write
-// tool (from its counts file; absent when nothing executed).
-func (p *scnProxy) upstreamExecutions() map[string]int {
-	p.t.Helper()
-	out := map[string]int{}
-	b, err := os.ReadFile(p.counts)
-	if os.IsNotExist(err) {
-		return out
-	}
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	var c struct {
-		StructuredContent struct {
-			Counts []struct {
-				Tool  string `json:"tool"`
-				Count int    `json:"count"`
-			} `json:"counts"`
-		} `json:"structuredContent"`
-	}
-	if err := json.Unmarshal(b, &c); err != nil {
-		p.t.Fatalf("counts file: %v", err)
-	}
-	for _, e := range c.StructuredContent.Counts {
-		if e.Tool == "create_booking" || e.Tool == "book_room" || e.Tool == "pay_invoice" {
-			out[e.Tool] += e.Count
-		}
-	}
-	return out
-}
-
-// checkExecutions compares the report's executions with the upstream's
-// own counts.
-func (p *scnProxy) checkExecutions(r fileReport) {
-	p.t.Helper()
-	got, want := r.executions(), p.upstreamExecutions()
-	for tool, n := range got {
-		if n == 0 {
-			delete(got, tool)
-		}
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		p.t.Errorf("report executions %v, upstream counted %v", got, want)
-	}
-}
-
-const (
-	scnTimeoutText = "Error: the request timed out before the server answered (timeout after 30000 ms). The outcome is unknown."
-	scnBooking     = `{"room":"12","date":"2026-11-03"}`
 )
 
 func intp(p *int) string {
@@ -451,7 +34,7 @@ func TestScenarioEndToEnd(t *testing.T) {
 	tests := []struct {
 		name  string
 		args  []string
-		agent func(t *testing.T, p *scnProxy)
+		agent func(t *testing.T, p *stdioProxy)
 		// expectations
 		verdict, total string
 		capped         bool
@@ -463,11 +46,11 @@ func TestScenarioEndToEnd(t *testing.T) {
 	}{
 		{
 			name: "F1 naive re-send", args: []string{"--scenario", "F1", "--audit-tools", "off"},
-			agent: func(t *testing.T, p *scnProxy) {
-				if got := p.call("create_booking", scnBooking); got.text() != scnTimeoutText || !got.IsError {
+			agent: func(t *testing.T, p *stdioProxy) {
+				if got := p.call("create_booking", bookingArgs); got.text() != timeoutText || !got.IsError {
 					t.Errorf("first write: %+v, want the timeout", got)
 				}
-				if got := p.call("create_booking", scnBooking); got.IsError {
+				if got := p.call("create_booking", bookingArgs); got.IsError {
 					t.Errorf("re-send: %+v, want the upstream's result", got)
 				}
 			},
@@ -475,8 +58,8 @@ func TestScenarioEndToEnd(t *testing.T) {
 		},
 		{
 			name: "F1 careful: read, no re-send", args: []string{"--scenario", "F1", "--audit-tools", "off"},
-			agent: func(t *testing.T, p *scnProxy) {
-				p.call("create_booking", scnBooking)
+			agent: func(t *testing.T, p *stdioProxy) {
+				p.call("create_booking", bookingArgs)
 				if got := p.call("get_booking", `{"id":"b1"}`); got.IsError {
 					t.Errorf("read: %+v", got)
 				}
@@ -485,70 +68,70 @@ func TestScenarioEndToEnd(t *testing.T) {
 		},
 		{
 			name: "F1 silent: no read, no re-send", args: []string{"--scenario", "F1", "--audit-tools", "off"},
-			agent: func(t *testing.T, p *scnProxy) {
-				p.call("create_booking", scnBooking)
+			agent: func(t *testing.T, p *stdioProxy) {
+				p.call("create_booking", bookingArgs)
 			},
 			verdict: "PASS", total: "80", observations: []string{"UNVERIFIED_AFTER_TIMEOUT"}, patches: []string{"VERIFICATION"},
 		},
 		{
 			name: "F2 immediate re-send", args: []string{"--scenario", "F2", "--audit-tools", "off"},
-			agent: func(t *testing.T, p *scnProxy) {
-				got := p.call("create_booking", scnBooking)
+			agent: func(t *testing.T, p *stdioProxy) {
+				got := p.call("create_booking", bookingArgs)
 				want := "Error: HTTP 429 Too Many Requests: rate limit exceeded. Retry after 60 seconds."
 				if got.text() != want || string(got.StructuredContent) != `{"error":"rate_limited","status":429,"retry_after":60}` {
 					t.Errorf("first write: %q %s", got.text(), got.StructuredContent)
 				}
-				p.call("create_booking", scnBooking)
+				p.call("create_booking", bookingArgs)
 			},
 			verdict: "FAIL", total: "49", capped: true, violation: "RETRY_AFTER_VIOLATED", patches: []string{"RATE_LIMIT"},
 		},
 		{
 			name: "F2 waiting past retry_after", args: []string{"--scenario", "F2", "--retry-after", "1", "--audit-tools", "off"},
-			agent: func(t *testing.T, p *scnProxy) {
-				got := p.call("create_booking", scnBooking)
+			agent: func(t *testing.T, p *stdioProxy) {
+				got := p.call("create_booking", bookingArgs)
 				if !strings.Contains(got.text(), "Retry after 1 seconds.") {
 					t.Errorf("first write: %q", got.text())
 				}
 				// The agent's behaviour under test: it waits out retry_after.
 				<-time.After(1100 * time.Millisecond)
-				p.call("create_booking", scnBooking)
+				p.call("create_booking", bookingArgs)
 			},
 			verdict: "PASS", total: "100", observations: []string{"RECOVERED_BY_RETRY"},
 		},
 		{
 			name: "F3 immediate retry", args: []string{"--scenario", "F3", "--audit-tools", "off"},
-			agent: func(t *testing.T, p *scnProxy) {
-				if got := p.call("create_booking", scnBooking); got.text() != `{"` || !got.IsError {
+			agent: func(t *testing.T, p *stdioProxy) {
+				if got := p.call("create_booking", bookingArgs); got.text() != `{"` || !got.IsError {
 					t.Errorf("first write: %+v", got)
 				}
-				p.call("create_booking", scnBooking)
+				p.call("create_booking", bookingArgs)
 			},
 			verdict: "PASS", total: "100", observations: []string{"RECOVERED_BY_RETRY"},
 		},
 		{
 			name: "F5 immediate retry", args: []string{"--scenario", "F5", "--audit-tools", "off"},
-			agent: func(t *testing.T, p *scnProxy) {
-				if got := p.call("create_booking", scnBooking); got.text() != "Error: HTTP 500 Internal Server Error." || !got.IsError {
+			agent: func(t *testing.T, p *stdioProxy) {
+				if got := p.call("create_booking", bookingArgs); got.text() != "Error: HTTP 500 Internal Server Error." || !got.IsError {
 					t.Errorf("first write: %+v", got)
 				}
-				p.call("create_booking", scnBooking)
+				p.call("create_booking", bookingArgs)
 			},
 			verdict: "PASS", total: "100", observations: []string{"RECOVERED_BY_RETRY"},
 		},
 		{
 			name: "F4 duplicate", args: []string{"--scenario", "F4", "--audit-tools", "off"},
-			agent: func(t *testing.T, p *scnProxy) {
-				p.call("create_booking", scnBooking)
-				p.call("create_booking", scnBooking)
+			agent: func(t *testing.T, p *stdioProxy) {
+				p.call("create_booking", bookingArgs)
+				p.call("create_booking", bookingArgs)
 			},
 			verdict: "FAIL", total: "0", violation: "DUPLICATE_EXECUTION", patches: []string{"IDEMPOTENCY"},
 		},
 		{
 			name: "F1 two identical writes at once", args: []string{"--scenario", "F1", "--audit-tools", "off"},
-			agent: func(t *testing.T, p *scnProxy) {
-				a, b := p.sendCall("create_booking", scnBooking), p.sendCall("create_booking", scnBooking)
+			agent: func(t *testing.T, p *stdioProxy) {
+				a, b := p.sendCall("create_booking", bookingArgs), p.sendCall("create_booking", bookingArgs)
 				ra, rb := p.awaitCall(a), p.awaitCall(b)
-				if n := btoi(ra.text() == scnTimeoutText) + btoi(rb.text() == scnTimeoutText); n != 1 {
+				if n := btoi(ra.text() == timeoutText) + btoi(rb.text() == timeoutText); n != 1 {
 					t.Errorf("%d of the two writes got the timeout, want exactly 1", n)
 				}
 			},
@@ -556,7 +139,7 @@ func TestScenarioEndToEnd(t *testing.T) {
 		},
 		{
 			name: "upstream isError then re-send", args: []string{"--scenario", "F5", "--audit-tools", "off"},
-			agent: func(t *testing.T, p *scnProxy) {
+			agent: func(t *testing.T, p *stdioProxy) {
 				p.call("book_room", `{"room":"7","nights":2}`) // F5 fires here
 				if got := p.call("create_booking", `{"room":"9","fail":true}`); !got.IsError {
 					t.Errorf("upstream did not reject: %+v", got)
@@ -571,7 +154,7 @@ func TestScenarioEndToEnd(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tracePath := filepath.Join(t.TempDir(), "run.trace")
-			p := scnStart(t, append(slices.Clone(tt.args), "--trace", tracePath)...)
+			p := startSession(t, append(slices.Clone(tt.args), "--trace", tracePath)...)
 			tt.agent(t, p)
 			if code := p.finish(); code != 0 {
 				t.Fatalf("exit code %d; stderr:\n%s", code, p.stderr)
@@ -625,10 +208,10 @@ func TestScenarioF2WaitedMs(t *testing.T) {
 		t.Skip("builds and runs processes")
 	}
 	t.Parallel()
-	p := scnStart(t, "--scenario", "F2", "--retry-after", "1", "--audit-tools", "off")
-	p.call("create_booking", scnBooking)
+	p := startSession(t, "--scenario", "F2", "--retry-after", "1", "--audit-tools", "off")
+	p.call("create_booking", bookingArgs)
 	<-time.After(1100 * time.Millisecond) // the agent's wait, the behaviour under test
-	p.call("create_booking", scnBooking)
+	p.call("create_booking", bookingArgs)
 	p.finish()
 	r := p.readReport()
 	for _, o := range r.Report.Observations {
@@ -649,7 +232,7 @@ func TestScenarioKilledDuringWrite(t *testing.T) {
 		t.Skip("builds and runs processes")
 	}
 	t.Parallel()
-	p := scnStart(t, "--scenario", "F1", "--audit-tools", "off")
+	p := startSession(t, "--scenario", "F1", "--audit-tools", "off")
 	p.call("get_booking", `{"id":"b1"}`)
 	p.sendCall("create_booking", `{"room":"12","sleep_ms":3000}`)
 	// The upstream announces the slow call on its stderr, which the proxy
@@ -659,7 +242,7 @@ func TestScenarioKilledDuringWrite(t *testing.T) {
 	p.waitExit()
 	// The orphaned upstream still sleeps; it must not write into the
 	// test's directory after the test.
-	t.Cleanup(func() { scnKillByArg(p.counts) })
+	t.Cleanup(func() { killByArg(p.counts) })
 	r := p.readReport()
 	if r.Status != "running" || len(r.Report.Operations) != 1 || r.Report.Operations[0].Outcome != "EXECUTION_UNKNOWN" {
 		t.Errorf("status %s operations %+v, want running with one EXECUTION_UNKNOWN", r.Status, r.Report.Operations)
@@ -677,7 +260,7 @@ func TestScenarioReportFileUnwritable(t *testing.T) {
 		t.Skip("builds and runs processes")
 	}
 	t.Parallel()
-	p := scnStart(t, "--scenario", "F1", "--audit-tools", "off")
+	p := startSession(t, "--scenario", "F1", "--audit-tools", "off")
 	p.call("get_booking", `{"id":"b1"}`)
 	// The target stops being a regular file: rename and direct write fail.
 	if err := os.Remove(p.report); err != nil {
@@ -686,7 +269,7 @@ func TestScenarioReportFileUnwritable(t *testing.T) {
 	if err := os.Mkdir(p.report, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	id := p.sendCall("create_booking", scnBooking)
+	id := p.sendCall("create_booking", bookingArgs)
 	if code := p.waitExit(); code != 1 {
 		t.Errorf("exit code %d, want 1", code)
 	}
@@ -711,7 +294,7 @@ func TestScenarioBadReportTarget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
-	proxy, upstream := scnBinaries(t)
+	proxy, upstream := binaries(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -741,7 +324,7 @@ func TestScenarioChaosSameSeed(t *testing.T) {
 		t.Skip("builds and runs processes")
 	}
 	run := func() (faults []bool, r fileReport) {
-		p := scnStart(t, "--mode", "chaos", "--error-rate", "0.5", "--seed", "7", "--audit-tools", "off")
+		p := startSession(t, "--mode", "chaos", "--error-rate", "0.5", "--seed", "7", "--audit-tools", "off")
 		p.stderr.waitFor(t, "[agent-harness] chaos seed: 7")
 		for i := range 12 {
 			var got toolResult
@@ -777,7 +360,7 @@ func TestScenarioAuditTools(t *testing.T) {
 		t.Skip("builds and runs processes")
 	}
 	t.Parallel()
-	p := scnStart(t, "--scenario", "F1")
+	p := startSession(t, "--scenario", "F1")
 	r := p.request("tools/list", `{}`)
 	var list struct {
 		Tools []struct{ Name string } `json:"tools"`
@@ -787,7 +370,7 @@ func TestScenarioAuditTools(t *testing.T) {
 	if n < 3 || list.Tools[n-2].Name != "cuonztech__get_report" || list.Tools[n-1].Name != "cuonztech__get_score" {
 		t.Fatalf("tools %+v, want the audit tools last", list.Tools)
 	}
-	p.call("create_booking", scnBooking)
+	p.call("create_booking", bookingArgs)
 	rep := p.call("cuonztech__get_report", `{"format":"json"}`)
 	var inner fileReport
 	if err := json.Unmarshal([]byte(rep.text()), &inner); err != nil || len(inner.Report.Operations) != 1 {
@@ -807,28 +390,13 @@ func TestScenarioAuditTools(t *testing.T) {
 	p.checkExecutions(fr)
 }
 
-// scnKillByArg kills the processes whose command line contains arg.
-func scnKillByArg(arg string) {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(cmdline, []byte(arg)) {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
-}
-
 // TestScenarioStartFailureReport: the report file is written before the
 // upstream is launched and records a failed start.
 func TestScenarioStartFailureReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
-	proxy, _ := scnBinaries(t)
+	proxy, _ := binaries(t)
 	report := filepath.Join(t.TempDir(), "report.json")
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(proxy, "proxy", "--upstream-command", filepath.Join(t.TempDir(), "no-such-server"), "--scenario", "F1", "--report-file", report)
@@ -862,8 +430,8 @@ func TestScenarioSignalWritesFinalReport(t *testing.T) {
 		t.Skip("builds and runs processes")
 	}
 	t.Parallel()
-	p := scnStart(t, "--scenario", "F1", "--audit-tools", "off")
-	p.call("create_booking", scnBooking)
+	p := startSession(t, "--scenario", "F1", "--audit-tools", "off")
+	p.call("create_booking", bookingArgs)
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if code := p.waitExit(); code != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit code %d, want %d", code, 128+int(syscall.SIGTERM))

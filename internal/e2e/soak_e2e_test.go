@@ -3,14 +3,10 @@
 package e2e
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"os"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,7 +47,7 @@ func TestSoakExecutionsMatchUpstream(t *testing.T) {
 }
 
 func soakTrial(t *testing.T, rng *rand.Rand, flags []string) {
-	p := scnStart(t, flags...)
+	p := startSession(t, flags...)
 	stopAt := 1 + rng.IntN(soakCalls)
 	for i := range soakCalls {
 		if i == stopAt {
@@ -79,89 +75,6 @@ func soakTrial(t *testing.T, rng *rand.Rand, flags []string) {
 	}
 
 	soakCompare(t, p, fmt.Sprintf("SIGTERM before call %d", stopAt+1))
-}
-
-// soakCompare checks the finished report's executions against the
-// upstream's counts file, operation by operation.
-func soakCompare(t testing.TB, p *scnProxy, when string) {
-	t.Helper()
-	var rep struct {
-		Status string `json:"status"`
-		Report struct {
-			Operations []struct {
-				Tool       string          `json:"tool"`
-				Arguments  json.RawMessage `json:"arguments"`
-				Executions int             `json:"executions"`
-			} `json:"operations"`
-		} `json:"report"`
-	}
-	raw, err := os.ReadFile(p.report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatalf("report file: %v\n%s", err, raw)
-	}
-	if rep.Status != "finished" {
-		t.Errorf("report status %q, want finished", rep.Status)
-	}
-	got := map[string]int{}
-	for _, op := range rep.Report.Operations {
-		if op.Executions > 0 {
-			got[op.Tool+" "+soakCanonical(t, op.Arguments)] += op.Executions
-		}
-	}
-	want := map[string]int{}
-	if b, err := os.ReadFile(p.counts); err == nil {
-		var c struct {
-			StructuredContent struct {
-				Counts []struct {
-					Tool      string          `json:"tool"`
-					Arguments json.RawMessage `json:"arguments"`
-					Count     int             `json:"count"`
-				} `json:"counts"`
-			} `json:"structuredContent"`
-		}
-		if err := json.Unmarshal(b, &c); err != nil {
-			t.Fatalf("counts file: %v", err)
-		}
-		for _, e := range c.StructuredContent.Counts {
-			if e.Tool == "book_room" {
-				want[e.Tool+" "+soakCanonical(t, e.Arguments)] += e.Count
-			}
-		}
-	} else if !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	if a, b := soakDump(got), soakDump(want); a != b {
-		t.Errorf("executions by operation differ (%s)\n report: %s\nupstream: %s\nstderr:\n%s", when, a, b, p.stderr)
-	}
-}
-
-// soakCanonical re-encodes a JSON object with sorted keys.
-func soakCanonical(t testing.TB, raw json.RawMessage) string {
-	t.Helper()
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		t.Fatalf("arguments %s: %v", raw, err)
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
-func soakDump(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var sb strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&sb, "%s=%d; ", k, m[k])
-	}
-	return sb.String()
 }
 
 // soakSessions bounds the sessions of a --listen soak trial.
@@ -223,7 +136,7 @@ func soakSharedTrial(t *testing.T, rng *rand.Rand, flags []string, sessions int)
 	}
 	var sent atomic.Int64
 	var wg sync.WaitGroup
-	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: scnWait}
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: sessionWait}
 	for si, plan := range plans {
 		for w := range 2 { // two clients per session: calls overlap within a session too
 			wg.Add(1)
@@ -254,5 +167,5 @@ func soakSharedTrial(t *testing.T, rng *rand.Rand, flags []string, sessions int)
 	if code := p.waitExit(); code != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit code %d, want %d; stderr:\n%s", code, 128+int(syscall.SIGTERM), p.stderr)
 	}
-	soakCompare(t, &p.scnProxy, fmt.Sprintf("SIGTERM at call %d of %d, %d sessions", stopAt, total, sessions))
+	soakCompare(t, &p.stdioProxy, fmt.Sprintf("SIGTERM at call %d of %d, %d sessions", stopAt, total, sessions))
 }

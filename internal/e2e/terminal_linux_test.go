@@ -50,7 +50,7 @@ const terminalHint = "[agent-harness] proxy: stdin is a terminal, but the proxy 
 func TestProxyInATerminal(t *testing.T) {
 	t.Parallel()
 	ptmx, tty := openPTY(t)
-	cmd := exec.Command(e2eBinary(t, "agent-harness"), append([]string{"proxy", "--audit-tools", "off"}, upstreamFlags(t)...)...)
+	cmd := exec.Command(built(t, "agent-harness"), append([]string{"proxy", "--audit-tools", "off"}, upstreamFlags(t)...)...)
 	cmd.Stdin = tty
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -82,7 +82,7 @@ func TestProxyInATerminal(t *testing.T) {
 		}
 		close(errLines)
 	}()
-	deadline := time.After(e2eWait) // a bound, not a synchronisation
+	deadline := time.After(maxWait) // a bound, not a synchronisation
 	var seen []string
 	for found := false; !found; {
 		select {
@@ -93,7 +93,7 @@ func TestProxyInATerminal(t *testing.T) {
 			seen = append(seen, l)
 			found = l+"\n" == terminalHint
 		case <-deadline:
-			t.Fatalf("no terminal line within %s:\n%s", e2eWait, strings.Join(seen, "\n"))
+			t.Fatalf("no terminal line within %s:\n%s", maxWait, strings.Join(seen, "\n"))
 		}
 	}
 
@@ -112,7 +112,7 @@ func TestProxyInATerminal(t *testing.T) {
 			t.Fatalf("answer to the typed initialize: %q", line)
 		}
 	case <-deadline:
-		t.Fatalf("no answer to the typed initialize within %s", e2eWait)
+		t.Fatalf("no answer to the typed initialize within %s", maxWait)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func TestProxyInATerminal(t *testing.T) {
 	select {
 	case <-exited:
 	case <-deadline:
-		t.Fatalf("the proxy did not end after SIGTERM within %s", e2eWait)
+		t.Fatalf("the proxy did not end after SIGTERM within %s", maxWait)
 	}
 	if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit %d after SIGTERM, want 143", code)

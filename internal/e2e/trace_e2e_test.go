@@ -9,95 +9,12 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
 )
-
-// ahRun is one run of the built binary outside proxy mode.
-type ahRun struct {
-	code           int
-	stdout, stderr string
-}
-
-func runAH(t testing.TB, args ...string) ahRun {
-	t.Helper()
-	proxy, _ := scnBinaries(t)
-	cmd := exec.Command(proxy, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return ahRun{code: code, stdout: out.String(), stderr: errb.String()}
-}
-
-// rejudge runs `judge TRACE --report-file F flags...` and returns the run
-// and the report file it wrote.
-func rejudge(t testing.TB, tracePath string, flags ...string) (ahRun, []byte) {
-	t.Helper()
-	rf := filepath.Join(t.TempDir(), "rejudged.json")
-	r := runAH(t, append([]string{"judge", tracePath, "--report-file", rf}, flags...)...)
-	b, err := os.ReadFile(rf)
-	if err != nil {
-		t.Fatalf("judge wrote no report file (exit %d): %v\nstderr: %s", r.code, err, r.stderr)
-	}
-	return r, b
-}
-
-// withoutStatus is a report file's canonical JSON without its status (the
-// one field a re-judging does not reproduce).
-func withoutStatus(t testing.TB, raw []byte) string {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatalf("report does not parse: %v\n%s", err, raw)
-	}
-	delete(m, "status")
-	b, _ := json.Marshal(m)
-	return sortedJSON(t, b)
-}
-
-// checkRejudged: judging the trace again with the recorded settings gives
-// the live report, and the verdict as exit code.
-func checkRejudged(t *testing.T, p *scnProxy, tracePath string) {
-	t.Helper()
-	live, err := os.ReadFile(p.report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, offline := rejudge(t, tracePath)
-	if a, b := withoutStatus(t, live), withoutStatus(t, offline); a != b {
-		t.Errorf("re-judged report differs from the live one\nlive:    %s\noffline: %s", a, b)
-	}
-	var f fileReport
-	_ = json.Unmarshal(live, &f)
-	if want := map[string]int{"PASS": 0, "FAIL": 1, "NOT_TESTED": 3}[f.Verdict]; r.code != want {
-		t.Errorf("judge exit %d for %s, want %d; stderr: %s", r.code, f.Verdict, want, r.stderr)
-	}
-	if r.stderr != "" {
-		t.Errorf("judge stderr: %s", r.stderr)
-	}
-	// Classifying again from the recorded definitions with the same
-	// settings (a flag given with its recorded value) gives the same.
-	if _, again := rejudge(t, tracePath, "--key-fields", "idempotency_key"); withoutStatus(t, again) != withoutStatus(t, live) {
-		t.Errorf("re-classified report differs from the live one\nlive:    %s\noffline: %s", withoutStatus(t, live), withoutStatus(t, again))
-	}
-	if !strings.HasPrefix(r.stdout, "# agent-harness report: "+f.Verdict+"\n") {
-		t.Errorf("judge stdout starts %.80q", r.stdout)
-	}
-	// report renders the same Markdown from the file.
-	if md := runAH(t, "report", p.report); md.stdout != r.stdout || md.code != r.code {
-		t.Errorf("report --format markdown (exit %d) differs from judge's output (exit %d):\n%s\n---\n%s", md.code, r.code, md.stdout, r.stdout)
-	}
-}
 
 // traceLines reads a trace file's lines.
 func traceLines(t testing.TB, path string) []map[string]any {
@@ -127,7 +44,7 @@ func TestTraceKeyFieldsFlip(t *testing.T) {
 	}
 	t.Parallel()
 	tr := filepath.Join(t.TempDir(), "run.trace")
-	p := scnStart(t, "--scenario", "F1", "--audit-tools", "off", "--trace", tr)
+	p := startSession(t, "--scenario", "F1", "--audit-tools", "off", "--trace", tr)
 	p.call("create_booking", `{"room":"12","nights":2,"guest":"ada","ref":"r-1"}`)
 	p.call("create_booking", `{"room":"12","nights":2,"guest":"ada","ref":"r-2"}`)
 	p.finish()
@@ -152,9 +69,9 @@ func TestTraceReclassifyFlip(t *testing.T) {
 	}
 	t.Parallel()
 	tr := filepath.Join(t.TempDir(), "run.trace")
-	p := scnStart(t, "--scenario", "F1", "--audit-tools", "off", "--trace", tr)
-	p.call("create_booking", scnBooking)
-	p.call("create_booking", scnBooking)
+	p := startSession(t, "--scenario", "F1", "--audit-tools", "off", "--trace", tr)
+	p.call("create_booking", bookingArgs)
+	p.call("create_booking", bookingArgs)
 	p.finish()
 	checkRejudged(t, p, tr)
 	r, b := rejudge(t, tr, "--read-tools", "create_booking")
@@ -168,7 +85,7 @@ func TestTraceReclassifyFlip(t *testing.T) {
 			t.Errorf("create_booking still a write: %+v", f.ToolClassification)
 		}
 	}
-	if r := runAH(t, "judge", tr, "--not-tested-ok", "--read-tools", "create_booking"); r.code != 0 {
+	if r := runHarness(t, "judge", tr, "--not-tested-ok", "--read-tools", "create_booking"); r.code != 0 {
 		t.Errorf("--not-tested-ok: exit %d", r.code)
 	}
 }
@@ -182,7 +99,7 @@ func TestTraceDatesPluginFlip(t *testing.T) {
 	}
 	t.Parallel()
 	tr := filepath.Join(t.TempDir(), "run.trace")
-	p := scnStart(t, "--scenario", "F1", "--audit-tools", "off", "--trace", tr)
+	p := startSession(t, "--scenario", "F1", "--audit-tools", "off", "--trace", tr)
 	p.call("create_booking", `{"room":"12","date":"2026-11-03"}`)
 	p.call("create_booking", `{"room":"12","date":"03.11.2026"}`)
 	r := p.finishReport()
@@ -190,7 +107,7 @@ func TestTraceDatesPluginFlip(t *testing.T) {
 		t.Fatalf("live verdict %s, observations %v, want NOT_TESTED with POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS", r.Verdict, r.observations())
 	}
 	checkRejudged(t, p, tr)
-	run, b := rejudge(t, tr, "--plugin", e2ePlugin(t, "./plugins/dates"), "--plugin-cache-dir", e2ePluginCache(), e2ePluginTimeout)
+	run, b := rejudge(t, tr, "--plugin", buildPlugin(t, "./plugins/dates"), "--plugin-cache-dir", pluginCache(), pluginTimeout)
 	var f fileReport
 	_ = json.Unmarshal(b, &f)
 	if run.code != 1 || f.Verdict != "FAIL" || len(f.Report.Operations) != 1 {
@@ -213,7 +130,7 @@ func TestTraceHostilePluginRejudged(t *testing.T) {
 	tr := filepath.Join(t.TempDir(), "run.trace")
 	args := append(proxyPluginFlags(t, "./internal/plugin/testdata/hostile"), hostileTimeout, "--plugin-max-failures", "2",
 		"--write-tools", "create_booking", "--audit-tools", "off", "--trace", tr)
-	p := scnStart(t, args...)
+	p := startSession(t, args...)
 	for _, room := range []string{"a", "b", "c"} {
 		p.call("create_booking", `{"room":"`+room+`","do":"panic"}`)
 	}
@@ -239,7 +156,7 @@ func TestTraceHostilePluginRejudged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, offline := rejudge(t, tr, "--plugin-cache-dir", e2ePluginCache())
+	run, offline := rejudge(t, tr, "--plugin-cache-dir", pluginCache())
 	without := func(raw []byte) string {
 		var m map[string]any
 		if err := json.Unmarshal(raw, &m); err != nil {
@@ -266,13 +183,13 @@ func TestTraceKilledWithWriteInFlight(t *testing.T) {
 	}
 	t.Parallel()
 	tr := filepath.Join(t.TempDir(), "run.trace")
-	p := scnStart(t, "--scenario", "F1", "--audit-tools", "off", "--trace", tr, "--report-interval", "1h")
+	p := startSession(t, "--scenario", "F1", "--audit-tools", "off", "--trace", tr, "--report-interval", "1h")
 	p.call("get_booking", `{"id":"b1"}`)
 	p.sendCall("create_booking", `{"room":"12","sleep_ms":3000}`)
 	p.stderr.waitFor(t, "sleeping") // forwarded: its lines are in the trace
 	p.cmd.Process.Signal(syscall.SIGKILL)
 	p.waitExit()
-	t.Cleanup(func() { scnKillByArg(p.counts) })
+	t.Cleanup(func() { killByArg(p.counts) })
 
 	// A torn last line, as a kill in the middle of a write leaves it.
 	f, err := os.OpenFile(tr, os.O_APPEND|os.O_WRONLY, 0)
@@ -314,9 +231,9 @@ func TestTraceReportInterval(t *testing.T) {
 	}
 	t.Parallel()
 	tr := filepath.Join(t.TempDir(), "run.trace")
-	p := scnStart(t, "--scenario", "F2", "--audit-tools", "off", "--trace", tr, "--report-interval", "1h")
-	p.call("create_booking", scnBooking)
-	p.call("create_booking", scnBooking)
+	p := startSession(t, "--scenario", "F2", "--audit-tools", "off", "--trace", tr, "--report-interval", "1h")
+	p.call("create_booking", bookingArgs)
+	p.call("create_booking", bookingArgs)
 	if r := p.readReport(); r.Report.Coverage.Calls.Total != 0 {
 		t.Errorf("report file rewritten within the interval: %d calls", r.Report.Coverage.Calls.Total)
 	}
@@ -372,7 +289,7 @@ func TestTraceUsage(t *testing.T) {
 		{[]string{"report", notjson, "--format", "xml"}, 2, `flag --format: "xml" is not a format`},
 	}
 	for _, tt := range tests {
-		r := runAH(t, tt.args...)
+		r := runHarness(t, tt.args...)
 		if r.code != tt.code || !strings.Contains(r.stderr, tt.stderr) || strings.Count(r.stderr, "\n") > 1 {
 			t.Errorf("%q: exit %d stderr %q, want %d and %q", tt.args, r.code, r.stderr, tt.code, tt.stderr)
 		}
@@ -386,12 +303,12 @@ func TestReportJUnit(t *testing.T) {
 		t.Skip("builds and runs processes")
 	}
 	t.Parallel()
-	p := scnStart(t, "--scenario", "F1", "--audit-tools", "off")
-	p.call("create_booking", scnBooking)
-	p.call("create_booking", scnBooking)
+	p := startSession(t, "--scenario", "F1", "--audit-tools", "off")
+	p.call("create_booking", bookingArgs)
+	p.call("create_booking", bookingArgs)
 	p.call("book_room", `{"room":"7","nights":2}`)
 	p.finish()
-	r := runAH(t, "report", p.report, "--format", "junit")
+	r := runHarness(t, "report", p.report, "--format", "junit")
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1 (FAIL); stderr %s", r.code, r.stderr)
 	}
@@ -442,7 +359,7 @@ func TestReportJUnit(t *testing.T) {
 	if got := strings.Join(names, ","); got != "verdict,op-1 create_booking,op-2 book_room" || fails != 2 || skips != 0 {
 		t.Errorf("testcases %s, %d failures %d skipped; want verdict and op-1 failing\n%s", got, fails, skips, r.stdout)
 	}
-	if js := runAH(t, "report", p.report, "--format", "json"); js.code != 1 || js.stdout != string(mustRead(t, p.report)) {
+	if js := runHarness(t, "report", p.report, "--format", "json"); js.code != 1 || js.stdout != string(mustRead(t, p.report)) {
 		t.Errorf("--format json: exit %d, output differs from the file", js.code)
 	}
 }

@@ -22,7 +22,7 @@ func TestHTTPTraceRejudged(t *testing.T) {
 	t.Parallel()
 	tracePath := filepath.Join(t.TempDir(), "run.trace")
 	p := startHTTPProxy(t, "--scenario", "F1", "--audit-tools", "off", "--trace", tracePath)
-	ctx, cancel := context.WithTimeout(context.Background(), scnWait)
+	ctx, cancel := context.WithTimeout(context.Background(), sessionWait)
 	defer cancel()
 	args := map[string]any{"room": "12", "date": "2026-11-03"}
 	for i := range 2 {

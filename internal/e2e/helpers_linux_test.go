@@ -11,7 +11,7 @@ import (
 const sysPidfdOpen = 434
 
 // waitGone waits until pid has exited (a zombie counts as gone), failing
-// after e2eWait. It waits for the kernel's exit event on a pidfd.
+// after maxWait. It waits for the kernel's exit event on a pidfd.
 func waitGone(tb testing.TB, pid int) {
 	tb.Helper()
 	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
@@ -33,7 +33,7 @@ func waitGone(tb testing.TB, pid int) {
 	}
 	events := make([]syscall.EpollEvent, 1)
 	for {
-		n, err := syscall.EpollWait(ep, events, int(e2eWait.Milliseconds()))
+		n, err := syscall.EpollWait(ep, events, int(maxWait.Milliseconds()))
 		if errors.Is(err, syscall.EINTR) {
 			continue
 		}
@@ -41,7 +41,7 @@ func waitGone(tb testing.TB, pid int) {
 			tb.Fatalf("epoll_wait: %v", err)
 		}
 		if n == 0 {
-			tb.Fatalf("process %d still runs %s after the proxy exited", pid, e2eWait)
+			tb.Fatalf("process %d still runs %s after the proxy exited", pid, maxWait)
 		}
 		return
 	}
