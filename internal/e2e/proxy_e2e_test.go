@@ -225,14 +225,17 @@ func TestProxyListChanged(t *testing.T) {
 // TestProxyStartFailure: an upstream that cannot start or dies before the
 // session started → exit 1 with a clear stderr line, nothing on stdout.
 func TestProxyStartFailure(t *testing.T) {
+	// A path under the test's own directory, so nothing else on the
+	// machine can create it (a fixed /nonexistent/dir once existed).
+	missing := filepath.Join(t.TempDir(), "nonexistent")
 	tests := []struct {
 		name  string
 		flags []string
 		want  []string
 	}{
-		{"command not found", []string{"--upstream-command", "/nonexistent/agent-harness-upstream"},
-			[]string{`[agent-harness] cannot start the upstream MCP server "/nonexistent/agent-harness-upstream": `}},
-		{"bad working directory", append(upstreamFlags(t), "--upstream-cwd", "/nonexistent/dir"),
+		{"command not found", []string{"--upstream-command", filepath.Join(missing, "agent-harness-upstream")},
+			[]string{`[agent-harness] cannot start the upstream MCP server "` + filepath.Join(missing, "agent-harness-upstream") + `": `}},
+		{"bad working directory", append(upstreamFlags(t), "--upstream-cwd", filepath.Join(missing, "dir")),
 			[]string{`[agent-harness] cannot start the upstream MCP server`}},
 		{"exits at start", upstreamFlags(t, "-exit-at-start", "3", "-stderr-lines", "2"),
 			[]string{
