@@ -39,7 +39,9 @@ type resendFacts struct {
 
 // toolCallID returns params._meta["agent-harness/toolCallId"] when it is a
 // non-empty string. The member names are matched exactly, as the relay
-// reads params (it refuses case variants of name, arguments and _meta).
+// reads params (it refuses case variants of name, arguments and _meta);
+// of repeated members the last counts, as the relay and the upstream's
+// JSON parser read them.
 func toolCallID(params json.RawMessage) string {
 	if len(params) == 0 {
 		return ""
@@ -47,8 +49,7 @@ func toolCallID(params json.RawMessage) string {
 	var meta []byte
 	_, _ = wire.Members(params, func(m wire.Member) bool {
 		if m.KeyIs("_meta") {
-			meta = m.Value
-			return false
+			meta = m.Value // the last one, as the relay and JSON parsers read it
 		}
 		return true
 	})
@@ -58,10 +59,7 @@ func toolCallID(params json.RawMessage) string {
 	var id string
 	_, _ = wire.Members(meta, func(m wire.Member) bool {
 		if m.KeyIs(ToolCallIDMetaKey) {
-			if s, ok := wire.Unquote(m.Value); ok {
-				id = s
-			}
-			return false
+			id, _ = wire.Unquote(m.Value) // the last one; "" when no string
 		}
 		return true
 	})

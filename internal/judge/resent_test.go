@@ -194,3 +194,26 @@ func TestResentByReportFile(t *testing.T) {
 		t.Errorf("schema: %v", errs)
 	}
 }
+
+// TestToolCallID: the tool-call id is a non-empty string in params._meta,
+// matched by its exact (unescaped) name; the last of repeated members
+// counts; anything else is no id.
+func TestToolCallID(t *testing.T) {
+	for params, want := range map[string]string{
+		`{"name":"x","_meta":{"agent-harness/toolCallId":"c1"}}`:                                "c1",
+		`{"name":"x","_meta":{"agent-harness\/toolCallId":"c1"}}`:                               "c1",
+		`{"_meta":{"agent-harness/toolCallId":"c1"},"_meta":{"agent-harness/toolCallId":"c2"}}`: "c2",
+		`{"_meta":{"agent-harness/toolCallId":"c1","agent-harness/toolCallId":"c3"}}`:           "c3",
+		`{"_meta":{"agent-harness/toolCallId":7}}`:                                              "",
+		`{"_meta":{"agent-harness/toolCallId":""}}`:                                             "",
+		`{"_meta":{"Agent-Harness/ToolCallId":"c1"}}`:                                           "",
+		`{"_meta":"c1"}`: "",
+		`{"name":"x"}`:   "",
+		``:               "",
+		`[1]`:            "",
+	} {
+		if got := toolCallID(json.RawMessage(params)); got != want {
+			t.Errorf("toolCallID(%s) = %q, want %q", params, got, want)
+		}
+	}
+}
