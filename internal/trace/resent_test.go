@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,7 +65,8 @@ func TestRejudgeResentBy(t *testing.T) {
 			evs := build(tc.metaA, tc.metaB)
 			live := judge.Replay(judge.Config{Scenario: "F1", Kind: "proxy"}, evs)
 			path := filepath.Join(t.TempDir(), "t.trace")
-			w, err := Create(path, Header{Settings: Settings{Scenario: "F1", Mode: "deterministic", Kind: "proxy"}}, start)
+			w, err := Create(path, Header{Settings: Settings{Scenario: "F1", Mode: "deterministic", Kind: "proxy"},
+				Transport: report.Transport{Agent: "http", Upstream: "stdio"}}, start)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,5 +106,46 @@ func TestRejudgeResentBy(t *testing.T) {
 	}
 	if len(v.Validate([]byte(`{"type":"delivered","t":1,"call":1,"transportFault":false}`))) == 0 {
 		t.Error("schema accepts transportFault false (the writer omits it)")
+	}
+}
+
+// TestReadRefusesForgedResentFacts: what duplicate.resentBy reads is
+// checked like the rest of a trace — a transport-level delivery over a
+// stdio agent side or of an answer without a fault, a request number used
+// twice in a session, a request number below 1 — each refused naming the
+// line and the rule; the writer's own lines are read.
+func TestReadRefusesForgedResentFacts(t *testing.T) {
+	lines := doubleBooking(t) // stdio (the header's transport empty); line 7 delivers call 1's F1, lines 4 and 8 are the calls
+	withSeq := edited(edited(lines, 4, replaced(`"class"`, `"requestSeq":2,"class"`)), 8, replaced(`"class"`, `"requestSeq":3,"class"`))
+	if _, err := Read(bytes.NewReader(joinLines(withSeq))); err != nil {
+		t.Fatalf("request numbers refused: %v", err)
+	}
+	httpHeader := replaced(`"transport":{"agent":""`, `"transport":{"agent":"http"`)
+	if !strings.Contains(lines[0], `"transport":{"agent":""`) {
+		t.Fatalf("header %s", lines[0])
+	}
+	transport := edited(edited(lines, 1, httpHeader), 7, replaced(`"call":1`, `"call":1,"transportFault":true`))
+	if _, err := Read(bytes.NewReader(joinLines(transport))); err != nil {
+		t.Fatalf("a transport-level delivery over HTTP refused: %v", err)
+	}
+	for _, tc := range []struct {
+		name  string
+		trace []string
+		want  string
+	}{
+		{"transport-level over stdio", edited(lines, 7, replaced(`"call":1`, `"call":1,"transportFault":true`)),
+			`line 7: call 1's fault is recorded as delivered at the transport level, the header's agent side is stdio (rule: a transport-level delivery only of an injected fault, over an HTTP agent side)`},
+		{"transport-level delivery of an answer without a fault", edited(edited(transport, 6, replaced(`"fault":"timeout",`, ``)), 6, replaced(`"scenario":"F1",`, ``)),
+			"line 7: call 1's delivery is recorded as transport-level, its answer carried no fault"},
+		{"a request number twice", edited(withSeq, 8, replaced(`"requestSeq":3`, `"requestSeq":2`)),
+			"line 8: call 2 has request number 2 of session s1, which an earlier call of the session has (rule: a session's request numbers are distinct)"},
+		{"request number 0", edited(lines, 4, replaced(`"class"`, `"requestSeq":0,"class"`)), "line 4: $.requestSeq"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Read(bytes.NewReader(joinLines(tc.trace)))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
 	}
 }
