@@ -98,6 +98,13 @@ func TestResentByE2E(t *testing.T) {
 				}
 			}
 			check("live report", live)
+			line := "FAIL: create_booking executed 2 times (DUPLICATE_EXECUTION) — again after a timeout; operation op-1"
+			if tc.resentBy == "client-library" {
+				line = "FAIL: create_booking executed 2 times (DUPLICATE_EXECUTION) — again after a timeout, re-sent by the MCP client library (CLIENT_RETRY); operation op-1"
+			}
+			if !strings.Contains(p.stderr.String(), line) {
+				t.Errorf("stderr lacks %q:\n%s", line, p.stderr.String())
+			}
 			r, offline := rejudge(t, tracePath)
 			if r.code != exitVerdictFail || r.stderr != "" {
 				t.Fatalf("judge exit %d, stderr %q; want 1 and nothing", r.code, r.stderr)

@@ -161,6 +161,9 @@ func TestResentBy(t *testing.T) {
 					if m := r.Violations[0].Message; !strings.Contains(m, "The agent's MCP client library re-sent the request on its own, not the model (see the CLIENT_RETRY patch).") {
 						t.Errorf("violation message %q", m)
 					}
+					if as := j.AlertsSince(0); len(as) != 1 || as[0].Note != "again after a timeout, re-sent by the MCP client library (CLIENT_RETRY)" {
+						t.Errorf("alerts %+v, want one whose note names the client library", as)
+					}
 				}})
 		})
 	}
