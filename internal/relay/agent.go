@@ -135,7 +135,7 @@ func (s *session) fromAgent(line []byte) (call func()) {
 			return s.startCall(line, env)
 		case methodToolsList:
 			if s.cat.answersListing() {
-				_ = s.agentW.write(s.cat.localToolsList(env.ID))
+				_ = s.agentW.write(s.cat.localToolsList(env.ID, s.callVersion(requestMetaOf(env.Params))))
 				return nil
 			}
 			s.forwardRequest(line, env, kindList)
