@@ -116,6 +116,9 @@ func (s *session) fromAgent(line []byte) (call func()) {
 	}
 	switch {
 	case env.IsRequest():
+		if env.Method != methodDiscover && env.Method != methodPing && s.opts.OnServed != nil && !s.served.Swap(true) {
+			s.opts.OnServed()
+		}
 		switch env.Method {
 		case methodInitialize, methodDiscover:
 			if !s.cat.started() {
