@@ -153,3 +153,41 @@ func TestOpenAIAgentsProbeAndSession(t *testing.T) {
 		}
 	}
 }
+
+// TestCampaignOpenAIAgentsProbe: a campaign whose agent is built on
+// OpenAI Agents JS (testdata/npm/openai-agents-campaign-agent.mjs) — two
+// proxy processes per run, the probe's and the session's — judges each run
+// from the session's report: F1 with a careful agent PASS, with a naive
+// one FAIL, each naming report.2.json as the one with the tool calls; the
+// probe's report is never what decides.
+func TestCampaignOpenAIAgentsProbe(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		skipInterop(t, missingNode)
+	}
+	script := nodeClientScript(t, "openai-agents-campaign-agent.mjs", "@openai", "agents-core")
+	bin := built(t, "agent-harness-plain") // the upstream; the campaign and its proxies are the binary under test
+	for _, c := range []struct {
+		behaviour string
+		code      int
+		verdict   string
+	}{
+		{"careful", 0, "PASS"},
+		{"naive", 1, "FAIL"},
+	} {
+		t.Run(c.behaviour, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "oa")
+			r := runCampaign(t, out, []string{"AGENT_BEHAVIOUR=" + c.behaviour}, "--out", out, "--runs", "2",
+				"--scenarios", "F1", "--parallel", "2", "--server-name", "bookings", "--upstream-command", bin,
+				"--upstream-arg", "sample-server", "--", node, script, "{mcp_config}")
+			if r.code != c.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, c.code, r.stdout, r.stderr)
+			}
+			for _, rec := range r.summary.Runs {
+				if rec.Verdict != c.verdict || !strings.Contains(rec.Reason, "only report.2.json had tool calls") {
+					t.Errorf("run %s: %s (%s), want %s judged from report.2.json", rec.Dir, rec.Verdict, rec.Reason, c.verdict)
+				}
+			}
+		})
+	}
+}
