@@ -33,3 +33,16 @@ func TestAuditToolResultsValidForRevision(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditToolDefinitionsValidForRevision: the audit tools' tools/list
+// entries (appended to the upstream's last page) are valid Tool
+// definitions of every vendored revision.
+func TestAuditToolDefinitionsValidForRevision(t *testing.T) {
+	for _, rev := range mcpschema.Revisions {
+		for _, tool := range auditTools {
+			if v := mcpschema.Check(rev, "Tool", tool); len(v) > 0 {
+				t.Errorf("%s: %q\n%s", rev, v, tool)
+			}
+		}
+	}
+}
