@@ -196,6 +196,7 @@ func (s *Session) relayOptions(ro *relay.Options) {
 		ro.LocalTool = s.pipeline.LocalTool
 	}
 	ro.OnTools = s.pipeline.OnTools
+	ro.OnServed = s.pipeline.Served
 	ro.OnSessionEnd = func(context.Context) {
 		if err := s.pipeline.OnSessionEnd(); err != nil {
 			s.setFatal(err)

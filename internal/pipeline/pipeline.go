@@ -122,6 +122,8 @@ type Pipeline struct {
 
 	rewriting atomic.Bool // a report rewrite for a plugin failure is pending (PluginFailed)
 	over      atomic.Bool // the final report file was written: PluginFailed records nothing
+	served    atomic.Bool // the agent sent more than a version probe (Served)
+	probeLeft bool        // a probe's write was left out (under wmu): said once on stderr
 
 	wroteAt  time.Time             // when the report file was last written (under wmu)
 	due      bool                  // a deferred report write is scheduled (under wmu)

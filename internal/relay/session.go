@@ -17,6 +17,7 @@ import (
 // (calls.go).
 type session struct {
 	opts    Options
+	served  atomic.Bool // Options.OnServed was called
 	log     *logger
 	callCtx context.Context
 
