@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestResentByE2E: with --listen --fault-layer http under F1 the proxy
@@ -47,6 +48,10 @@ func TestResentByE2E(t *testing.T) {
 				req.Header.Set("Mcp-Session-Id", s.id)
 				return s.hc.Do(req)
 			}
+			// The proxy's clock measures the 2 s window from the dropped
+			// connection to the re-send's arrival; both lie between these two
+			// instants, so a gap below the window here proves the proxy's was.
+			began := time.Now()
 			if resp, err := send("7", tc.first); err == nil {
 				resp.Body.Close()
 				t.Fatalf("F1 at the HTTP layer: want a dropped connection, got %s", respStatus(resp))
@@ -57,6 +62,9 @@ func TestResentByE2E(t *testing.T) {
 			}
 			b, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
+			if gap := time.Since(began); tc.resentBy == "client-library" && gap > 2*time.Second {
+				t.Skipf("the machine took %v for the drop and the re-send, beyond the 2 s window the rule is about", gap)
+			}
 			if resp.StatusCode != 200 || !strings.Contains(string(b), "called create_booking") && !strings.Contains(string(b), `"result"`) {
 				t.Fatalf("re-send: %d %s", resp.StatusCode, b)
 			}
