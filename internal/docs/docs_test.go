@@ -124,7 +124,7 @@ func documents(t *testing.T, repo string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := []string{"RATIONALE.md", "BENCHMARKS.md", "README.md"}
+	names := []string{"RATIONALE.md", "BENCHMARKS.md", "README.md", "RELIABILITY.md"}
 	for _, d := range docs {
 		rel, _ := filepath.Rel(repo, d)
 		names = append(names, filepath.ToSlash(rel))
@@ -166,8 +166,9 @@ func mentions(t *testing.T, repo string, re *regexp.Regexp, group int) []mention
 	return all
 }
 
-// TestMentionedPathsExist: every repository path a document names in a code span, and
-// every relative link target with its anchor, exists. A code span is read from the repository root, a link
+// TestMentionedPathsExist: every repository path a document names in a code span
+// (`internal/trace/trace.schema.json`, `builtin/scenarios.All` for the package), and every
+// relative link target with its anchor, exists. A code span is read from the repository root, a link
 // from the document's directory; a `:N` line suffix or a `#anchor` is not part of the path,
 // and `…` or `*` marks a pattern, which is not checked.
 func TestMentionedPathsExist(t *testing.T) {
@@ -181,6 +182,9 @@ func TestMentionedPathsExist(t *testing.T) {
 			continue
 		}
 		p = trimLine(p)
+		if dir, name, ok := cutLast(p, "."); ok && name != "" && unicode.IsUpper(rune(name[0])) {
+			p = dir // `builtin/scenarios.All`: a package's exported name
+		}
 		if _, err := os.Stat(filepath.Join(repo, p)); err != nil {
 			t.Errorf("%s:%d: `%s` does not exist", m.doc, m.line, m.text)
 		}
@@ -243,6 +247,14 @@ func anchors(text string) map[string]bool {
 		set[s] = true
 	}
 	return set
+}
+
+// cutLast is strings.Cut at the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
 }
 
 // trimLine drops a `:N` or `:N-M` line suffix.
