@@ -86,6 +86,23 @@ type Config struct {
 
 	// HTTP are the Streamable HTTP settings (behaviour §8).
 	HTTP HTTP
+
+	// State is the state probe (behaviour §16); no Command = none.
+	State State
+}
+
+// State configures the state probe of a session (behaviour §16).
+type State struct {
+	// Command runs as `sh -c Command` in the upstream's working directory
+	// and environment; "" = no probe.
+	Command string
+	// Map says which counter each write tool's executions change
+	// (--state-map TOOL=COUNTER).
+	Map map[string]string
+	// EveryWrite takes a snapshot at each report write too.
+	EveryWrite bool
+	// Timeout bounds one probe run (0: state.DefaultTimeout).
+	Timeout time.Duration
 }
 
 // HTTP are the Streamable HTTP settings of a session.

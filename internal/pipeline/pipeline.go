@@ -13,6 +13,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
+	"github.com/cuonztech/agent-harness/internal/state"
 )
 
 // DefaultGrace is how long the session end waits for calls in flight.
@@ -103,6 +104,9 @@ type Options struct {
 	// StartupFailed, SetToolClassification and OnSessionEnd return the
 	// error instead.
 	Fatal func(err error)
+
+	// Probe is the state probe (state.go); nil takes no snapshots.
+	Probe *Probe
 }
 
 // Pipeline implements relay.Pipeline. It is safe for concurrent calls.
@@ -135,6 +139,8 @@ type Pipeline struct {
 	traceBad atomic.Pointer[error] // set once the trace could not be written
 
 	fb *feedback // nil without Options.Feedback
+
+	snapshots []state.Snapshot // the state probe's, in order (under mu)
 }
 
 // New returns a pipeline. It panics when opts.Judge is nil.
@@ -296,6 +302,9 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.C
 		}
 	}
 	_ = sleep(ctx, p.clock, act.DelayAfter) // a cancelled agent just gets it sooner
+	if p.opts.Probe != nil && p.opts.Probe.EveryWrite && call.Class == classify.Write {
+		p.probe("write")
+	}
 	ev.Time = p.clock.Now()
 	if err := p.persist(p.apply(ev)); err != nil {
 		return p.fatal(err)
