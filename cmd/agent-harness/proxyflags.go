@@ -392,7 +392,7 @@ var proxyFlags = []proxyFlag{
 		}},
 	{name: "state-map", arg: "TOOL=COUNTER", repeatable: true, group: groupState,
 		usage: "the probe's counter that the write tool's executions change, repeatable",
-		set: func(o *proxyOptions, v string) error { return addStateMap(&o.State.Map, v) }},
+		set:   func(o *proxyOptions, v string) error { return addStateMap(&o.State.Map, v) }},
 	{name: "state-every-write", group: groupState,
 		usage: "take a snapshot at each report write too (costs one probe run per write)",
 		set: func(o *proxyOptions, _ string) error {
