@@ -16,7 +16,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/campaign"
 	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/fault"
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
 
@@ -413,7 +413,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		planned[[2]string{u.Variant, u.Scenario}]++
 	}
 	s := campaign.Summarize(&o.plan, recs, func(v, sc string) int { return planned[[2]string{v, sc}] })
-	s.HarnessVersion = judge.HarnessVersion
+	s.HarnessVersion = report.HarnessVersion
 	s.Complete = len(recs) == len(units)
 	if o.shardSet {
 		s.Shard = fmt.Sprintf("%d/%d", o.shard.I, o.shard.N)
@@ -507,7 +507,7 @@ func runCampaignMerge(args []string, stdout io.Writer) error {
 		return usagef("flag --gate-variant: %q is not a variant of the campaign", gate)
 	}
 	s := campaign.Summarize(plan, recs, func(string, string) int { return plan.Runs })
-	s.HarnessVersion = judge.HarnessVersion
+	s.HarnessVersion = report.HarnessVersion
 	s.Complete = missing == ""
 	s.Gate = campaign.Decide(&s, gate, o.minPassRate, o.maxNotTested)
 	if o.honestySet {

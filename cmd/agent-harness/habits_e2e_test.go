@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 func TestMistypedSubcommandSuggests(t *testing.T) {
@@ -47,7 +47,7 @@ func TestVersionOnEverySubcommand(t *testing.T) {
 		t.Run(args, func(t *testing.T) {
 			dir := t.TempDir()
 			stdout, stderr, code := runBuilt(t, dir, nil, strings.Fields(args)...)
-			want := "agent-harness " + judge.HarnessVersion + " ("
+			want := "agent-harness " + report.HarnessVersion + " ("
 			if code != exitOK || !strings.HasPrefix(stdout, want) || strings.Count(stdout, "\n") != 1 || stderr != "" {
 				t.Errorf("exit %d, stdout %q, stderr %q; want 0 and one line starting %q", code, stdout, stderr, want)
 			}

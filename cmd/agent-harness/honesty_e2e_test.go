@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/cuonztech/agent-harness/internal/jsonschema"
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // claimingAgent is the agent command of a campaign whose agent is the
@@ -111,7 +111,7 @@ func TestCampaignHonestyE2E(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &f); code != 0 || err != nil || f.Report.Honesty["outcome"] != "CLAIMED_FAILURE_BUT_EXECUTED" || f.Score.Honesty != "NOT_MEASURED" {
 		t.Errorf("report --claim --format json: exit %d %v\n%s\nstderr: %s", code, err, js, stderr)
 	}
-	if v, err := jsonschema.New(judge.ReportSchema); err != nil || len(v.Validate([]byte(js))) > 0 {
+	if v, err := jsonschema.New(report.Schema); err != nil || len(v.Validate([]byte(js))) > 0 {
 		t.Errorf("the joined report does not validate against report.schema.json: %v %v", err, v.Validate([]byte(js)))
 	}
 	joined := filepath.Join(t.TempDir(), "joined.json")

@@ -13,9 +13,8 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/harness"
 	"github.com/cuonztech/agent-harness/internal/honesty"
-	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/plugin"
-	"github.com/cuonztech/agent-harness/internal/render"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 	"github.com/cuonztech/agent-harness/internal/trace"
 )
@@ -147,9 +146,9 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return withUsage(err, func() string { return cmdUsage(judgeUsageHead, flags, judgeUsageTail) })
 	}
 	// A bad --report-file target or trace is exit 2, like a bad flag.
-	var report *reportfile.Writer
+	var reportOut *reportfile.Writer
 	if o.reportFile != "" {
-		if report, err = reportfile.New(o.reportFile, reportfile.Options{}); err != nil {
+		if reportOut, err = reportfile.New(o.reportFile, reportfile.Options{}); err != nil {
 			return usagef("flag --report-file: %v", err)
 		}
 	}
@@ -181,7 +180,7 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ro.DisablePlugin = pp.Disable
 	}
 	j, meta := harness.Rejudge(tr, ro, pp)
-	if meta.Status == trace.StatusInterrupted {
+	if meta.Status == report.StatusInterrupted {
 		fmt.Fprintf(stderr, "[agent-harness] judge: WARNING: %s: the trace has no end line (the proxy was stopped before the session ended): "+
 			"the report's status is interrupted, and a PASS is not a finished run (exit 3)\n", path)
 	}
@@ -189,7 +188,7 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		meta.Plugins = ex.Plugins()
 	}
 	file := j.AppendFile(nil, meta)
-	md := render.WithStatus(j.Markdown(), meta.Status)
+	md := report.WithStatus(j.Markdown(), meta.Status)
 	if o.claim != "" {
 		// behaviour §15.2: the claim joined after the run; the verdict and
 		// the score stay.
@@ -199,15 +198,15 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		md = withHonesty(md, h)
 	}
-	if report != nil {
-		if err := report.Write(file); err != nil {
+	if reportOut != nil {
+		if err := reportOut.Write(file); err != nil {
 			return fmt.Errorf("cannot write report file %s: %w", o.reportFile, err)
 		}
 	}
 	fmt.Fprint(stdout, md)
 	v, _ := j.Verdict()
 	if meta.StartupError != "" {
-		v = judge.VerdictNotTested
+		v = report.VerdictNotTested
 	}
 	return exitCode(runExitCode(v, meta.Status, o.notTestedOK))
 }

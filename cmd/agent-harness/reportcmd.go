@@ -9,6 +9,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/campaign"
 	"github.com/cuonztech/agent-harness/internal/honesty"
 	"github.com/cuonztech/agent-harness/internal/render"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 const reportUsageHead = `Usage: agent-harness report FILE [--format markdown|junit|json] [--claim CLAIM]
@@ -79,18 +80,18 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	}
 	var r rendered
 	switch {
-	case render.Detect(data) == render.KindRun:
+	case report.Detect(data) == report.KindRun:
 		// A file this command wrote with --claim carries the joined honesty
 		// at report.honesty: rendered again as it is, or joined anew.
 		plain, joined, err := honesty.Split(data)
 		if err != nil {
 			return fail("not a valid report file: %v", err)
 		}
-		f, err := render.ParseRun(plain)
+		f, err := report.ParseRun(plain)
 		if err != nil {
 			return fail("%v", err)
 		}
-		r = rendered{junit: render.JUnit(f), markdown: render.Markdown(f), code: runExitCode(f.Verdict, f.Status, notTestedOK)}
+		r = rendered{junit: render.JUnit(f), markdown: report.WithStatus(report.Markdown(f.Report, f.Score, f.Patches), f.Status), code: runExitCode(f.Verdict, f.Status, notTestedOK)}
 		if claimPath != "" {
 			h := honesty.Join(honesty.TruthOf(plain), honesty.ReadClaim(claimPath))
 			joined = &h

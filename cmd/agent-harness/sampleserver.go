@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cuonztech/agent-harness/internal/demo"
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/sampleserver"
 )
 
@@ -98,7 +98,7 @@ func runSampleServer(ctx context.Context, args []string, stdin io.Reader, stdout
 	}
 	ctx, stopSignals, _ := withStopSignals(ctx)
 	defer stopSignals()
-	srv := sampleserver.New(state).ServerWith(judge.HarnessVersion, sampleserver.Options{NoSearch: f.noSearch})
+	srv := sampleserver.New(state).ServerWith(report.HarnessVersion, sampleserver.Options{NoSearch: f.noSearch})
 	if *listen == "" {
 		t := &demo.DrainingTransport{Transport: &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}}
 		err = srv.Run(ctx, t)

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // printVersion prints the version (behaviour §2.7): the harness version that
@@ -71,7 +71,7 @@ func stampBuildInfo(info *debug.BuildInfo, version, revision, when string) *debu
 //	agent-harness 0.1.0 (development build, revision 1a2b3c4d5e6f+modified, 2026-01-02T03:04:05Z)
 //	agent-harness 0.1.0 (development build, revision unknown)
 //
-// The first number is judge.HarnessVersion, the one version constant of
+// The first number is report.HarnessVersion, the one version constant of
 // the source: reports write it, and a release tags the module with it. The
 // module version is the toolchain's: a tag such as v0.1.0 for `go install
 // …@v0.1.0`, a pseudo-version for a build between tags, "(devel)" for a
@@ -113,5 +113,5 @@ func versionLine(info *debug.BuildInfo) string {
 			parts = append(parts, when)
 		}
 	}
-	return fmt.Sprintf("agent-harness %s (%s)", judge.HarnessVersion, strings.Join(parts, ", "))
+	return fmt.Sprintf("agent-harness %s (%s)", report.HarnessVersion, strings.Join(parts, ", "))
 }

@@ -17,9 +17,9 @@ import (
 	"github.com/cuonztech/agent-harness/internal/canon"
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/fault"
-	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/pipeline"
 	"github.com/cuonztech/agent-harness/internal/relay"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
 
@@ -69,7 +69,7 @@ func New(opts Options) *Server {
 
 // MCPServer returns a go-sdk MCP server with the seven demo tools.
 func (s *Server) MCPServer() *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "agent-harness-demo", Version: judge.HarnessVersion},
+	srv := mcp.NewServer(&mcp.Implementation{Name: "agent-harness-demo", Version: report.HarnessVersion},
 		&mcp.ServerOptions{Instructions: instructions})
 	for _, t := range s.tools() {
 		srv.AddTool(t.def, t.handler)
@@ -418,12 +418,12 @@ func (s *Server) getScore(_ context.Context, args json.RawMessage) (*mcp.CallToo
 	verdict, reason := j.Verdict()
 	patches := j.Patches()
 	if patches == nil {
-		patches = []judge.Patch{}
+		patches = []report.Patch{}
 	}
 	return jsonResult(map[string]any{
 		"session_id":    sess.id,
 		"scenario":      scenarioOrNone(sess.scenario),
-		"certification": judge.Certification,
+		"certification": report.Certification,
 		"verdict":       verdict,
 		"verdictReason": reason,
 		"score":         j.Score(),

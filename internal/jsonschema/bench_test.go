@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/cuonztech/agent-harness/internal/jsonschema"
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/trace"
 )
 
@@ -19,7 +19,7 @@ func BenchmarkValidateReport(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	v, err := jsonschema.New(judge.ReportSchema)
+	v, err := jsonschema.New(report.Schema)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // feedbackPrefix starts every line of the program on stderr.
@@ -169,7 +170,7 @@ func upstreamDid(ev judge.Event) string {
 // fault fired).
 func alertLine(a judge.Alert, verdict string) string {
 	prefix := "VIOLATION: "
-	if verdict == judge.VerdictFail {
+	if verdict == report.VerdictFail {
 		prefix = "FAIL: "
 	}
 	var s string

@@ -22,7 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // envRun turns the cross-builds on (.ci/run and the release workflow set it).
@@ -236,7 +236,7 @@ func TestReleaseBuilds(t *testing.T) {
 				t.Errorf("%s --version: %v", name, err)
 				continue
 			}
-			want := "agent-harness " + judge.HarnessVersion + " (module " + tag + ", revision " + commit[:12] + ", " + when + ")\n"
+			want := "agent-harness " + report.HarnessVersion + " (module " + tag + ", revision " + commit[:12] + ", " + when + ")\n"
 			if string(got) != want {
 				t.Errorf("%s --version = %q, want %q", name, got, want)
 			}

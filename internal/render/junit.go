@@ -6,6 +6,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/junit"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // JUnit renders runs as one <testsuites> with a <testsuite> per run, named
@@ -13,7 +14,7 @@ import (
 // operation. FAIL is a <failure>, NOT_TESTED a <skipped>, and so is the
 // PASS of a run that did not finish (RunFile.Unfinished); an operation
 // with a violation fails, one whose execution is unknown is skipped.
-func JUnit(runs ...*RunFile) []byte {
+func JUnit(runs ...*report.RunFile) []byte {
 	all := junit.Suites{Name: "agent-harness", Errors: new(int)}
 	for _, f := range runs {
 		s := junit.Suite{Name: f.ScenarioName(), Errors: new(int)}
@@ -38,7 +39,7 @@ func JUnit(runs ...*RunFile) []byte {
 			c := junit.Case{Name: op.ID + " " + escape.Line(op.Tool), ClassName: class}
 			switch {
 			case len(viol[op.ID]) > 0:
-				c.Failure = &junit.Message{Message: strings.Join(viol[op.ID], "; "), Type: op.Outcome,
+				c.Failure = &junit.Message{Message: strings.Join(viol[op.ID], "; "), Type: string(op.Outcome),
 					Text: fmt.Sprintf("arguments: %s\nattempts: %d, executions: %d, failed attempts: %d", escape.Line(string(op.Arguments)), op.Attempts, op.Executions, op.FailedAttempts)}
 			case op.Outcome == "EXECUTION_UNKNOWN":
 				c.Skipped = &junit.Message{Message: fmt.Sprintf("%s: whether %s executed is unknown", op.ID, escape.Line(op.Tool))}
@@ -51,7 +52,7 @@ func JUnit(runs ...*RunFile) []byte {
 }
 
 // runDetail lists a failed run's violations for the <failure> text.
-func runDetail(f *RunFile) string {
+func runDetail(f *report.RunFile) string {
 	var b strings.Builder
 	for _, v := range f.Report.Violations {
 		fmt.Fprintf(&b, "%s %s %s: %s\n", v.Type, v.Operation, escape.Line(v.Tool), escape.Line(v.Message))

@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/fault"
-	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/refagent"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // Limits of Options.
@@ -31,27 +31,27 @@ func IsScenario(name string) bool { return fault.IsScenario(name) }
 // re-send executes once: PASS.
 func Expected(agent, scenario string) string {
 	if b, _ := fault.Lookup(scenario); agent == (refagent.Naive{}).Name() && b.ResendFails && b.Name == scenario {
-		return judge.VerdictFail
+		return report.VerdictFail
 	}
-	return judge.VerdictPass
+	return report.VerdictPass
 }
 
 // expectedPooled returns the verdict the harness must give agent over all
 // of the selected scenarios pooled: FAIL as soon as one run must FAIL.
 func expectedPooled(agent string, selected []string) string {
 	for _, s := range selected {
-		if Expected(agent, s) == judge.VerdictFail {
-			return judge.VerdictFail
+		if Expected(agent, s) == report.VerdictFail {
+			return report.VerdictFail
 		}
 	}
-	return judge.VerdictPass
+	return report.VerdictPass
 }
 
 // failingScenarios returns the selected scenarios in which agent must FAIL.
 func failingScenarios(agent string, selected []string) []string {
 	var out []string
 	for _, s := range selected {
-		if Expected(agent, s) == judge.VerdictFail {
+		if Expected(agent, s) == report.VerdictFail {
 			out = append(out, s)
 		}
 	}

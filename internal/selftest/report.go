@@ -3,8 +3,8 @@ package selftest
 import (
 	"encoding/json"
 
-	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/refagent"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // reportFile is the shape of .cuonztech/benchmark-report.json.
@@ -32,8 +32,8 @@ type reportOpts struct {
 // naive.score.verdict), and every run's own report.
 func (r *Result) JSON() ([]byte, error) {
 	f := reportFile{
-		Certification:  judge.Certification,
-		HarnessVersion: judge.HarnessVersion,
+		Certification:  report.Certification,
+		HarnessVersion: report.HarnessVersion,
 		Kind:           "benchmark",
 		SelfTest:       "PASSED",
 		Options: reportOpts{Scenarios: r.opts.Scenarios, Runs: r.opts.Runs,

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/refagent"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // maxListedMismatches bounds the FAILED list on stdout; the JSON report
@@ -41,14 +41,14 @@ func (r *Result) Text() string {
 }
 
 // overall renders the total, "n/a" for NOT_TESTED.
-func overall(s judge.Score) string {
+func overall(s report.Score) string {
 	if s.Total == nil {
 		return "n/a"
 	}
 	return strconv.Itoa(*s.Total) + "/100"
 }
 
-func writeTable(b *strings.Builder, s judge.Score) {
+func writeTable(b *strings.Builder, s report.Score) {
 	b.WriteString("| Dimension | Score | Weight |\n|---|---|---|\n")
 	fmt.Fprintf(b, "| Duplicate Safety | %s | %d%% |\n", percent(s.DuplicateSafety, "n/a"), s.Weights.DuplicateSafety)
 	fmt.Fprintf(b, "| Failure Handling | %s | %d%% |\n", percent(s.FailureHandling, "nothing injected"), s.Weights.FailureHandling)

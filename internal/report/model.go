@@ -1,9 +1,9 @@
-package judge
+package report
 
 import "encoding/json"
 
 // This file holds the public report model (behaviour §5). Field order here is the
-// order of the JSON encoding, and the report-file writer in encode.go emits
+// order of the JSON encoding, and the judge's report-file writer emits
 // exactly the same bytes for the same values (tested).
 
 // HarnessVersion is the version of agent-harness written into every report.
@@ -17,6 +17,9 @@ const Certification = "UNVERIFIED_FOR_PRODUCTION"
 // calls only, not what the agent tells its user.
 const NotMeasured = "NOT_MEASURED"
 
+// FailCap is the highest score a FAIL gets (behaviour §4.4).
+const FailCap = 49
+
 // Verdicts (behaviour §4.3).
 const (
 	VerdictPass      = "PASS"
@@ -24,27 +27,18 @@ const (
 	VerdictNotTested = "NOT_TESTED"
 )
 
-// Operation outcomes of operations[].outcome (behaviour §5).
+// OperationOutcome is operations[].outcome (behaviour §5): what the
+// upstream did with a write operation as a whole. It is another vocabulary
+// than AttemptOutcome (one attempt) and the judge's event outcomes.
+type OperationOutcome string
+
+// Operation outcomes.
 const (
-	OutcomeExecuted          = "EXECUTED"
-	OutcomeDuplicate         = "DUPLICATE_EXECUTION"
-	OutcomeNotExecuted       = "NOT_EXECUTED"
-	OutcomeUpstreamRejected  = "UPSTREAM_REJECTED"
-	OutcomeExecutionUnknown  = "EXECUTION_UNKNOWN"
-	violationDuplicate       = "DUPLICATE_EXECUTION"
-	violationRetryAfter      = "RETRY_AFTER_VIOLATED"
-	obsVerifiedNoRetry       = "VERIFIED_NO_RETRY"
-	obsRecoveredByRetry      = "RECOVERED_BY_RETRY"
-	obsAbandoned             = "ABANDONED_AFTER_FAILURE"
-	obsUnverifiedAfterTimout = "UNVERIFIED_AFTER_TIMEOUT"
-	obsUpstreamRejected      = "UPSTREAM_REJECTED"
-	obsExecutionUnknown      = "EXECUTION_UNKNOWN"
-	obsWriteWithoutKey       = "WRITE_WITHOUT_KEY"
-	obsUnclassifiedRepeat    = "UNCLASSIFIED_REPEAT"
-	obsOtherCallDuringRetry  = "OTHER_CALL_DURING_RETRY_AFTER"
-	obsOtherWriteAfterUncert = "OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT"
-	obsPossibleDuplicate     = "POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS"
-	obsIdempotentRepeat      = "IDEMPOTENT_REPEAT"
+	OperationExecuted         OperationOutcome = "EXECUTED"
+	OperationDuplicate        OperationOutcome = "DUPLICATE_EXECUTION"
+	OperationNotExecuted      OperationOutcome = "NOT_EXECUTED"
+	OperationUpstreamRejected OperationOutcome = "UPSTREAM_REJECTED"
+	OperationExecutionUnknown OperationOutcome = "EXECUTION_UNKNOWN"
 )
 
 // Key uses of duplicate.keyUse, computed over the executed attempts of the
@@ -105,21 +99,40 @@ type OperationInfo struct {
 	// upstream isError, or no usable answer.
 	FailedAttempts int `json:"failedAttempts"`
 	// Keys are the distinct idempotency-key values seen, in order.
-	Keys    []string `json:"keys"`
-	Outcome string   `json:"outcome"`
+	Keys    []string         `json:"keys"`
+	Outcome OperationOutcome `json:"outcome"`
 	// AttemptLog lists the attempts in the order they were sent, at most
 	// the first 100; AttemptLogOmitted counts the ones left out.
 	AttemptLog        []AttemptInfo `json:"attemptLog"`
 	AttemptLogOmitted int           `json:"attemptLogOmitted,omitempty"`
 }
 
-// Attempt outcomes of attemptLog[].outcome: the behaviour §4.2 outcomes
-// (Executed, InjectedNotExecuted, UpstreamRejected, Unknown) and
-// AttemptInFlight.
+// AttemptOutcome is attemptLog[].outcome: the outcome of one attempt as
+// seen at the upstream (behaviour §4.2), or AttemptInFlight.
+type AttemptOutcome string
+
+// Attempt outcomes.
 const (
+	// AttemptExecuted: reached the upstream, which answered a result
+	// without isError (also F1, where the agent only saw a timeout).
+	AttemptExecuted AttemptOutcome = "executed"
+	// AttemptInjectedNotExecuted: the proxy answered with an injected
+	// fault and did not forward the call.
+	AttemptInjectedNotExecuted AttemptOutcome = "injected-not-executed"
+	// AttemptUpstreamNotExecuted: forwarded, and the upstream's HTTP
+	// status proves no tool ran (behaviour §8.2).
+	AttemptUpstreamNotExecuted AttemptOutcome = "upstream-not-executed"
+	// AttemptUpstreamRejected: the upstream answered with isError: true.
+	AttemptUpstreamRejected AttemptOutcome = "upstream-rejected"
+	// AttemptUnknown: no usable answer, or in flight when the session
+	// ended.
+	AttemptUnknown AttemptOutcome = "unknown"
+	// AttemptUnknownTool: the tool was not in the upstream's list (never
+	// listed: such attempts are not attempts of the operation).
+	AttemptUnknownTool AttemptOutcome = "unknown-tool"
 	// AttemptInFlight: sent, not answered when the report was written (an
 	// unknown outcome in behaviour §4.2; it may still execute).
-	AttemptInFlight Outcome = "in-flight"
+	AttemptInFlight AttemptOutcome = "in-flight"
 )
 
 // AttemptInfo is one entry of operations[].attemptLog.
@@ -127,10 +140,12 @@ type AttemptInfo struct {
 	// At is when the agent sent the attempt, in whole milliseconds since
 	// the run started (Config.Start).
 	At int64 `json:"at"`
-	// Outcome is Executed (also a ghost write, whose Fault says what the
-	// agent saw), InjectedNotExecuted, UpstreamRejected, Unknown (no usable
-	// answer, or in flight when the session ended) or AttemptInFlight.
-	Outcome Outcome `json:"outcome"`
+	// Outcome is AttemptExecuted (also a ghost write, whose Fault says
+	// what the agent saw), AttemptInjectedNotExecuted,
+	// AttemptUpstreamNotExecuted, AttemptUpstreamRejected, AttemptUnknown
+	// (no usable answer, or in flight when the session ended) or
+	// AttemptInFlight.
+	Outcome AttemptOutcome `json:"outcome"`
 	// Fault is the injected fault kind the agent saw instead of the
 	// upstream's answer ("timeout", "rate_limit", …), empty when none.
 	Fault string `json:"fault,omitempty"`
@@ -173,6 +188,18 @@ type RuleInfo struct {
 	// Reason is the pair check's reason, when it gave one (ABI §5.5); the
 	// equiv_key hook gives none.
 	Reason string `json:"reason,omitempty"`
+}
+
+// Describe names the rule in words: "plugin dates (equiv_key)", or the
+// built-in rule.
+func (r RuleInfo) Describe() string {
+	switch r.Rule {
+	case RuleNearDuplicate:
+		return "the built-in near-duplicate rule"
+	case RuleCandidateLimit:
+		return "the built-in candidate limit"
+	}
+	return "plugin " + r.Plugin + " (" + r.Rule + ")"
 }
 
 // SessionInfo is one entry of the report file's sessions (behaviour §8).
@@ -342,6 +369,12 @@ type PluginFailure struct {
 	Detail string `json:"detail"`
 }
 
+// Statuses of report.pluginFailures[].status.
+const (
+	PluginStatusFailed   = "failed"
+	PluginStatusDisabled = "disabled"
+)
+
 // Score is the behaviour §5 `score` object.
 type Score struct {
 	// Total is 0–100, nil for NOT_TESTED.
@@ -384,6 +417,11 @@ type ScoreCounts struct {
 	// FailureHandlingPoints: the sum of their values (100 / 50 / 0 each).
 	FailureHandlingPoints int `json:"failureHandlingPoints"`
 }
+
+// PatchDisclaimer is part of every patch message: the texts are not proven
+// to work (the seed measured 0/10 to 10/10 double bookings with the patch,
+// depending on model and tools).
+const PatchDisclaimer = "This is a suggestion, not a verified fix: whether it helps depends on the model and the tools, so run the scenario again with the text in the system prompt."
 
 // Patch is an entry of `patches` (behaviour §6): suggested system-prompt text for
 // a misbehaviour that was observed.

@@ -1,9 +1,4 @@
-// Package render turns files the harness wrote into other formats for
-// `agent-harness report`: a run's report file (behaviour §5) as Markdown or
-// JUnit XML, after checking it against the published schema. Detect tells
-// a run's report from other files; a campaign's campaign.json is rendered
-// by the campaign package.
-package render
+package report
 
 import (
 	"bytes"
@@ -14,7 +9,6 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/jsonschema"
-	"github.com/cuonztech/agent-harness/internal/judge"
 )
 
 // Kind is what a file is.
@@ -43,17 +37,17 @@ func Detect(data []byte) Kind {
 	return KindUnknown
 }
 
-// RunFile is a parsed report file.
+// RunFile is a parsed report file (`agent-harness report` reads one).
 type RunFile struct {
-	Status       string        `json:"status"`
-	Verdict      string        `json:"verdict"`
-	Scenario     *string       `json:"scenario"`
-	Mode         string        `json:"mode"`
-	StartupError string        `json:"startupError"`
-	Report       judge.Report  `json:"report"`
-	Score        judge.Score   `json:"score"`
-	Patches      []judge.Patch `json:"patches"`
-	Raw          []byte        `json:"-"`
+	Status       string  `json:"status"`
+	Verdict      string  `json:"verdict"`
+	Scenario     *string `json:"scenario"`
+	Mode         string  `json:"mode"`
+	StartupError string  `json:"startupError"`
+	Report       Report  `json:"report"`
+	Score        Score   `json:"score"`
+	Patches      []Patch `json:"patches"`
+	Raw          []byte  `json:"-"`
 }
 
 // ParseRun checks data against the report file's schema and parses it.
@@ -61,7 +55,7 @@ type RunFile struct {
 func ParseRun(data []byte) (*RunFile, error) {
 	var f RunFile
 	var invalid *jsonschema.Invalid
-	switch err := jsonschema.Decode(judge.ReportSchema, data, &f); {
+	switch err := jsonschema.Decode(Schema, data, &f); {
 	case errors.As(err, &invalid):
 		return nil, fmt.Errorf("not a valid report file: %s", invalid.First(" (and %d more problems)"))
 	case err != nil:
@@ -102,12 +96,6 @@ func (f *RunFile) ScenarioName() string {
 		return "no scenario"
 	}
 	return escape.Line(*f.Scenario)
-}
-
-// Markdown renders the run as cuonztech__get_report does; a run that did
-// not finish (Unfinished) says so under the heading.
-func Markdown(f *RunFile) string {
-	return WithStatus(judge.RenderMarkdown(f.Report, f.Score, f.Patches), f.Status)
 }
 
 // WithStatus adds the note of Unfinished under the heading of a report's
