@@ -152,6 +152,7 @@ func FromSettings(s trace.Settings) Config {
 		KeyFields: s.KeyFields, WriteTools: s.WriteTools, ReadTools: s.ReadTools,
 		IdempotentTools: s.IdempotentTools, IgnoreIdempotentHint: s.IgnoreIdempotentHint,
 		RedactArguments: s.RedactArguments, Plugins: s.Plugins, PluginConfig: s.PluginConfig,
+		State: State{Command: s.StateCommand, Map: s.StateMap},
 	}
 }
 
@@ -176,6 +177,7 @@ func (c Config) JudgeConfig(scenario string, ex Extras, start time.Time) judge.C
 
 		Start:           start,
 		RedactArguments: c.RedactArguments,
+		State:           judge.StateConfig{Command: c.State.Command, Map: c.State.Map},
 	}
 }
 
@@ -229,6 +231,8 @@ func (c Config) TraceSettings(scenario, mode string, chaos *report.ChaosInfo) tr
 		RedactArguments:      c.RedactArguments,
 		Plugins:              plugins,
 		PluginConfig:         c.PluginConfig,
+		StateCommand:         c.State.Command,
+		StateMap:             c.State.Map,
 	}
 }
 

@@ -59,6 +59,9 @@ type Judge struct {
 
 	// Violations as they appeared (alerts.go).
 	alerts alerter
+
+	// backend is the state probe's snapshots and effects (backend.go).
+	backend backendState
 }
 
 // opIndex finds an operation by its built-in key or an alias (behaviour
@@ -242,6 +245,8 @@ func (j *Judge) Apply(ev Event) {
 		j.onTools(ev)
 	case EventSession:
 		j.onSession(ev)
+	case EventState:
+		j.onState(ev)
 	case EventDroppedCall:
 		j.cov.dropped++
 		if j.cov.dropped == 1 {

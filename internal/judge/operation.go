@@ -81,6 +81,9 @@ type operation struct {
 	// procs: where the attempts ran, when sessions have upstream
 	// processes of their own (nil otherwise).
 	procs *procCounts
+	// eff is the state probe's effect attributed to the operation, nil
+	// when none is (backend.go).
+	eff *opEffect
 
 	c     contrib
 	links [numCategories]link
@@ -160,6 +163,11 @@ type contrib struct {
 	idemRepeat  bool // IDEMPOTENT_REPEAT
 	// acrossProcs: REPEAT_ACROSS_UPSTREAM_PROCESSES (outcome unknown).
 	acrossProcs bool
+	// decidedBy is decidedBackend when the state probe's effect changed
+	// the outcome (byBackend), else decidedWire; deduplicated and
+	// disagrees are DEDUPLICATED_BY_BACKEND and BACKEND_DISAGREES.
+	decidedBy               string
+	deduplicated, disagrees bool
 }
 
 func (op *operation) contrib() contrib {
@@ -190,8 +198,16 @@ func (op *operation) contrib() contrib {
 	default:
 		c.outcome = report.OperationNotExecuted
 	}
+	c.decidedBy = decidedWire
+	if op.eff != nil {
+		op.byBackend(&c)
+		if c.decidedBy == decidedBackend && c.outcome == report.OperationDuplicate {
+			e = int(op.eff.e)
+		}
+	}
 	c.judged = c.outcome != report.OperationExecutionUnknown
-	dup := e >= 2 && !op.idempotent && !c.acrossProcs
+	// Without the backend, exactly e >= 2 && !op.idempotent && !c.acrossProcs.
+	dup := c.outcome == report.OperationDuplicate
 	c.safe = c.judged && !dup
 	if dup {
 		c.extras = e - 1

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cuonztech/agent-harness/internal/escape"
+	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/state"
 )
 
@@ -38,11 +39,19 @@ func (p *Pipeline) probe(at string) {
 	p.recordState(s)
 }
 
-// recordState hands a snapshot to the judge (through the trace).
+// recordState hands a snapshot to the judge (through the trace) and
+// writes the report file unless it is the after snapshot (the final
+// write follows).
 func (p *Pipeline) recordState(s state.Snapshot) {
 	p.mu.Lock()
 	p.snapshots = append(p.snapshots, s)
 	p.mu.Unlock()
+	gen := p.apply(judge.Event{Kind: judge.EventState, Time: p.clock.Now(), State: &s})
+	if s.At == "before" {
+		if err := p.persistFinal(gen); err != nil {
+			p.opts.Fatal(err)
+		}
+	}
 }
 
 // Snapshots are the state snapshots taken so far.
