@@ -20,5 +20,6 @@ func (c Config) probe() *pipeline.Probe {
 	return &pipeline.Probe{
 		Run:        func(at string) state.Snapshot { return p.Run(context.Background(), at) },
 		EveryWrite: c.State.EveryWrite,
+		Map:        c.State.Map,
 	}
 }

@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/judge"
@@ -18,6 +20,9 @@ type Probe struct {
 	Run func(at string) state.Snapshot
 	// EveryWrite takes a snapshot after each forwarded write's answer.
 	EveryWrite bool
+	// Map is tool → counter: after the after snapshot, a mapped tool
+	// whose effect cannot be computed gets a WARNING line.
+	Map map[string]string
 }
 
 // ProbeBefore takes the "before" snapshot; call it before the upstream
@@ -37,6 +42,37 @@ func (p *Pipeline) probe(at string) {
 		fmt.Fprintf(p.opts.Stderr, "[agent-harness] WARNING: state probe (%s) failed: %s; the wire judgement stands\n", at, escape.Line(s.Error))
 	}
 	p.recordState(s)
+	if at == "after" && s.Error == "" {
+		p.warnEffects(s)
+	}
+}
+
+// warnEffects prints a line per mapped tool whose counter gives no
+// effect (missing, not a number, no before snapshot), in tool order.
+func (p *Pipeline) warnEffects(after state.Snapshot) {
+	var before *state.Snapshot
+	for _, s := range p.Snapshots() {
+		if s.At == "before" {
+			before = &s
+			break
+		}
+	}
+	tools := make([]string, 0, len(p.opts.Probe.Map))
+	for t := range p.opts.Probe.Map {
+		tools = append(tools, t)
+	}
+	sort.Strings(tools)
+	for _, t := range tools {
+		var err error
+		if before == nil {
+			err = errors.New("no snapshot before the upstream started")
+		} else if before.Error == "" {
+			_, err = state.Effect(*before, after, p.opts.Probe.Map[t])
+		}
+		if err != nil {
+			fmt.Fprintf(p.opts.Stderr, "[agent-harness] WARNING: state probe: no effect for %s: %s; the wire judgement stands\n", escape.Line(t), escape.Line(err.Error()))
+		}
+	}
 }
 
 // recordState hands a snapshot to the judge (through the trace) and
