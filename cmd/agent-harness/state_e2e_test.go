@@ -97,6 +97,16 @@ func TestStateProbeDeduplicatedByBackend(t *testing.T) {
 		!r.observed("DEDUPLICATED_BY_BACKEND") || len(r.State.Snapshots) != 4 || r.State.Error != nil {
 		t.Errorf("report %+v; stderr:\n%s", r, p.stderr.String())
 	}
+	// report renders the state section.
+	md := startPeer(t, nil, e2eBinary(t, "agent-harness"), "report", filepath.Join(dir, "report.json"))
+	_, out := md.closeAndWait()
+	text := string(bytesJoin(out))
+	for _, want := range []string{"## Backend state (state probe)", "| create_booking | bookings | 1 | 2 | 1 |  |",
+		"Decided by the backend: op-1 (EXECUTED, effects 1)", "DEDUPLICATED_BY_BACKEND"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report Markdown lacks %q:\n%s", want, text)
+		}
+	}
 	// Offline: the trace holds the snapshots; judge re-judges with them,
 	// and with another map the effect is unknown and the wire's FAIL stands.
 	trace := filepath.Join(dir, "trace.jsonl")
@@ -212,4 +222,12 @@ func TestStateProbeFailureLeavesWireVerdict(t *testing.T) {
 			}
 		})
 	}
+}
+
+func bytesJoin(lines [][]byte) []byte {
+	var b []byte
+	for _, l := range lines {
+		b = append(append(b, l...), '\n')
+	}
+	return b
 }
