@@ -231,3 +231,41 @@ func bytesJoin(lines [][]byte) []byte {
 	}
 	return b
 }
+
+// TestCampaignStateEffects: a campaign passes the --state-* flags to each
+// run's proxy; each run's state file lives in its run directory
+// ($AGENT_HARNESS_RUN_DIR, which the upstream and the probe inherit).
+// Mapped to a counter that does not move, every naive double booking is a
+// BACKEND_DISAGREES (the wire FAIL stands): run.json carries the effects,
+// campaign.json and campaign.md count the disagreements by type.
+func TestCampaignStateEffects(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "c")
+	plain := e2eBinary(t, "agent-harness-plain")
+	r := runCampaignE2E(t, out, nil, "--out", out, "--runs", "2", "--scenarios", "F1", "--parallel", "2",
+		"--upstream-command", "sh", "--upstream-arg", "-c",
+		"--upstream-arg", "exec '"+plain+`' sample-server --state-file "$AGENT_HARNESS_RUN_DIR/state.jsonl"`,
+		"--state-command", "'"+plain+`' sample-server state "$AGENT_HARNESS_RUN_DIR/state.jsonl"`,
+		"--state-map", "create_booking=cancellations",
+		"--", plain, "agent", "--mcp-config", "{mcp_config}", "--behaviour", "naive")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1\nstderr:\n%s", r.code, r.stderr)
+	}
+	for _, rec := range r.summary.Runs {
+		if rec.Verdict != "FAIL" || len(rec.Effects) != 1 || rec.Effects[0].Effects == nil || *rec.Effects[0].Effects != 0 ||
+			rec.Effects[0].Executions != 2 || len(rec.Backend) != 1 || rec.Backend[0] != "BACKEND_DISAGREES" {
+			t.Errorf("run %+v", rec)
+		}
+		b, err := os.ReadFile(filepath.Join(out, rec.Dir, "run.json"))
+		if err != nil || !strings.Contains(string(b), `"effects": [`) {
+			t.Errorf("run.json: %v\n%s", err, b)
+		}
+	}
+	st := scenarioStats(t, r.summary, "", "F1")
+	if len(st.Backend) != 1 || st.Backend[0].Type != "BACKEND_DISAGREES" || st.Backend[0].Runs != 2 {
+		t.Errorf("backend counts %+v", st.Backend)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "campaign.md"))
+	if err != nil || !strings.Contains(string(md), "Wire vs backend (state probe): BACKEND_DISAGREES in 2 runs (2 entries).") {
+		t.Errorf("campaign.md: %v\n%s", err, md)
+	}
+}
