@@ -50,6 +50,10 @@ type toolEffect struct {
 type opEffect struct {
 	e       int64
 	counter string
+	// inFlight: an attempt had no answer yet when the after snapshot was
+	// taken (the session end's grace ran out); it may execute later, so
+	// the effect can only make the operation a duplicate.
+	inFlight bool
 }
 
 // on reports whether the run has a state probe (or a re-judging gave a
@@ -127,7 +131,10 @@ func (j *Judge) attribute() {
 		case len(ops) > 1:
 			te.note = fmt.Sprintf("%d write operations of the tool: the effect cannot be attributed to one", len(ops))
 		default:
-			eff = &opEffect{e: te.effect, counter: counter}
+			eff = &opEffect{e: te.effect, counter: counter, inFlight: ops[0].n.pending > 0}
+			if eff.inFlight {
+				te.note = "an attempt was still in flight when the after snapshot was taken: only an effect of 2 or more counts"
+			}
 		}
 		for _, op := range ops {
 			op.eff = eff
@@ -154,6 +161,9 @@ func (op *operation) byBackend(c *contrib) {
 			c.outcome, c.decidedBy = report.OperationDuplicate, decidedBackend
 			c.possibleDup, c.acrossProcs, c.idemRepeat = false, false, false
 		}
+	case op.eff.inFlight:
+		// The attempt still in flight may add an execution after the
+		// snapshot: no smaller effect clears or contradicts anything.
 	case e < 0, e == 0 && w >= 1, e == 1 && w == 0 && u == 0:
 		c.disagrees = true
 	case c.acrossProcs:

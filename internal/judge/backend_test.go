@@ -116,6 +116,20 @@ func TestBackendRules(t *testing.T) {
 			s.snap("after", 0)
 			s.end()
 		}, want: want{verdict: "NOT_TESTED", total: -1, observations: []string{obsExecutionUnknown}, check: opWant("0", "wire")}},
+		{name: "e=1 with an attempt still in flight at the after snapshot: the wire stands", cfg: baseline, build: func(s *sess) {
+			s.snap("before", 0)
+			s.ok(s.write("create_booking", k))
+			s.write("create_booking", k) // no answer before the snapshot
+			s.snap("after", 1)
+			s.end()
+		}, want: want{verdict: "NOT_TESTED", total: -1, observations: []string{obsExecutionUnknown}, check: opWant("1", "wire")}},
+		{name: "e=2 with an attempt still in flight: duplicate", cfg: baseline, build: func(s *sess) {
+			s.snap("before", 0)
+			s.ok(s.write("create_booking", k))
+			s.write("create_booking", k)
+			s.snap("after", 2)
+			s.end()
+		}, want: want{verdict: "FAIL", total: 0, violations: []string{violationDuplicate}, patches: []string{"IDEMPOTENCY"}, check: opWant("2", "backend")}},
 		{name: "two operations of the tool: no attribution", cfg: probed, build: func(s *sess) {
 			s.snap("before", 0)
 			s.f1(s.write("create_booking", k))
