@@ -295,8 +295,8 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.C
 		}
 	}
 	_ = sleep(ctx, p.clock, act.DelayAfter) // a cancelled agent just gets it sooner
-	if p.opts.Probe != nil && p.opts.Probe.EveryWrite && call.Class == classify.Write {
-		p.probe("write")
+	if p.opts.Probe != nil && p.opts.Probe.EveryWrite && call.Class == classify.Write && !p.isEnding() {
+		p.probe("write") // not once the session end began: the after snapshot is the last
 	}
 	ev.Time = p.clock.Now()
 	if err := p.persist(p.apply(ev)); err != nil {

@@ -96,3 +96,10 @@ func (p *Pipeline) Snapshots() []state.Snapshot {
 	defer p.mu.Unlock()
 	return append([]state.Snapshot(nil), p.snapshots...)
 }
+
+// isEnding reports whether the session end has begun (OnSessionEnd).
+func (p *Pipeline) isEnding() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.ending
+}

@@ -22,7 +22,7 @@ const (
 	ruleOrder        = "a call is forwarded before its answer, delivered after it"
 	ruleNothingAfter = "nothing after end but plugin failures"
 	ruleSession      = "a session opened before it is used, and once"
-	ruleState        = "one before snapshot ahead of every call, one after snapshot followed only by the end, a failed probe without counters"
+	ruleState        = "one before snapshot ahead of every call, no new call, session, listing or snapshot after the after snapshot, a failed probe without counters"
 )
 
 var (
@@ -171,13 +171,18 @@ func (c *invariants) session(n int, l *Line) error {
 }
 
 // state checks the order of the state snapshots (behaviour §16): the
-// before snapshot precedes every call and the other snapshots, the after
-// snapshot is followed by nothing but the end line (and plugin failures),
-// each at most once. A snapshot is either counters or a failure: a
+// before snapshot precedes every call and the other snapshots; after the
+// after snapshot only the calls already in flight go on (forwarded,
+// answer, delivered), then the end; each at most once. A snapshot is either counters or a failure: a
 // judge given both could take a failed probe's stale numbers for effects.
 func (c *invariants) state(l *Line) error {
-	if c.after && l.Type != "end" && l.Type != TypePluginFailure {
-		return ruleError(ruleState, "a line of type %q after the after snapshot", l.Type)
+	switch l.Type {
+	case "call", "session", "tools", TypeState, "dropped-call":
+		// Calls in flight when the grace ran out may still be forwarded
+		// and answered; nothing new may start.
+		if c.after {
+			return ruleError(ruleState, "a line of type %q after the after snapshot", l.Type)
+		}
 	}
 	switch l.Type {
 	case "call":

@@ -72,6 +72,18 @@ func TestTraceStateLines(t *testing.T) {
 		t.Errorf("with another map: %s %s", r.Verdict, r.Operations[0].Effects)
 	}
 
+	// A call in flight when the grace ran out is answered after the after
+	// snapshot: accepted, and its operation is not cleared by the effect.
+	n := len(good)
+	late := append(append(append([]string{}, good[:n-3]...), good[n-2]), good[n-3], good[n-1])
+	if !strings.Contains(late[n-2], `"answer"`) || !strings.Contains(late[n-3], `"at":"after"`) {
+		t.Fatalf("late: %q", late)
+	}
+	if tr, err := Read(bytes.NewReader(joinLines(late))); err != nil {
+		t.Errorf("a late answer after the after snapshot: %v", err)
+	} else if j, _ := Rejudge(tr, Options{Settings: tr.Header.Settings, Judge: judge.Config{Scenario: "F1", State: judge.StateConfig{Command: "probe", Map: tr.Header.Settings.StateMap}}}); j.Report().Verdict != "FAIL" {
+		t.Errorf("a late answer: %s, want the wire's FAIL", j.Report().Verdict)
+	}
 	for _, c := range []struct {
 		name  string
 		lines []string
@@ -79,6 +91,7 @@ func TestTraceStateLines(t *testing.T) {
 	}{
 		{"before after a call", append(append([]string{good[0]}, good[2:5]...), good[1]), "a before snapshot after a call or another snapshot"},
 		{"two befores", append([]string{good[0], good[1]}, good[1:]...), "a before snapshot after a call or another snapshot"},
+		{"a snapshot after the after snapshot", append(append([]string{}, good[:len(good)-1]...), good[1]), `a line of type "state" after the after snapshot`},
 		{"a call after the after snapshot", append(append([]string{}, good[:len(good)-1]...), strings.Replace(good[4], `"call":1`, `"call":7`, 1)), `a line of type "call" after the after snapshot`},
 		{"counters and a failure", edited(good, 2, func(l string) string { return strings.Replace(l, `}}`, `},"detail":"x"}`, 1) }), "with both counters and a failure"},
 		{"a counter that is no number", edited(good, 2, func(l string) string { return strings.Replace(l, `"bookings":0`, `"bookings":"0"`, 1) }), "rule: every line matches trace.schema.json"},
