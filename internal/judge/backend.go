@@ -34,6 +34,37 @@ type backendState struct {
 	before, after int
 	// tools are the mapped tools' effects once the after snapshot came.
 	tools map[string]*toolEffect
+	// wire are the mapped tools' live operations and wire executions,
+	// kept up to date by refresh (the state object is written with every
+	// report file: no rescan of the operations).
+	wire map[string]*toolWire
+}
+
+// toolWire is a mapped tool's wire counts.
+type toolWire struct{ ops, executed int }
+
+// move updates the mapped tool's wire counts from an operation's old
+// contrib to its new one.
+func (b *backendState) move(j *Judge, tool string, old, c contrib) {
+	if _, mapped := j.cfg.State.Map[tool]; !mapped {
+		return
+	}
+	if b.wire == nil {
+		b.wire = map[string]*toolWire{}
+	}
+	w := b.wire[tool]
+	if w == nil {
+		w = &toolWire{}
+		b.wire[tool] = w
+	}
+	if old.live {
+		w.ops--
+		w.executed -= old.executed
+	}
+	if c.live {
+		w.ops++
+		w.executed += c.executed
+	}
 }
 
 // toolEffect is one mapped tool's effect, or why it has none.
@@ -235,11 +266,8 @@ func (j *Judge) stateInfo() *report.StateInfo {
 	sort.Strings(tools)
 	for _, t := range tools {
 		st := report.StateTool{Tool: t, Counter: j.cfg.State.Map[t]}
-		for _, op := range j.opSeq {
-			if op.tool == t && op.c.live {
-				st.Operations++
-				st.Executions += op.n.executed
-			}
+		if w := b.wire[t]; w != nil {
+			st.Operations, st.Executions = w.ops, w.executed
 		}
 		if te := b.tools[t]; te == nil {
 			st.Error = "no snapshot after the session yet"

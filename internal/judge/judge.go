@@ -299,6 +299,7 @@ func (j *Judge) refresh(op *operation) {
 	j.lists[catNearDup].set(catNearDup, op, c.near)
 	j.lists[catUnverified].set(catUnverified, op, c.unverified && c.live)
 	j.lists[catAcrossProcs].set(catAcrossProcs, op, c.acrossProcs)
+	j.backend.move(j, op.tool, old, c)
 	if c.extras > 0 || c.retry > 0 {
 		j.alerts.note(op, c)
 	}

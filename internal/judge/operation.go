@@ -168,6 +168,8 @@ type contrib struct {
 	// disagrees are DEDUPLICATED_BY_BACKEND and BACKEND_DISAGREES.
 	decidedBy               string
 	deduplicated, disagrees bool
+	// executed is the wire's executions (the state object's per-tool sum).
+	executed int
 }
 
 func (op *operation) contrib() contrib {
@@ -176,6 +178,7 @@ func (op *operation) contrib() contrib {
 		return c
 	}
 	c.live = true
+	c.executed = op.n.executed
 	e, u := op.n.executed, op.uncertain()
 	switch {
 	case op.idempotent:
