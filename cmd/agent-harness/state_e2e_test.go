@@ -97,6 +97,9 @@ func TestStateProbeDeduplicatedByBackend(t *testing.T) {
 		!r.observed("DEDUPLICATED_BY_BACKEND") || len(r.State.Snapshots) != 4 || r.State.Error != nil {
 		t.Errorf("report %+v; stderr:\n%s", r, p.stderr.String())
 	}
+	if line := `[agent-harness] BACKEND: create_booking executed 2 times on the wire, once at the backend (state probe counter "bookings" rose by 1; DEDUPLICATED_BY_BACKEND): no DUPLICATE_EXECUTION; operation op-1`; !strings.Contains(p.stderr.String(), line) {
+		t.Errorf("stderr lacks %s:\n%s", line, p.stderr.String())
+	}
 	// report renders the state section.
 	md := startPeer(t, nil, e2eBinary(t, "agent-harness"), "report", filepath.Join(dir, "report.json"))
 	_, out := md.closeAndWait()
@@ -178,8 +181,8 @@ func TestStateProbeConfirmsDoubleBooking(t *testing.T) {
 		op.DecidedBy != "backend" || len(r.Report.Violations) != 1 || !strings.Contains(r.Report.VerdictReason, "by the backend's count") {
 		t.Errorf("exit %d, report %+v; stderr:\n%s", code, r, p.stderr.String())
 	}
-	if !strings.Contains(p.stderr.String(), "FAIL") {
-		t.Errorf("stderr has no FAIL:\n%s", p.stderr.String())
+	if line := `[agent-harness] FAIL: create_booking executed 2 times (DUPLICATE_EXECUTION) — by the backend's count (state probe counter "create_booking" rose by 2; the wire saw 1); operation op-1`; !strings.Contains(p.stderr.String(), line) {
+		t.Errorf("stderr lacks %s:\n%s", line, p.stderr.String())
 	}
 }
 

@@ -300,7 +300,7 @@ func (j *Judge) refresh(op *operation) {
 	j.lists[catUnverified].set(catUnverified, op, c.unverified && c.live)
 	j.lists[catAcrossProcs].set(catAcrossProcs, op, c.acrossProcs)
 	j.backend.move(j, op.tool, old, c)
-	if c.extras > 0 || c.retry > 0 {
+	if c.extras > 0 || c.retry > 0 || c.deduplicated {
 		j.alerts.note(op, c)
 	}
 	j.markDirty(op)
