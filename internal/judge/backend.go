@@ -87,10 +87,12 @@ type opEffect struct {
 	inFlight bool
 }
 
-// on reports whether the run has a state probe (or a re-judging gave a
-// map): the report then has a state object and per operation effects.
+// backendOn reports whether the run has a state probe (or a re-judging
+// gave a map): the report then has a state object and per operation
+// effects. It depends on the configuration only, never on the events, so
+// an operation's cached encoding never lacks the fields it should have.
 func (j *Judge) backendOn() bool {
-	return j.cfg.State.Command != "" || len(j.cfg.State.Map) > 0 || len(j.backend.snaps) > 0
+	return j.cfg.State.Command != "" || len(j.cfg.State.Map) > 0
 }
 
 // onState records a snapshot; the after snapshot attributes the effects.
