@@ -74,6 +74,13 @@ func (al *alerter) note(op *operation, c contrib) {
 		case op.dup.parallel:
 			a.Note = "attempts sent in parallel"
 		}
+		if c.client {
+			// duplicate.resentBy: the fix is the client's retry setting.
+			if a.Note != "" {
+				a.Note += ", "
+			}
+			a.Note += "re-sent by the MCP client library (CLIENT_RETRY)"
+		}
 		al.list = append(al.list, a)
 		had |= alertedDuplicate
 	}

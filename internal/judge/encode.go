@@ -57,8 +57,9 @@ type scoreKey struct {
 // patchKey is everything patches() reads (an operation's tool and id never
 // change).
 type patchKey struct {
-	ghost, idem, retry, unverified           *operation
+	ghost, idem, retry, unverified, client   *operation
 	ghostExtra, extras, retries, unverifiedN int
+	clientExtras, clientGhost                int
 	ghostKinds, unverifiedKinds              uint64 // faultTally generations
 }
 
@@ -106,7 +107,8 @@ func (f *fileBody) AppendPatches(dst []byte) []byte {
 		retry: j.lists[catRetryAfter].head, unverified: j.lists[catUnverified].head,
 		ghostExtra: j.tot.ghostExtra, extras: j.tot.extras, retries: j.tot.retry,
 		unverifiedN: j.lists[catUnverified].n,
-		ghostKinds:  j.tot.ghostKinds.gen, unverifiedKinds: j.tot.unverifiedKinds.gen,
+		client:      j.lists[catClientRetry].head, clientExtras: j.tot.clientExtras, clientGhost: j.tot.clientGhost,
+		ghostKinds: j.tot.ghostKinds.gen, unverifiedKinds: j.tot.unverifiedKinds.gen,
 	}
 	return append(dst, j.enc.patches.get(pk, func(b []byte) []byte {
 		return report.AppendJSON(b, j.patches())

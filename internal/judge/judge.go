@@ -160,8 +160,12 @@ type totals struct {
 	fhSum      int
 	extras     int
 	ghostExtra int
-	retry      int
-	idemRepeat int // operations with IDEMPOTENT_REPEAT
+	// clientExtras and clientGhost are the extras and ghost extras of
+	// operations the client library re-sent (CLIENT_RETRY, not the
+	// prompt patches).
+	clientExtras, clientGhost int
+	retry                     int
+	idemRepeat                int // operations with IDEMPOTENT_REPEAT
 	// ghostKinds counts ghost extras, unverifiedKinds unverified ghost
 	// writes, per fault kind of the ghost write (for the patch triggers).
 	ghostKinds, unverifiedKinds faultTally
@@ -272,6 +276,8 @@ func (j *Judge) refresh(op *operation) {
 		}
 		t.extras -= old.extras
 		t.ghostExtra -= old.ghostExtras
+		t.clientExtras -= b2i(old.client) * old.extras
+		t.clientGhost -= b2i(old.client) * old.ghostExtras
 		t.retry -= old.retry
 		t.idemRepeat -= b2i(old.idemRepeat)
 	}
@@ -286,15 +292,18 @@ func (j *Judge) refresh(op *operation) {
 		}
 		t.extras += c.extras
 		t.ghostExtra += c.ghostExtras
+		t.clientExtras += b2i(c.client) * c.extras
+		t.clientGhost += b2i(c.client) * c.ghostExtras
 		t.retry += c.retry
 		t.idemRepeat += b2i(c.idemRepeat)
 	}
-	t.ghostKinds.move(old.ghostFault, old.ghostExtras, c.ghostFault, c.ghostExtras)
+	t.ghostKinds.move(old.ghostFault, old.promptGhost(), c.ghostFault, c.promptGhost())
 	t.unverifiedKinds.move(old.ghostFault, b2i(old.unverified && old.live), c.ghostFault, b2i(c.unverified && c.live))
 	j.lists[catDuplicate].set(catDuplicate, op, c.extras > 0)
 	j.lists[catRetryAfter].set(catRetryAfter, op, c.retry > 0)
-	j.lists[catGhostExtra].set(catGhostExtra, op, c.ghostExtras > 0)
-	j.lists[catIdemExtra].set(catIdemExtra, op, c.extras > c.ghostExtras)
+	j.lists[catGhostExtra].set(catGhostExtra, op, c.promptGhost() > 0)
+	j.lists[catIdemExtra].set(catIdemExtra, op, c.promptIdem() > 0)
+	j.lists[catClientRetry].set(catClientRetry, op, c.client)
 	j.lists[catPossibleDup].set(catPossibleDup, op, c.possibleDup)
 	j.lists[catNearDup].set(catNearDup, op, c.near)
 	j.lists[catUnverified].set(catUnverified, op, c.unverified && c.live)

@@ -171,6 +171,7 @@ func (op *operation) violations() []report.Violation {
 			VerifiedBefore:             op.dup.verifiedBefore(),
 			Parallel:                   op.dup.parallel,
 			UpstreamResponsesIdentical: op.dup.identical(),
+			ResentBy:                   op.dup.resent.value(),
 		}
 		if op.ghost.extras > 0 {
 			d.AfterInjectedFault = op.ghost.fault
@@ -184,6 +185,12 @@ func (op *operation) violations() []report.Violation {
 			msg += " It was sent again after " + faultPhrase(op.ghost.fault) + " although the first attempt had executed."
 		case d.Parallel:
 			msg += " Attempts were sent in parallel."
+		}
+		switch d.ResentBy {
+		case report.ResentByClientLibrary:
+			msg += " The agent's MCP client library re-sent the request on its own, not the model (see the CLIENT_RETRY patch)."
+		case report.ResentByModel:
+			msg += " The model asked for the call again (a new tool-call id)."
 		}
 		if op.joinedBy != nil {
 			msg += " Attempts with other arguments were joined into this operation by " + op.joinedBy.Describe() + "."

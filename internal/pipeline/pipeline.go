@@ -203,6 +203,7 @@ func (p *Pipeline) HandleCall(ctx context.Context, call *relay.ToolCall, forward
 		Kind: judge.EventCall, Time: fc.Time, Call: call.ID,
 		Tool: call.Tool, Class: call.Class, Arguments: call.Arguments, AcceptsKey: call.AcceptsKey,
 		Idempotent: call.Idempotent, Params: call.Params, Session: call.Session,
+		RequestSeq: call.RequestSeq,
 	})
 	act := p.decide(fc)
 	if err := sleep(ctx, p.clock, act.Delay); err != nil {
@@ -250,15 +251,30 @@ func (p *Pipeline) inject(call *relay.ToolCall, act fault.Action) (relay.Respons
 	if err := p.persist(gen); err != nil {
 		return p.fatal(err)
 	}
-	p.delivered(call.ID)
+	p.delivered(call.ID, act.Fault)
 	return relay.Response{Result: act.Result, Fault: act.Fault, RetryAfter: act.RetryAfter}, nil
 }
 
-// delivered tells the judge that an injected answer is being handed to the
-// agent now, after the report file showed it: waits the fault starts (a
-// 429's retry_after) are measured from here.
-func (p *Pipeline) delivered(id int64) {
-	p.apply(judge.Event{Kind: judge.EventDelivered, Time: p.clock.Now(), Call: id})
+// delivered tells the judge that an injected answer of fault kind kind is
+// being handed to the agent now, after the report file showed it: waits
+// the fault starts (a 429's retry_after) are measured from here, and a
+// re-send soon after a transport-level fault may be the client library's
+// (duplicate.resentBy).
+func (p *Pipeline) delivered(id int64, kind string) {
+	p.apply(judge.Event{Kind: judge.EventDelivered, Time: p.clock.Now(), Call: id,
+		TransportFault: p.opts.FaultLayerHTTP && transportKind(kind)})
+}
+
+// transportKind reports whether --fault-layer http delivers fault kind
+// kind at the transport level (httpagent's deliverFault): F1's dropped
+// connection, F3's cut body, a 429 or a 500. A plugin's kind has no HTTP
+// form and reaches the agent as a tool result.
+func transportKind(kind string) bool {
+	switch kind {
+	case fault.KindTimeout, fault.KindTruncatedJSON, fault.KindRateLimit, fault.KindServerError, fault.KindChaos:
+		return true
+	}
+	return false
 }
 
 // forward sends the call to the upstream, after the report file shows it
@@ -303,7 +319,7 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.C
 		return p.fatal(err)
 	}
 	if ev.Fault != "" {
-		p.delivered(call.ID)
+		p.delivered(call.ID, ev.Fault)
 	}
 	if ferr != nil && answer.Result == nil {
 		return relay.Response{}, ferr

@@ -116,6 +116,9 @@ func (s *session) fromAgent(line []byte) (call func()) {
 	}
 	switch {
 	case env.IsRequest():
+		if env.Method != methodPing {
+			s.requestsRead.Add(1)
+		}
 		switch env.Method {
 		case methodInitialize, methodDiscover:
 			if !s.cat.started() {

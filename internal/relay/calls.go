@@ -55,6 +55,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 	}
 	id, params, idStart := env.ID, env.Params, env.IDStart // not env: the closure would move it to the heap
 	version := s.callVersion(meta)
+	reqSeq := s.requestsRead.Load() // fromAgent counted this one
 	return func() {
 		if !s.cat.upstreamTools().has(name) {
 			// A tool the upstream just added: the agent learnt of it from
@@ -79,6 +80,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 			OutputSchema:    info.OutputSchema,
 			ProtocolVersion: version,
 			Session:         s.opts.Session,
+			RequestSeq:      reqSeq,
 		}
 		s.runCall(call, cs, &forwarder{s: s, line: line, idStart: idStart, key: key, agentID: id})
 	}

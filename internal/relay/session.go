@@ -39,6 +39,9 @@ type session struct {
 	version    atomic.Pointer[string]
 	warnedJSON atomic.Bool
 	callSeq    atomic.Int64
+	// requestsRead counts the agent's requests other than ping read so
+	// far (ToolCall.RequestSeq).
+	requestsRead atomic.Int64
 
 	// baton hands the reading of the agent's input to a spare worker.
 	baton chan struct{}

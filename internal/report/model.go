@@ -54,6 +54,22 @@ const (
 	KeyUseMixed = "mixed"
 )
 
+// Senders of duplicate.resentBy (behaviour §4.9): who re-sent the
+// executions after the first.
+const (
+	// ResentByModel: the model asked for the call again — the built-in
+	// agent marked the re-send with a new tool-call id
+	// (_meta["agent-harness/toolCallId"]).
+	ResentByModel = "model"
+	// ResentByClientLibrary: the agent's MCP client re-sent the request on
+	// its own — the same tool-call id again, or canonically equal params
+	// within ResendWindow after a transport-level fault on that session
+	// with no other request of the session between.
+	ResentByClientLibrary = "client-library"
+	// ResentByUnknown: neither rule tells.
+	ResentByUnknown = "unknown"
+)
+
 // Report is the behaviour §5 `report` object.
 type Report struct {
 	Verdict        string          `json:"verdict"`
@@ -261,6 +277,10 @@ type DuplicateInfo struct {
 	// UpstreamResponsesIdentical: every execution got a non-empty and
 	// identical upstream response digest.
 	UpstreamResponsesIdentical bool `json:"upstreamResponsesIdentical"`
+	// ResentBy is one of the ResentBy constants: who re-sent the
+	// executions after the first, when all of them agree; otherwise
+	// ResentByUnknown.
+	ResentBy string `json:"resentBy"`
 }
 
 // RetryAfterInfo details a RETRY_AFTER_VIOLATED.

@@ -121,6 +121,8 @@ type Line struct {
 	Params     json.RawMessage `json:"params,omitempty"`
 	// ParamsText holds params that were not valid JSON, as text.
 	ParamsText *string `json:"paramsText,omitempty"`
+	// RequestSeq is judge.Event.RequestSeq (call lines).
+	RequestSeq int64 `json:"requestSeq,omitempty"`
 
 	Outcome        judge.Outcome   `json:"outcome,omitempty"`
 	Scenario       string          `json:"scenario,omitempty"`
@@ -133,6 +135,8 @@ type Line struct {
 	Detail         string          `json:"detail,omitempty"`
 	// Disabled marks the plugin-failure line of a plugin's disabling.
 	Disabled bool `json:"disabled,omitempty"`
+	// TransportFault is judge.Event.TransportFault (delivered lines).
+	TransportFault bool `json:"transportFault,omitempty"`
 
 	// Writes are the write tools of a listing, Tools the listing.
 	Writes []string `json:"writes,omitempty"`

@@ -103,6 +103,7 @@ func LineOf(ev judge.Event, t time.Duration) Line {
 		Tool: ev.Tool, Class: ev.Class, AcceptsKey: ev.AcceptsKey, Idempotent: ev.Idempotent,
 		Outcome: ev.Outcome, Scenario: ev.Scenario, Fault: ev.Fault, RetryAfterMs: ev.RetryAfterMs,
 		ResponseDigest: ev.ResponseDigest, Detail: ev.Detail, Writes: ev.Tools,
+		RequestSeq: ev.RequestSeq, TransportFault: ev.TransportFault,
 	}
 	l.Params, l.ParamsText = raw(ev.Params)
 	if ev.Kind == judge.EventCall && ev.Params == nil && ev.Arguments != nil {
