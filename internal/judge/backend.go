@@ -272,7 +272,8 @@ func (j *Judge) stateInfo() *report.StateInfo {
 			st.Operations, st.Executions = w.ops, w.executed
 		}
 		if te := b.tools[t]; te == nil {
-			st.Error = "no snapshot after the session yet"
+			st.Error = "no snapshot after the session (yet)"
+			errs = append(errs, fmt.Sprintf("%s: %s", t, st.Error))
 		} else if te.err != "" {
 			st.Error = te.err
 			errs = append(errs, fmt.Sprintf("%s: %s", t, te.err))
