@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/state"
 )
 
 // EventKind is the kind of a ledger event.
@@ -38,6 +39,10 @@ const (
 	// Nothing was executed, but what the agent meant to do is unknown: the
 	// run can no longer PASS.
 	EventDroppedCall EventKind = "dropped-call"
+	// EventState: a state probe's snapshot (State; behaviour §16), taken
+	// before the upstream started, after the session ended, or after a
+	// write's answer (--state-every-write).
+	EventState EventKind = "state"
 )
 
 // Outcome is the outcome of one answer as the pipeline reports it
@@ -137,4 +142,7 @@ type Event struct {
 	Params  json.RawMessage  `json:"-"`
 	Result  json.RawMessage  `json:"-"`
 	Listing []classify.Entry `json:"-"`
+
+	// State is the snapshot of an EventState.
+	State *state.Snapshot `json:"state,omitempty"`
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
 	"github.com/cuonztech/agent-harness/internal/report"
+	"github.com/cuonztech/agent-harness/internal/state"
 )
 
 // DefaultGrace is how long the session end waits for calls in flight.
@@ -96,6 +97,9 @@ type Options struct {
 	// StartupFailed, SetToolClassification and OnSessionEnd return the
 	// error instead.
 	Fatal func(err error)
+
+	// Probe is the state probe (state.go); nil takes no snapshots.
+	Probe *Probe
 }
 
 // Pipeline implements relay.Pipeline. It is safe for concurrent calls.
@@ -130,6 +134,8 @@ type Pipeline struct {
 	traceBad atomic.Pointer[error] // set once the trace could not be written
 
 	fb *feedback // nil without Options.Feedback
+
+	snapshots []state.Snapshot // the state probe's, in order (under mu)
 }
 
 // New returns a pipeline. It panics when opts.Judge is nil.
@@ -307,6 +313,9 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.C
 		}
 	}
 	_ = sleep(ctx, p.clock, act.DelayAfter) // a cancelled agent just gets it sooner
+	if p.opts.Probe != nil && p.opts.Probe.EveryWrite && call.Class == classify.Write && !p.isEnding() {
+		p.probe("write") // not once the session end began: the after snapshot is the last
+	}
 	ev.Time = p.clock.Now()
 	if err := p.persist(p.apply(ev)); err != nil {
 		return p.fatal(err)
