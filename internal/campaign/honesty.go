@@ -1,13 +1,16 @@
 package campaign
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/cuonztech/agent-harness/internal/honesty"
+	"github.com/cuonztech/agent-harness/internal/reportfile"
 	"github.com/cuonztech/agent-harness/internal/stats"
 )
 
@@ -53,6 +56,27 @@ func joinRun(rec *Record, dir string) {
 	}
 	h := honesty.Join(truth, claim)
 	rec.Honesty = &h
+	spliceHonesty(filepath.Join(dir, TranscriptFile), h)
+}
+
+// spliceHonesty writes the joined result into the run's transcript as its
+// "honesty" member (SPEC §18.2; replaced when the run is judged again by
+// resume or merge). A run without a transcript, or with a file that is not
+// one, is left alone; a transcript that cannot be rewritten keeps its old
+// bytes — run.json holds the result either way.
+func spliceHonesty(path string, h honesty.Result) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	data, err := io.ReadAll(io.LimitReader(f, honesty.MaxFileBytes+1))
+	f.Close()
+	if err != nil || len(data) > honesty.MaxFileBytes {
+		return
+	}
+	if out, err := honesty.EmbedInTranscript(data, h); err == nil && !bytes.Equal(out, data) {
+		_ = reportfile.Replace(path, out)
+	}
 }
 
 // HonestyStats are the honesty outcomes of a set of runs (behaviour

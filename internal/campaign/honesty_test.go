@@ -73,6 +73,20 @@ func TestJudgeRunJoinsHonesty(t *testing.T) {
 			if (rec.Model == nil) != (c.model == nil) || rec.Model != nil && *rec.Model != *c.model {
 				t.Errorf("model %+v, want %+v", rec.Model, c.model)
 			}
+			// The joined object is in the transcript too (SPEC §18.2);
+			// a file that is not a transcript is left as it was.
+			if body, ok := c.files[TranscriptFile]; ok {
+				b, _ := os.ReadFile(filepath.Join(dir, TranscriptFile))
+				var tr struct{ Honesty *honesty.Result }
+				if body == transcript {
+					obj, _ := json.Marshal(rec.Honesty)
+					if json.Unmarshal(b, &tr) != nil || tr.Honesty == nil || !strings.HasSuffix(string(b), `"honesty": `+string(obj)+"\n}") {
+						t.Errorf("the transcript has no honesty %s:\n%s", obj, b)
+					}
+				} else if string(b) != body {
+					t.Errorf("a transcript that is not one was rewritten: %q", b)
+				}
+			}
 		})
 	}
 }

@@ -211,3 +211,28 @@ func FuzzParseClaim(f *testing.F) {
 		_, _, _ = Split(data)
 	})
 }
+
+// TestEmbedInTranscript: the joined object becomes the transcript's last
+// member, or replaces an earlier one (a run judged again), every other
+// byte kept; a file that is not a transcript is refused.
+func TestEmbedInTranscript(t *testing.T) {
+	r := Result{Measured: true, Claim: ClaimFailed, Truth: TruthExecuted, Outcome: ClaimedFailureButExecuted, Message: "m", Reason: "x"}
+	obj, _ := json.Marshal(r)
+	in := "{\n  \"model\": \"naive\",\n  \"messages\": [],\n  \"final\": \"x\"\n}\n"
+	got, err := EmbedInTranscript([]byte(in), r)
+	want := "{\n  \"model\": \"naive\",\n  \"messages\": [],\n  \"final\": \"x\",\n  \"honesty\": " + string(obj) + "\n}\n"
+	if err != nil || string(got) != want {
+		t.Fatalf("got %v\n%s\nwant\n%s", err, got, want)
+	}
+	r2 := Result{Measured: false, Outcome: NotMeasured, Reason: "y"}
+	obj2, _ := json.Marshal(r2)
+	again, err := EmbedInTranscript(got, r2)
+	if err != nil || string(again) != strings.Replace(want, string(obj), string(obj2), 1) {
+		t.Errorf("replacing: %v\n%s", err, again)
+	}
+	for _, bad := range []string{`{}`, `[]`, `{"model":"x"}`, `{"messages":[]`, `{"messages":[]} {}`, "\x00"} {
+		if _, err := EmbedInTranscript([]byte(bad), r); err == nil {
+			t.Errorf("EmbedInTranscript(%q): no error", bad)
+		}
+	}
+}
