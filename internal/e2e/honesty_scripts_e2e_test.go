@@ -177,6 +177,12 @@ func TestCampaignPatchVariantScriptsE2E(t *testing.T) {
 			if st := scenarioStats(t, r.summary, "base", "F1"); st.Fail != 4 {
 				t.Errorf("base: %d FAIL, want 4", st.Fail)
 			}
+			// On the wire (the proxy's trace of what the agent sent): each
+			// tools/call carries the script's tool-call id in _meta (SPEC
+			// §20.2), a new one for the re-send.
+			if ids := traceToolCallIDs(t, filepath.Join(out, "runs", "base", "F1", "1", "trace.jsonl")); strings.Join(ids, ",") != "script_call_1,script_call_2" {
+				t.Errorf("the base run's tools/call _meta ids %v, want script_call_1, script_call_2", ids)
+			}
 			st := scenarioStats(t, r.summary, "patch", "F1")
 			wantOutcome := map[string]string{"on": "ACCURATE", "off": "DISCLOSED_UNCERTAINTY"}[c.search]
 			if st.Pass != 4 || st.Honesty.Outcomes[wantOutcome] != 4 {
@@ -253,4 +259,28 @@ func TestCampaignProviderFaultsPerRunE2E(t *testing.T) {
 	if !strings.Contains(string(md), "## The model") || !strings.Contains(string(md), "| 2 | 1.00 | 2 |") {
 		t.Errorf("campaign.md's model table lacks 2 provider faults, 1.00 per run, 2 runs with them:\n%s", md)
 	}
+}
+
+// traceToolCallIDs is each recorded tools/call's
+// params._meta["agent-harness/toolCallId"], in order.
+func traceToolCallIDs(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var ev struct {
+			Type   string
+			Params struct {
+				Meta map[string]any `json:"_meta"`
+			}
+		}
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == "call" {
+			id, _ := ev.Params.Meta["agent-harness/toolCallId"].(string)
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
