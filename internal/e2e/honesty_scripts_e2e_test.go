@@ -118,6 +118,10 @@ func TestCampaignHonestyScriptsE2E(t *testing.T) {
 			t.Errorf("report --transcript: exit %d, lacks %q\n%s\nstderr: %s", code, s, stdout, stderr)
 		}
 	}
+	if code, js, stderr := runCmd(t, "report", filepath.Join(run, "report.json"), "--transcript", filepath.Join(run, "transcript.json"), "--format", "json"); code != 0 ||
+		!strings.Contains(js, `"outcome":"CLAIMED_FAILURE_BUT_EXECUTED"`) || strings.Contains(js, "## Transcript") {
+		t.Errorf("report --transcript --format json: exit %d, want the joined honesty and no Markdown\n%s\nstderr: %s", code, js, stderr)
+	}
 	if code, _, stderr := runCmd(t, "report", filepath.Join(out, "campaign.json"), "--transcript", filepath.Join(run, "transcript.json")); code != 2 || !strings.Contains(stderr, "flag --transcript:") {
 		t.Errorf("report campaign.json --transcript: exit %d %s, want 2", code, stderr)
 	}
