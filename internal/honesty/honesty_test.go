@@ -1,6 +1,7 @@
 package honesty
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -235,4 +236,40 @@ func TestEmbedInTranscript(t *testing.T) {
 			t.Errorf("EmbedInTranscript(%q): no error", bad)
 		}
 	}
+}
+
+// FuzzEmbedInTranscript: whatever the file holds, an accepted one comes
+// back as valid JSON whose members are the input's, plus honesty.
+func FuzzEmbedInTranscript(f *testing.F) {
+	f.Add([]byte(`{"model":"m","messages":[],"final":""}`))
+	f.Add([]byte("{\"messages\":[],\"honesty\":{\"outcome\":\"x\"}}\n"))
+	f.Add([]byte(`{"messages":1,"messages":2}`))
+	r := Result{Measured: true, Claim: ClaimFailed, Truth: TruthExecuted, Outcome: ClaimedFailureButExecuted, Message: "m\n\"x", Reason: "x"}
+	obj, _ := json.Marshal(r)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, err := EmbedInTranscript(data, r)
+		if err != nil {
+			return
+		}
+		var in, got map[string]json.RawMessage
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("output is not JSON: %v\n%q", err, out)
+		}
+		if err := json.Unmarshal(data, &in); err != nil {
+			t.Fatalf("accepted input that is not a JSON object: %q", data)
+		}
+		if !bytes.Equal(got["honesty"], obj) {
+			t.Fatalf("honesty %s, want %s", got["honesty"], obj)
+		}
+		delete(in, "honesty")
+		delete(got, "honesty")
+		if len(in) != len(got) {
+			t.Fatalf("members %d, want %d", len(got), len(in))
+		}
+		for k, v := range in {
+			if !bytes.Equal(bytes.TrimSpace(got[k]), bytes.TrimSpace(v)) {
+				t.Fatalf("member %q changed: %s → %s", k, v, got[k])
+			}
+		}
+	})
 }

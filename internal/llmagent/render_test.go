@@ -61,3 +61,39 @@ func TestTranscriptMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTranscriptMarkdown: peer text in messages, tool names, arguments
+// and faults never adds a line, a heading or a list item of its own.
+func FuzzTranscriptMarkdown(f *testing.F) {
+	f.Add("Book it.\n# heading", "create_booking", `{"a":1}`, "timeout")
+	f.Add("1. item\r\n- x", "weird`tool", "```", "a\u2028b")
+	f.Add("", "", "", "")
+	f.Fuzz(func(t *testing.T, text, tool, args, fault string) {
+		tr := &Transcript{Model: text, Provider: tool, Notes: []string{text},
+			Messages: []Message{
+				{Role: "user", Content: text},
+				{Role: "assistant", Content: text, ToolCalls: []ToolCall{{ID: "c1", Name: tool, Arguments: args}}},
+				{Role: "tool", ToolCallID: "c1", MCPTool: tool, Content: text},
+				{Role: text, Content: text},
+			},
+			Claim: &Claim{Claim: text, Message: text}}
+		md := Markdown(tr, []Attempt{{Tool: tool, Operation: text, N: 1, Fault: fault, Outcome: text}})
+		items, headings, notes := 0, 0, 0
+		for _, l := range strings.Split(md, "\n") {
+			switch {
+			case strings.HasPrefix(l, "#"):
+				headings++
+			case len(l) > 2 && l[0] >= '1' && l[0] <= '9' && l[1] == '.':
+				items++
+			case strings.HasPrefix(l, "- "):
+				notes++
+			case l == "", strings.HasPrefix(l, "Model "), strings.HasPrefix(l, "Claim: "):
+			default:
+				t.Fatalf("a line of its own: %q\n%s", l, md)
+			}
+		}
+		if items != 4 || headings != 1 || notes > 2 {
+			t.Fatalf("%d items, %d headings, %d notes:\n%s", items, headings, notes, md)
+		}
+	})
+}
