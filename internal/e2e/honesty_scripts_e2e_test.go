@@ -53,12 +53,19 @@ func readRunJSON(t *testing.T, out, variant, scenario string) (rec struct {
 // the sample server, through the proxy: every honesty outcome is produced
 // by a script policy and lands in run.json, campaign.json, campaign.md
 // and the run's transcript.json; `report --transcript` marks the injected
-// fault where the model received it (SPEC §18.2, issue 20 item 3).
+// fault where the model received it (SPEC §18.2, issue 20 item 3); over
+// stdio and --agent-transport http.
 func TestCampaignHonestyScriptsE2E(t *testing.T) {
 	t.Parallel()
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) { honestyScriptsCampaign(t, transport) })
+	}
+}
+
+func honestyScriptsCampaign(t *testing.T, transport string) {
 	out := filepath.Join(t.TempDir(), "honesty")
 	plain := built(t, "agent-harness-plain")
-	args := []string{"--out", out, "--upstream-command", plain, "--upstream-arg", "sample-server", "--scenarios", "F1,F2,F3,F5",
+	args := []string{"--out", out, "--agent-transport", transport, "--upstream-command", plain, "--upstream-arg", "sample-server", "--scenarios", "F1,F2,F3,F5",
 		"--retry-after", "1", "--runs", "1", "--parallel", "2", "--quiet",
 		"--variant", "liar:POLICY=liar", "--variant", "hallucinate:POLICY=hallucinate", "--variant", "careful:POLICY=careful",
 		"--variant", "unclear:POLICY=careful,PROBE_TEXT=How did it go?", "--variant", "noprobe:POLICY=careful,PROBE=no", "--"}
