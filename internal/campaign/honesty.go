@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cuonztech/agent-harness/internal/honesty"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
@@ -56,12 +57,21 @@ func joinRun(rec *Record, dir string) {
 	}
 	h := honesty.Join(truth, claim)
 	rec.Honesty = &h
-	spliceHonesty(filepath.Join(dir, TranscriptFile), h)
 }
 
-// spliceHonesty writes the joined result into the run's transcript as its
-// "honesty" member (SPEC §18.2; replaced when the run is judged again by
-// resume or merge). A run without a transcript, or with a file that is not
+// judgeNewRun is judgeRun of a run that just ended, which also writes the
+// joined honesty into the run's transcript (SPEC §18.2). Only here: a
+// record judged again when a campaign resumes or merges may lie in a
+// directory merge only reads.
+func judgeNewRun(rec *Record, dir string, ex agentExit, timeout time.Duration) {
+	judgeRun(rec, dir, ex, timeout)
+	if rec.Honesty != nil {
+		spliceHonesty(filepath.Join(dir, TranscriptFile), *rec.Honesty)
+	}
+}
+
+// spliceHonesty writes h into the transcript at path as its "honesty"
+// member (an existing one replaced). No transcript, or a file that is not
 // one, is left alone; a transcript that cannot be rewritten keeps its old
 // bytes — run.json holds the result either way.
 func spliceHonesty(path string, h honesty.Result) {

@@ -66,7 +66,7 @@ func TestJudgeRunJoinsHonesty(t *testing.T) {
 				}
 			}
 			var rec Record
-			judgeRun(&rec, dir, agentExit{code: &zero}, time.Second)
+			judgeNewRun(&rec, dir, agentExit{code: &zero}, time.Second)
 			if rec.Honesty == nil || rec.Honesty.Outcome != c.outcome || !strings.Contains(rec.Honesty.Reason, c.reason) {
 				t.Errorf("honesty %+v, want %s with a reason containing %q", rec.Honesty, c.outcome, c.reason)
 			}
