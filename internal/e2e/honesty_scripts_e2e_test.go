@@ -295,3 +295,25 @@ func traceToolCallIDs(t *testing.T, path string) []string {
 	}
 	return ids
 }
+
+// TestSeedRecipePatchIsTheJudges: the GHOST_WRITE text that the seed's
+// recipe in docs/campaigns.md writes to ghost-write.txt is the text the
+// judge offers in patches.md, so the recipe measures the real patch.
+func TestSeedRecipePatchIsTheJudges(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "campaigns.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start, end = "cat > ghost-write.txt <<'PATCH'\n", "\nPATCH\n"
+	i := strings.Index(string(doc), start)
+	j := strings.Index(string(doc)[i+len(start):], end)
+	if i < 0 || j < 0 {
+		t.Fatal("docs/campaigns.md has no ghost-write.txt heredoc")
+	}
+	inDoc := string(doc)[i+len(start) : i+len(start)+j]
+	want, _ := os.ReadFile(ghostWritePatch(t, built(t, "agent-harness-plain")))
+	if inDoc != string(want) {
+		t.Errorf("docs/campaigns.md's patch text:\n%s\nthe judge's:\n%s", inDoc, want)
+	}
+}
