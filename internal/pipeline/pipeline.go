@@ -128,6 +128,8 @@ type Pipeline struct {
 	traceBad atomic.Pointer[error] // set once the trace could not be written
 
 	fb *feedback // nil without Options.Feedback
+
+	rounds rounds // multi-round-trip calls waiting for their follow-up (rounds.go)
 }
 
 // New returns a pipeline. It panics when opts.Judge is nil.
@@ -193,24 +195,56 @@ func (p *Pipeline) HandleCall(ctx context.Context, call *relay.ToolCall, forward
 	}
 	fc := fault.Call{ID: call.ID, Tool: call.Tool, Class: call.Class, Idempotent: call.Idempotent,
 		Arguments: call.Arguments, Time: at, OutputSchema: call.OutputSchema, ProtocolVersion: call.ProtocolVersion}
-	p.apply(judge.Event{
-		Kind: judge.EventCall, Time: fc.Time, Call: call.ID,
-		Tool: call.Tool, Class: call.Class, Arguments: call.Arguments, AcceptsKey: call.AcceptsKey,
-		Idempotent: call.Idempotent, Params: call.Params, Session: call.Session,
-	})
+	// A follow-up of an input_required answer continues the first leg's
+	// attempt (behaviour §4.12): the judge hears of it under that call's
+	// number, and of no second call.
+	leg, cont := p.rounds.take(call)
+	a := attemptOf{id: call.ID}
+	if cont {
+		a = attemptOf{id: leg.call, leg: &leg}
+	} else {
+		p.apply(p.callEvent(call, fc.Time))
+	}
 	act := p.decide(fc)
 	if err := sleep(ctx, p.clock, act.Delay); err != nil {
-		gen := p.apply(judge.Event{Kind: judge.EventAnswer, Time: p.clock.Now(), Call: call.ID,
-			Outcome: judge.Unknown, Detail: "the agent cancelled the call before it was carried out"})
-		if perr := p.persist(gen); perr != nil {
+		ev := judge.Event{Kind: judge.EventAnswer, Time: p.clock.Now(), Call: a.id,
+			Outcome: judge.Unknown, Detail: "the agent cancelled the call before it was carried out"}
+		if cont {
+			ev.Outcome, ev.Detail, ev.Result = judge.Incomplete, incompleteNotFollowed, leg.result
+		}
+		if perr := p.persist(p.apply(ev)); perr != nil {
 			return p.fatal(perr)
 		}
 		return relay.Response{}, err
 	}
 	if act.Kind == fault.Inject {
+		if cont {
+			// The fault answers the follow-up without forwarding it: the
+			// first leg never completed, and the follow-up is an attempt of
+			// its own that did not execute.
+			p.apply(judge.Event{Kind: judge.EventAnswer, Time: p.clock.Now(), Call: leg.call,
+				Outcome: judge.Incomplete, Detail: incompleteNotFollowed, Result: leg.result})
+			p.apply(p.callEvent(call, fc.Time))
+		}
 		return p.inject(call, act)
 	}
-	return p.forward(ctx, call, fc, act, forward)
+	return p.forward(ctx, call, a, fc, act, forward)
+}
+
+// attemptOf is the judge's attempt a call belongs to: its own (id is the
+// call's) or, for a follow-up, the first leg's (leg).
+type attemptOf struct {
+	id  int64
+	leg *openLeg
+}
+
+// callEvent is the judge's record of call, sent at t.
+func (p *Pipeline) callEvent(call *relay.ToolCall, t time.Time) judge.Event {
+	return judge.Event{
+		Kind: judge.EventCall, Time: t, Call: call.ID,
+		Tool: call.Tool, Class: call.Class, Arguments: call.Arguments, AcceptsKey: call.AcceptsKey,
+		Idempotent: call.Idempotent, Params: call.Params, Session: call.Session,
+	}
 }
 
 // decide asks the fault about calls of read and write tools; calls of
@@ -257,10 +291,13 @@ func (p *Pipeline) delivered(id int64) {
 
 // forward sends the call to the upstream, after the report file shows it
 // in flight, and passes or replaces the answer.
-func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.Call, act fault.Action, forward relay.Forward) (relay.Response, error) {
-	gen := p.apply(judge.Event{Kind: judge.EventForwarded, Time: p.clock.Now(), Call: call.ID})
-	if err := p.persist(gen); err != nil {
-		return p.fatal(err)
+func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, att attemptOf, fc fault.Call, act fault.Action, forward relay.Forward) (relay.Response, error) {
+	if att.leg == nil {
+		// A follow-up's attempt was forwarded with its first leg.
+		gen := p.apply(judge.Event{Kind: judge.EventForwarded, Time: p.clock.Now(), Call: att.id})
+		if err := p.persist(gen); err != nil {
+			return p.fatal(err)
+		}
 	}
 	resp, ferr := forward(ctx)
 	outcome, detail := outcomeOf(call.Class, resp, ferr)
@@ -272,7 +309,15 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.C
 		s.Settle(fc, act, executed)
 	}
 
-	ev := judge.Event{Kind: judge.EventAnswer, Call: call.ID, Outcome: outcome, Detail: detail, Scenario: act.Scenario,
+	if outcome == judge.Incomplete {
+		// The upstream asks for input: the attempt goes on with the
+		// agent's follow-up (or ends incomplete at the session end). The
+		// agent gets the upstream's answer, a fault that would replace it
+		// was not applied (Settle re-armed it).
+		p.rounds.add(att.id, call, resp.Result)
+		return resp, nil
+	}
+	ev := judge.Event{Kind: judge.EventAnswer, Call: att.id, Outcome: outcome, Detail: detail, Scenario: act.Scenario,
 		Result: resp.Result}
 	if executed {
 		ev.ResponseDigest = digest(resp.Result)
@@ -294,7 +339,7 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.C
 		return p.fatal(err)
 	}
 	if ev.Fault != "" {
-		p.delivered(call.ID)
+		p.delivered(att.id)
 	}
 	if ferr != nil && answer.Result == nil {
 		return relay.Response{}, ferr

@@ -29,8 +29,16 @@ func (p *Pipeline) OnSessionEnd() error {
 		case <-p.clock.After(p.opts.Grace):
 		}
 	}
+	legs := p.rounds.drain()
 	gen := p.bump(func() {
-		p.judgeLocked(judge.Event{Kind: judge.EventEnd, Time: p.clock.Now()})
+		now := p.clock.Now()
+		for _, l := range legs {
+			// Asked for input, never followed up: the tool did not
+			// complete (behaviour §4.12).
+			p.judgeLocked(judge.Event{Kind: judge.EventAnswer, Time: now, Call: l.call,
+				Outcome: judge.Incomplete, Detail: incompleteNotFollowed, Result: l.result})
+		}
+		p.judgeLocked(judge.Event{Kind: judge.EventEnd, Time: now})
 		p.ended = true
 		if p.status != report.StatusFailed {
 			p.status = report.StatusFinished
