@@ -93,6 +93,8 @@ type proxyOptions struct {
 
 	// UpstreamTimeout bounds the wait for an upstream answer (default 60s).
 	UpstreamTimeout time.Duration
+	// OnCancel is --on-cancel: "forward" (default) or "swallow".
+	OnCancel string
 
 	// Quiet (--quiet) drops the startup table and the fired, violation and
 	// summary lines; warnings and errors stay (behaviour §2.8).
@@ -378,6 +380,16 @@ var proxyFlags = []proxyFlag{
 	{name: "upstream-timeout", arg: "DURATION", group: groupOps, def: "60s",
 		usage: "wait this long for an upstream answer, then the outcome is unknown; 1ms–10m",
 		set:   setDuration(time.Millisecond, 10*time.Minute, "1ms–10m", func(o *proxyOptions) *time.Duration { return &o.UpstreamTimeout })},
+	{name: "on-cancel", arg: "forward|swallow", group: groupOps, def: "forward",
+		usage: "the agent's cancellation of a call in flight: forward it to the upstream, or swallow it (a backend that commits anyway)",
+		set: func(o *proxyOptions, v string) error {
+			switch l := strings.ToLower(v); l {
+			case "forward", "swallow":
+				o.OnCancel = l
+				return nil
+			}
+			return fmt.Errorf("%q is not forward or swallow", v)
+		}},
 	{name: "quiet", group: groupOps,
 		usage: "leave out the tool table and the lines on faults, violations and the result; keep warnings and errors",
 		set: func(o *proxyOptions, _ string) error {
@@ -443,6 +455,7 @@ func parseProxyFlags(args []string) (proxyOptions, error) {
 		PluginTimeout:   plugin.DefaultTimeout,
 		PluginMemoryMiB: plugin.DefaultMemoryMiB,
 		UpstreamTimeout: 60 * time.Second,
+		OnCancel:        "forward",
 		HTTP:            httpOptions{ListenPath: "/mcp", FaultLayer: "tool"},
 	}
 	if dir, err := userCacheDir(); err == nil && dir != "" {

@@ -106,10 +106,13 @@
 // learnt of from the notification is classified, not taken for an unknown
 // one.
 //
-// Cancellation: the agent's notifications/cancelled is forwarded; the call
-// stays in the pipeline until the upstream answers (then it is judged on
-// that answer: the write may have executed) or the call timeout (unknown
-// outcome). The proxy sends no answer of its own for a cancelled call.
+// Cancellation: the agent's notifications/cancelled is forwarded
+// (Options.SwallowCancel: not, for a tools/call); on MCP 2026-07-28 HTTP
+// package httpagent turns a closed request stream into one. The call stays
+// in the pipeline until the upstream answers (then it is judged on that
+// answer: the write may have executed) or the call timeout (unknown
+// outcome). The agent gets no answer for a cancelled call: neither the
+// proxy's own nor the upstream's late one.
 //
 // Lazy listing: when the agent's first request other than initialize,
 // server/discover or ping arrives before any handshake started the session

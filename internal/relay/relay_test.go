@@ -23,6 +23,9 @@ type fakeUpstream struct {
 	noTools  bool
 	// hang lists tools whose calls are never answered.
 	hang map[string]bool
+	// block holds the answer to calls of a tool until its channel is
+	// closed (the upstream reads nothing meanwhile).
+	block map[string]chan struct{}
 	// discover is the result of server/discover; empty: the method is
 	// unknown (a legacy server).
 	discover string
@@ -161,6 +164,9 @@ func (f *fakeUpstream) serve() {
 		case "tools/call":
 			if f.hang[m.Params.Name] {
 				continue
+			}
+			if ch := f.block[m.Params.Name]; ch != nil {
+				<-ch
 			}
 			if m.Params.Name == "stall" && f.stall != nil {
 				<-f.stall
