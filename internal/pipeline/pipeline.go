@@ -130,6 +130,7 @@ type Pipeline struct {
 	fb *feedback // nil without Options.Feedback
 
 	rounds rounds // multi-round-trip calls waiting for their follow-up (rounds.go)
+	tasks  tasks  // task-creating calls waiting for their task's final status (tasks.go)
 }
 
 // New returns a pipeline. It panics when opts.Judge is nil.
@@ -304,11 +305,22 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, att attemp
 	// The not-executed mark's secret reaches no agent, trace or report,
 	// whatever the call's class (an unlisted tool's too).
 	resp.Result, _ = notExecutedProof(resp.Result)
-	executed := outcome == judge.Executed
+	task := ""
+	if ferr == nil && resp.Error == nil && call.Class != classify.Unknown {
+		task = taskHandle(call, resp.Result)
+	}
+	executed := outcome == judge.Executed && task == ""
 	if s, ok := p.opts.Fault.(fault.Settler); ok && act.Scenario != "" {
 		s.Settle(fc, act, executed)
 	}
 
+	if task != "" {
+		// A task handle (tasks.go): the attempt's outcome is the task's
+		// final status. The agent gets the handle; a fault that would
+		// replace it was not applied (Settle re-armed it).
+		p.tasks.add(call.Session, task, att.id)
+		return resp, nil
+	}
 	if outcome == judge.Incomplete {
 		// The upstream asks for input: the attempt goes on with the
 		// agent's follow-up (or ends incomplete at the session end). The

@@ -198,6 +198,9 @@ func (s *session) forwardRequest(line []byte, env wire.Envelope, kind pendingKin
 		return
 	}
 	p := &pending{kind: kind, agentID: env.ID, stream: env.Method == methodSubscriptionsListen}
+	if isTaskRequest(env.Method) {
+		p.taskMethod, p.taskID = env.Method, taskIDOf(env.Params)
+	}
 	key, ok := s.reqs.registerAgent(p, wire.IDKey(env.ID), false)
 	if !ok {
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInvalidRequest,

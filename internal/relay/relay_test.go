@@ -225,6 +225,12 @@ func (f *fakeUpstream) serve() {
 				continue
 			}
 			result = `{"content":[{"type":"text","text":"called ` + m.Params.Name + `"}]}`
+		case "tasks/get":
+			// A status notification, then the task's state.
+			if _, err := fmt.Fprint(f.out, `{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t-1","status":"working"}}`+"\n"); err != nil {
+				return
+			}
+			result = `{"taskId":"t-1","status":"completed"}`
 		default:
 			result = `{}`
 		}
