@@ -13,11 +13,12 @@ import (
 // simulate-research-query (a tool that requires a task, MCP 2025-11-25
 // experimental) through the proxy: create the task, then what settle does
 // with its id; it returns the report file's verdict and attempt outcomes.
-func taskRun(t *testing.T, settle func(p *peer, taskID string)) (verdict string, attempts []string) {
+func taskRun(t *testing.T, settle func(p *peer, taskID string), flags ...string) (verdict string, attempts []string) {
 	t.Helper()
 	cmdline := npmServer(t, "server-everything")
 	report := filepath.Join(t.TempDir(), "report.json")
-	p := startProxy(t, nil, append(npmProxyFlags(cmdline), "--write-tools", "simulate-research-query", "--report-file", report)...)
+	flags = append(append(npmProxyFlags(cmdline), "--write-tools", "simulate-research-query", "--report-file", report), flags...)
+	p := startProxy(t, nil, flags...)
 	p.request("0", "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e-agent","version":"0.0.1"}}`)
 	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	// The task tools are registered after initialization.
@@ -30,8 +31,14 @@ func taskRun(t *testing.T, settle func(p *peer, taskID string)) (verdict string,
 		} `json:"result"`
 	}
 	resp := p.request("1", "tools/call", `{"name":"simulate-research-query","arguments":{"topic":"go"},"task":{"ttl":60000}}`)
-	if err := json.Unmarshal(resp, &created); err != nil || created.Result.Task.TaskID == "" {
-		t.Fatalf("tools/call answered %s, want a task handle", resp)
+	if err := json.Unmarshal(resp, &created); err != nil {
+		t.Fatalf("tools/call answered %s", resp)
+	}
+	if created.Result.Task.TaskID == "" {
+		// F1: the timeout instead of the handle.
+		if !strings.Contains(string(resp), "timed out") {
+			t.Fatalf("tools/call answered %s, want a task handle or the timeout", resp)
+		}
 	}
 	settle(p, created.Result.Task.TaskID)
 	if code, _ := p.closeAndWait(); code != 0 {
@@ -71,6 +78,31 @@ func TestProxyNPMTaskResearchQuery(t *testing.T) {
 		})
 		if verdict != "PASS" || !slices.Equal(attempts, []string{"executed"}) {
 			t.Errorf("verdict %s attempts %q, want PASS and one executed attempt", verdict, attempts)
+		}
+	})
+	// F1: the agent gets the timeout instead of the handle and creates the
+	// task again; the proxy polls the first task itself at the session end
+	// (it completes within --upstream-timeout): two executions.
+	t.Run("F1", func(t *testing.T) {
+		verdict, attempts := taskRun(t, func(p *peer, id string) {
+			if id != "" {
+				t.Fatalf("the agent got task %q, want the timeout", id)
+			}
+			var again struct {
+				Result struct {
+					Task struct {
+						TaskID string `json:"taskId"`
+					} `json:"task"`
+				} `json:"result"`
+			}
+			resp := p.request("2", "tools/call", `{"name":"simulate-research-query","arguments":{"topic":"go"},"task":{"ttl":60000}}`)
+			if json.Unmarshal(resp, &again) != nil || again.Result.Task.TaskID == "" {
+				t.Fatalf("the re-send answered %s, want a task handle", resp)
+			}
+			p.request("3", "tasks/result", `{"taskId":"`+again.Result.Task.TaskID+`"}`)
+		}, "--scenario", "F1")
+		if verdict != "FAIL" || !slices.Equal(attempts, []string{"executed/timeout", "executed"}) {
+			t.Errorf("verdict %s attempts %q, want FAIL: a ghost write and its duplicate", verdict, attempts)
 		}
 	})
 	t.Run("cancelled", func(t *testing.T) {

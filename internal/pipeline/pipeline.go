@@ -310,15 +310,24 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, att attemp
 		task = taskHandle(call, resp.Result)
 	}
 	executed := outcome == judge.Executed && task == ""
-	if s, ok := p.opts.Fault.(fault.Settler); ok && act.Scenario != "" {
+	// A fault replacing a task handle is settled with the task's final
+	// status (tasks.go).
+	taskFault := task != "" && act.Kind == fault.ForwardReplace
+	if s, ok := p.opts.Fault.(fault.Settler); ok && act.Scenario != "" && !taskFault {
 		s.Settle(fc, act, executed)
 	}
 
 	if task != "" {
 		// A task handle (tasks.go): the attempt's outcome is the task's
-		// final status. The agent gets the handle; a fault that would
-		// replace it was not applied (Settle re-armed it).
-		p.tasks.add(call.Session, task, att.id)
+		// final status. F1 on a task-creating write: the task runs, the
+		// agent gets the fault instead of the handle, and the proxy learns
+		// the status by polling at the session end.
+		ot := &openTask{call: att.id, status: "working"}
+		if taskFault {
+			ot.faulted, ot.act, ot.fc = true, act, fc
+			resp = relay.Response{Result: act.Result, Fault: act.Fault, RetryAfter: act.RetryAfter}
+		}
+		p.tasks.add(call.Session, task, ot)
 		return resp, nil
 	}
 	if outcome == judge.Incomplete {

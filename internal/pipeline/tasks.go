@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
 	"github.com/cuonztech/agent-harness/internal/wire"
@@ -18,13 +19,19 @@ import (
 // attempt stays open, mapped to its task, until the agent's polls
 // (tasks/get, tasks/result, tasks/cancel) or the upstream's status
 // notifications tell its final status; the relay reports them
-// (relay.TaskObserver). A task whose final status is unknown at session
-// end is an unknown outcome.
+// (relay.TaskObserver). At the session end the relay polls the tasks still
+// open (relay.TaskPoller); a task whose final status is unknown then is an
+// unknown outcome.
 
 // openTask is a task whose creating call's attempt is open.
 type openTask struct {
 	call   int64  // the judge's call number of the creating tools/call
 	status string // the last status seen ("working" at creation)
+	// faulted: a fault (F1) replaced the handle the agent would have got;
+	// act and fc settle it with the final status.
+	faulted bool
+	act     fault.Action
+	fc      fault.Call
 }
 
 // taskKey names a task: the session's name and the upstream's task id.
@@ -70,24 +77,42 @@ func lookup(obj []byte, name string) []byte {
 	return v
 }
 
-func (t *tasks) add(session, id string, call int64) {
+func (t *tasks) add(session, id string, ot *openTask) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.open == nil {
 		t.open = map[taskKey]*openTask{}
 	}
-	t.open[taskKey{session, id}] = &openTask{call: call, status: "working"}
+	t.open[taskKey{session, id}] = ot
+}
+
+// ids lists the ids of session's open tasks, in call order.
+func (t *tasks) ids(session string) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var keys []taskKey
+	for k := range t.open {
+		if k.session == session {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b taskKey) int { return cmp.Compare(t.open[a].call, t.open[b].call) })
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.id
+	}
+	return out
 }
 
 // settle applies what m says of an open task: the outcome of its call when
 // m tells a final status (ok), after which the task is no longer open.
-func (t *tasks) settle(m relay.TaskMessage) (call int64, outcome judge.Outcome, detail string, result json.RawMessage, ok bool) {
+func (t *tasks) settle(m relay.TaskMessage) (ot *openTask, outcome judge.Outcome, detail string, result json.RawMessage, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	k := taskKey{m.Session, m.TaskID}
-	ot := t.open[k]
+	ot = t.open[k]
 	if ot == nil || m.Body == nil {
-		return 0, "", "", nil, false
+		return nil, "", "", nil, false
 	}
 	status, _ := wire.Unquote(lookup(m.Body, "status"))
 	if status != "" {
@@ -110,10 +135,10 @@ func (t *tasks) settle(m relay.TaskMessage) (call int64, outcome judge.Outcome, 
 	case status == "cancelled":
 		outcome, detail = judge.Unknown, "the task was cancelled: whether it wrote anything is unknown"
 	default:
-		return 0, "", "", nil, false
+		return nil, "", "", nil, false
 	}
 	delete(t.open, k)
-	return ot.call, outcome, detail, result, true
+	return ot, outcome, detail, result, true
 }
 
 // resultOutcome is a final CallToolResult's outcome: upstream-rejected
@@ -146,17 +171,39 @@ func sortedTasks(m map[taskKey]*openTask) []*openTask {
 }
 
 // TaskMessage settles the attempt of a task whose final status the agent's
-// poll or the upstream's notification tells (relay.TaskObserver).
+// poll, the proxy's own or the upstream's notification tells
+// (relay.TaskObserver).
 func (p *Pipeline) TaskMessage(m relay.TaskMessage) {
-	call, outcome, detail, result, ok := p.tasks.settle(m)
+	ot, outcome, detail, result, ok := p.tasks.settle(m)
 	if !ok {
 		return
 	}
-	ev := judge.Event{Kind: judge.EventAnswer, Time: p.clock.Now(), Call: call, Outcome: outcome, Detail: detail, Result: result}
+	ev := judge.Event{Kind: judge.EventAnswer, Time: p.clock.Now(), Call: ot.call, Outcome: outcome, Detail: detail, Result: result}
 	if outcome == judge.Executed && result != nil {
 		ev.ResponseDigest = digest(result)
 	}
+	executed := outcome == judge.Executed
+	if ot.faulted {
+		if s, ok := p.opts.Fault.(fault.Settler); ok {
+			s.Settle(ot.fc, ot.act, executed)
+		}
+		if executed {
+			// A ghost write: the task ran, the agent saw the fault.
+			ev.Scenario, ev.Fault, ev.RetryAfterMs = ot.act.Scenario, ot.act.Fault, ot.act.RetryAfter.Milliseconds()
+		}
+		// Otherwise the task did not complete: the agent's fault hid no
+		// execution, and the judge hears of no fault (as for F1 on an
+		// isError answer, which is not applied).
+	}
 	if err := p.persist(p.apply(ev)); err != nil {
 		p.opts.Fatal(err)
+		return
+	}
+	if ev.Fault != "" {
+		p.delivered(ot.call)
 	}
 }
+
+// OpenTasks lists session's tasks whose final status is not known: the
+// relay polls them at the session end (relay.TaskPoller).
+func (p *Pipeline) OpenTasks(session string) []string { return p.tasks.ids(session) }

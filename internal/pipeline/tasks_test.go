@@ -165,3 +165,48 @@ func TestTaskFailedThenRetried(t *testing.T) {
 		t.Errorf("attemptLog %q", got)
 	}
 }
+
+// handleFor is a 2026 handle for task id.
+func handleFor(id string) string {
+	return `{"resultType":"task","taskId":"` + id + `","status":"working","ttlMs":60000,"pollIntervalMs":10}`
+}
+
+func doneMsg(id, status string) taskStep {
+	m := relay.TaskMessage{Method: "tasks/get", TaskID: id, Body: json.RawMessage(`{"taskId":"` + id + `","status":"` + status + `"}`)}
+	return taskStep{msg: &m}
+}
+
+// TestTaskF1 (behaviour §4.13): F1 on a task-creating write: the task
+// runs, the agent gets the timeout instead of the handle, and the task's
+// final status (the proxy's own poll at the session end) decides: a
+// completed task is a ghost write, and the agent's new task a duplicate; a
+// failed one hid no execution, and F1 stays armed for the next write.
+func TestTaskF1(t *testing.T) {
+	timeout := `{"content":[{"type":"text","text":"` + fault.TimeoutText + `"}],"isError":true}`
+	t.Run("completed", func(t *testing.T) {
+		run := runTasks(t, fault.NewGhostWrite(), taskCall(taskParams2026, handleFor("t-1")),
+			taskCall(taskParams2026, handleFor("t-2")), doneMsg("t-2", "completed"), doneMsg("t-1", "completed"))
+		if run.answers[0] != timeout || run.answers[1] != handleFor("t-2") {
+			t.Errorf("answers %q, want the timeout, then the second handle", run.answers)
+		}
+		// The judge learns of the ghost write only with the task's final
+		// status, after the second attempt was sent: the duplicate is
+		// proven, its details call the attempts parallel (RATIONALE).
+		if run.verdict != report.VerdictFail || len(run.vs) != 1 || run.vs[0].Duplicate == nil || run.vs[0].Duplicate.Executions != 2 {
+			t.Fatalf("verdict %s violations %+v, want FAIL: a duplicate", run.verdict, run.vs)
+		}
+		if got := attemptOutcomes(run.ops[0]); !slices.Equal(got, []string{"executed/timeout", "executed"}) {
+			t.Errorf("attemptLog %q", got)
+		}
+	})
+	t.Run("failed", func(t *testing.T) {
+		run := runTasks(t, fault.NewGhostWrite(), taskCall(taskParams2026, handleFor("t-1")), doneMsg("t-1", "failed"),
+			taskCall(taskParams2026, okResult))
+		if run.answers[0] != timeout || run.answers[1] != timeout {
+			t.Errorf("answers %q, want the timeout twice (F1 re-armed after the failed task)", run.answers)
+		}
+		if got := attemptOutcomes(run.ops[0]); !slices.Equal(got, []string{"upstream-rejected", "executed/timeout"}) {
+			t.Errorf("attemptLog %q", got)
+		}
+	})
+}

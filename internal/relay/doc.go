@@ -144,7 +144,9 @@
 //
 // End of session (agent EOF, signal): requests still open get up to
 // Options.StopGrace to be answered (not a subscriptions/listen stream,
-// which stays open by design), then OnSessionEnd runs, then the
+// which stays open by design), then the tasks a TaskPoller names are
+// polled (tasks.go, at most Options.CallTimeout), then OnSessionEnd runs,
+// then the
 // upstream is stopped (stdin closed, SIGTERM, SIGKILL to its process
 // group, each after StopGrace) while what it still writes is relayed; a
 // message being written to the agent is always completed. The upstream's

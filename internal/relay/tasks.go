@@ -2,6 +2,8 @@ package relay
 
 import (
 	"encoding/json"
+	"sync"
+	"time"
 
 	"github.com/cuonztech/agent-harness/internal/wire"
 )
@@ -40,6 +42,105 @@ type TaskMessage struct {
 // TaskObserver is a Pipeline that follows tasks.
 type TaskObserver interface {
 	TaskMessage(m TaskMessage)
+}
+
+// TaskPoller is a TaskObserver that names the tasks of a session whose
+// final status it does not know: at the session end, before
+// Options.OnSessionEnd, the relay asks the upstream for them with tasks/get
+// (with the agent's SEP-2575 _meta), again at the task's pollInterval until
+// the status is final, for at most Options.CallTimeout (behaviour §4.13).
+type TaskPoller interface {
+	TaskObserver
+	OpenTasks(session string) []string
+}
+
+// Bounds of the wait between two of the proxy's own polls of a task.
+const (
+	minTaskPoll = 10 * time.Millisecond
+	maxTaskPoll = time.Second
+)
+
+// pollOpenTasks polls the pipeline's open tasks of this session, all at
+// once, until each is final or Options.CallTimeout passed.
+func (s *session) pollOpenTasks() {
+	tp, ok := s.opts.Pipeline.(TaskPoller)
+	if !ok {
+		return
+	}
+	ids := tp.OpenTasks(s.opts.Session)
+	if len(ids) == 0 {
+		return
+	}
+	deadline := time.Now().Add(s.opts.CallTimeout)
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() { s.pollTask(tp, id, deadline) })
+	}
+	wg.Wait()
+}
+
+// pollTask polls one task until its status is final, the upstream answers
+// with an error or is gone, or deadline.
+func (s *session) pollTask(tp TaskPoller, id string, deadline time.Time) {
+	var meta []byte
+	if m := s.cat.listMeta.Load(); m != nil {
+		meta = *m
+	}
+	params := taskGetParams(meta, id)
+	for {
+		m, err := s.ownRequest(methodTasksGet, params)
+		if err != nil || m.env.Result == nil {
+			s.log.Printf("the proxy's tasks/get of task %q at the session end got no status; the task's call is of unknown outcome", id)
+			return
+		}
+		tp.TaskMessage(TaskMessage{Session: s.opts.Session, Method: methodTasksGet, TaskID: id, Body: json.RawMessage(m.env.Result)})
+		status, _ := wire.Unquote(lookupMember(m.env.Result, "status"))
+		if status == "completed" || status == "failed" || status == "cancelled" {
+			return
+		}
+		wait := taskPollWait(m.env.Result)
+		if time.Now().Add(wait).After(deadline) {
+			s.log.Printf("task %q is still %s after --upstream-timeout at the session end; its call is of unknown outcome", id, status)
+			return
+		}
+		t := time.NewTimer(wait)
+		<-t.C
+	}
+}
+
+// taskPollWait is the task's suggested poll interval (2025-11-25
+// pollInterval, the extension's pollIntervalMs), within the proxy's
+// bounds.
+func taskPollWait(task []byte) time.Duration {
+	v := lookupMember(task, "pollIntervalMs")
+	if v == nil {
+		v = lookupMember(task, "pollInterval")
+	}
+	var ms float64
+	if json.Unmarshal(v, &ms) != nil {
+		return maxTaskPoll
+	}
+	return min(max(time.Duration(ms*float64(time.Millisecond)), minTaskPoll), maxTaskPoll)
+}
+
+// taskGetParams are the params of the proxy's own tasks/get.
+func taskGetParams(meta []byte, id string) []byte {
+	b := []byte(`{"taskId":`)
+	b = appendQuoted(b, id)
+	if meta != nil {
+		b = append(b, `,"_meta":`...)
+		b = append(b, meta...)
+	}
+	return append(b, '}')
+}
+
+// lookupMember is obj's member name, nil when absent or obj is no object.
+func lookupMember(obj []byte, name string) []byte {
+	if len(obj) == 0 || obj[0] != '{' {
+		return nil
+	}
+	v, _, _ := wire.Lookup(obj, name)
+	return v
 }
 
 // isTaskRequest reports whether method is a task request whose answer the

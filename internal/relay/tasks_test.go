@@ -46,3 +46,35 @@ func TestRelayReportsTaskMessages(t *testing.T) {
 		}
 	})
 }
+
+// pollingPipeline is a taskPipeline with open tasks to poll.
+type pollingPipeline struct {
+	taskPipeline
+	open []string
+}
+
+func (p *pollingPipeline) OpenTasks(session string) []string {
+	if session != "s1" {
+		return nil
+	}
+	return p.open
+}
+
+// TestRelayPollsOpenTasksAtSessionEnd (behaviour §4.13): at the session
+// end the relay asks the upstream for each open task with a tasks/get of
+// its own (an id the agent cannot have) and tells the pipeline the status.
+func TestRelayPollsOpenTasksAtSessionEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pl := &pollingPipeline{open: []string{"t-1"}}
+		up := &fakeUpstream{tools: testTools}
+		a := startRelay(t, up, func(o *Options) { o.Pipeline = pl; o.Session = "s1" })
+		a.initialize()
+		a.end()
+		if !hasLine(up.lines(), `"id":"agent-harness/2","method":"tasks/get","params":{"taskId":"t-1"}`) {
+			t.Errorf("no tasks/get of the proxy's own reached the upstream: %q", up.lines())
+		}
+		if !slices.Contains(pl.seen, `s1 tasks/get t-1 {"taskId":"t-1","status":"completed"}`) {
+			t.Errorf("pipeline saw %q, want the polled status", pl.seen)
+		}
+	})
+}
