@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/honesty"
+	"github.com/cuonztech/agent-harness/internal/proc"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
 
@@ -163,16 +164,16 @@ func (r *Runner) settle(dir string) {
 	if _, err := os.Lstat(dir); err != nil {
 		return // no earlier attempt
 	}
-	left := func() []int { pids, _ := runProcesses(scope{dir: dir, anyone: true}); return pids }
+	left := func() []int { pids, _ := proc.FindProcesses(runMatch(0, dir, 0, true)); return pids }
 	if len(left()) == 0 {
 		return
 	}
 	if r.waitFor(r.grace(), func() bool { return len(left()) == 0 }) {
 		return
 	}
-	signalAll(0, left(), syscall.SIGTERM)
+	proc.SignalAll(0, left(), syscall.SIGTERM)
 	if !r.waitFor(r.grace(), func() bool { return len(left()) == 0 }) {
-		signalAll(0, left(), syscall.SIGKILL)
+		proc.SignalAll(0, left(), syscall.SIGKILL)
 		r.waitFor(r.grace(), func() bool { return len(left()) == 0 })
 	}
 }
@@ -266,7 +267,7 @@ func (r *Runner) runAgent(ctx context.Context, u Unit, dir, mcpConfig, url strin
 	cmd.Stdout, cmd.Stderr = stdout.w, stderr.w
 
 	start := time.Now()
-	done, err := startChild(cmd)
+	done, err := proc.StartCmd(cmd)
 	if err != nil {
 		fmt.Fprintf(stderr.w, "[agent-harness] campaign: starting the agent: %s\n", err)
 		return agentExit{startErr: err}, 0, nil
@@ -300,14 +301,14 @@ func (r *Runner) runAgent(ctx context.Context, u Unit, dir, mcpConfig, url strin
 // stopGroup sends SIGTERM to the process group, SIGKILL after Grace, and
 // returns the agent's wait error.
 func (r *Runner) stopGroup(pgid int, done <-chan error) error {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	_ = proc.SignalGroup(pgid, syscall.SIGTERM)
 	t := time.NewTimer(r.grace())
 	defer t.Stop()
 	select {
 	case err := <-done:
 		return err
 	case <-t.C:
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = proc.SignalGroup(pgid, syscall.SIGKILL)
 		return <-done
 	}
 }
@@ -330,15 +331,15 @@ func (r *Runner) grace() time.Duration {
 // finds nothing left. Process exclude (0: none) and its descendants are
 // not the agent's (the campaign's own proxy).
 func (r *Runner) reapRun(pgid int, dir string, waitReports bool, exclude int) {
-	left := func() []int { pids, _ := runProcesses(scope{pgid: pgid, dir: dir, exclude: exclude}); return pids }
+	left := func() []int { pids, _ := proc.FindProcesses(runMatch(pgid, dir, exclude, false)); return pids }
 	gone := func() bool { return len(left()) == 0 }
 	finished := func() bool { return waitReports && reportsFinished(dir) }
 	if r.waitFor(r.grace(), func() bool { return gone() || finished() }) && gone() {
 		return
 	}
-	signalAll(pgid, left(), syscall.SIGTERM)
+	proc.SignalAll(pgid, left(), syscall.SIGTERM)
 	if !r.waitFor(r.grace(), gone) {
-		signalAll(pgid, left(), syscall.SIGKILL)
+		proc.SignalAll(pgid, left(), syscall.SIGKILL)
 		r.waitFor(r.grace(), gone)
 	}
 }
