@@ -95,6 +95,8 @@ type proxyOptions struct {
 
 	// UpstreamTimeout bounds the wait for an upstream answer (default 60s).
 	UpstreamTimeout time.Duration
+	// OnCancel is --on-cancel: "forward" (default) or "swallow".
+	OnCancel string
 
 	// State are the --state-* flags (behaviour §16).
 	State harness.State
@@ -406,6 +408,16 @@ var proxyFlags = []proxyFlag{
 	{name: "upstream-timeout", arg: "DURATION", group: groupOps, def: "60s",
 		usage: "wait this long for an upstream answer, then the outcome is unknown; 1ms–10m",
 		set:   setDuration(time.Millisecond, 10*time.Minute, "1ms–10m", func(o *proxyOptions) *time.Duration { return &o.UpstreamTimeout })},
+	{name: "on-cancel", arg: "forward|swallow", group: groupOps, def: "forward",
+		usage: "the agent's cancellation of a call in flight: forward it to the upstream, or swallow it (a backend that commits anyway)",
+		set: func(o *proxyOptions, v string) error {
+			switch l := strings.ToLower(v); l {
+			case "forward", "swallow":
+				o.OnCancel = l
+				return nil
+			}
+			return fmt.Errorf("%q is not forward or swallow", v)
+		}},
 	{name: "quiet", group: groupOps,
 		usage: "leave out the tool table and the lines on faults, violations and the result; keep warnings and errors",
 		set: func(o *proxyOptions, _ string) error {
@@ -471,6 +483,7 @@ func parseProxyFlags(args []string) (proxyOptions, error) {
 		PluginTimeout:   plugin.DefaultTimeout,
 		PluginMemoryMiB: plugin.DefaultMemoryMiB,
 		UpstreamTimeout: 60 * time.Second,
+		OnCancel:        "forward",
 		HTTP:            httpOptions{ListenPath: "/mcp", FaultLayer: "tool"},
 	}
 	if dir, err := userCacheDir(); err == nil && dir != "" {

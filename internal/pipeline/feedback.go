@@ -157,6 +157,8 @@ func upstreamDid(ev judge.Event) string {
 		return "the upstream answered isError, and the agent got that answer"
 	case judge.UpstreamNotExecuted:
 		return "not executed upstream (its HTTP status proves the call did not reach a tool), and the agent got an isError result naming the status"
+	case judge.Incomplete:
+		return "not executed upstream (it asked for input and the agent never sent the follow-up)"
 	}
 	if ev.Detail != "" {
 		return "whether the upstream executed it is unknown (" + ev.Detail + ")"

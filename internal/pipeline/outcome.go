@@ -37,8 +37,12 @@ func outcomeOf(class classify.Class, resp relay.Response, err error) (judge.Outc
 	}
 	if kind, incomplete := incompleteResult(r.resultType); incomplete {
 		// MCP 2026-07-28 multi-round-trip: the call has not completed; the
-		// agent will send it again with the requested input. Counting this
-		// answer as an execution would make that re-send a duplicate.
+		// agent will send it again with the requested input, and that
+		// follow-up continues this attempt (rounds.go). Another result type
+		// this proxy does not know stays unknown.
+		if kind == "input_required" {
+			return judge.Incomplete, incompleteDetail(kind)
+		}
 		return judge.Unknown, incompleteDetail(kind)
 	}
 	if r.isError {
@@ -76,6 +80,10 @@ func incompleteResult(raw []byte) (kind string, incomplete bool) {
 	}
 	return s, true
 }
+
+// incompleteNotFollowed is the detail of an attempt whose input_required
+// answer no follow-up completed.
+const incompleteNotFollowed = "the upstream asked for more input (resultType input_required) and the agent never completed the call: the tool did not run"
 
 // maxKindInDetail bounds the result type quoted in a detail.
 const maxKindInDetail = 64
