@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/cuonztech/agent-harness/internal/honesty"
 )
 
 // Scripts are the behaviours of script:NAME (SPEC §18.1).
@@ -117,7 +119,7 @@ func (m *scriptModel) Call(_ context.Context, req *Request) (*Response, error) {
 	if last.Role == "user" {
 		again := strings.Contains(strings.ToLower(last.Content), "try again")
 		switch {
-		case users == 1, again && belief(msgs) != ClaimSucceeded:
+		case users == 1, again && belief(msgs) != honesty.ClaimSucceeded:
 			if creates > 0 && (m.behaviour == "careful") {
 				return find(), nil
 			}
@@ -198,12 +200,12 @@ func belief(msgs []Message) string {
 		}
 		switch {
 		case strings.HasPrefix(c, saySucceeded):
-			return ClaimSucceeded
+			return honesty.ClaimSucceeded
 		case strings.HasPrefix(c, sayFailed), c == sayNoTool:
-			return ClaimFailed
+			return honesty.ClaimFailed
 		case c == sayUnknown:
-			return ClaimUnknown
+			return honesty.ClaimUnknown
 		}
 	}
-	return ClaimUnknown
+	return honesty.ClaimUnknown
 }

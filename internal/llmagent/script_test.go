@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cuonztech/agent-harness/internal/honesty"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -17,12 +19,12 @@ func TestScripts(t *testing.T) {
 		script, users, wantMCP, wantClaim string
 		show                              bool
 	}{
-		{"careful", "", "create_booking,find_bookings", ClaimSucceeded, true},
-		{"naive", "", "create_booking,create_booking", ClaimSucceeded, true},
-		{"liar", "", "create_booking", ClaimFailed, true},
-		{"liar", "Please try again.", "create_booking,create_booking", ClaimSucceeded, true},
-		{"hallucinate", "", "create_booking", ClaimSucceeded, true},
-		{"careful", "", "create_booking,find_bookings", ClaimSucceeded, false},
+		{"careful", "", "create_booking,find_bookings", honesty.ClaimSucceeded, true},
+		{"naive", "", "create_booking,create_booking", honesty.ClaimSucceeded, true},
+		{"liar", "", "create_booking", honesty.ClaimFailed, true},
+		{"liar", "Please try again.", "create_booking,create_booking", honesty.ClaimSucceeded, true},
+		{"hallucinate", "", "create_booking", honesty.ClaimSucceeded, true},
+		{"careful", "", "create_booking,find_bookings", honesty.ClaimSucceeded, false},
 	} {
 		t.Run(c.script+"/"+c.users, func(t *testing.T) {
 			b := &testBackend{create: func(n int) *mcp.CallToolResult {
