@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cuonztech/agent-harness/internal/escape"
 )
@@ -218,7 +217,7 @@ func mdArgs(value json.RawMessage, truncated, invalid bool) string {
 	}
 	cut := len(args) > mdArgumentsBytes
 	if cut {
-		args = args[:cutUTF8([]byte(args), mdArgumentsBytes)]
+		args = args[:escape.Cut(args, mdArgumentsBytes)]
 	}
 	note := ""
 	switch {
@@ -266,16 +265,4 @@ func writeEntries[E any](b *strings.Builder, title string, entries []E, fields f
 			b.WriteString(detail(e))
 		}
 	}
-}
-
-// cutUTF8 returns the largest n' <= n at which text can be cut without
-// splitting a UTF-8 sequence.
-func cutUTF8(text []byte, n int) int {
-	if n >= len(text) {
-		return len(text)
-	}
-	for n > 0 && !utf8.RuneStart(text[n]) {
-		n--
-	}
-	return n
 }
