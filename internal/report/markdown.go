@@ -58,29 +58,17 @@ func Markdown(r Report, s Score, ps []Patch) string {
 		}
 		return "  - related to " + escape.Markdown(o.RelatedOperation) + " by " + mdRule(*o.RelatedBy) + "\n"
 	})
-	if len(r.Operations) > 0 {
-		b.WriteString("\n## Operations\n\n| id | tool | attempts | executions | failed | keys | outcome |\n|---|---|---|---|---|---|---|\n")
-		for i, op := range r.Operations {
-			if i == markdownLimit {
-				fmt.Fprintf(&b, "\n… %d more operations (use format json)\n", len(r.Operations)-i)
-				break
-			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %s | %s |\n", op.ID, mdCell(op.Tool), op.Attempts, op.Executions,
+	writeTable(&b, "\n## Operations\n\n| id | tool | attempts | executions | failed | keys | outcome |\n|---|---|---|---|---|---|---|\n",
+		r.Operations, "operations", func(op OperationInfo) string {
+			return fmt.Sprintf("| %s | %s | %d | %d | %d | %s | %s |\n", op.ID, mdCell(op.Tool), op.Attempts, op.Executions,
 				op.FailedAttempts, mdCell(strings.Join(op.Keys, ", ")), op.Outcome)
-		}
-	}
-	if len(r.KeySummary) > 0 {
-		b.WriteString("\n## Idempotency keys (informational, not part of the verdict)\n\n| key | tool | attempts | executions | record existed | overwritten | read before | gave up silently |\n|---|---|---|---|---|---|---|---|\n")
-		for i, k := range r.KeySummary {
-			if i == markdownLimit {
-				fmt.Fprintf(&b, "\n… %d more keys (use format json)\n", len(r.KeySummary)-i)
-				break
-			}
+		})
+	writeTable(&b, "\n## Idempotency keys (informational, not part of the verdict)\n\n| key | tool | attempts | executions | record existed | overwritten | read before | gave up silently |\n|---|---|---|---|---|---|---|---|\n",
+		r.KeySummary, "keys", func(k KeyInfo) string {
 			d := k.StateDiff
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %t | %t | %t | %t |\n", mdCell(k.Key), mdCell(k.Tool), k.Attempts, k.Executions,
+			return fmt.Sprintf("| %s | %s | %d | %d | %t | %t | %t | %t |\n", mdCell(k.Key), mdCell(k.Tool), k.Attempts, k.Executions,
 				d.RecordExisted, d.WasOverwritten, d.DidAgentReadBefore, d.AgentGaveUpSilently)
-		}
-	}
+		})
 	if len(r.PluginFailures) > 0 {
 		b.WriteString("\n## Plugin failures\n\n")
 		for _, p := range r.PluginFailures {
@@ -243,6 +231,23 @@ func mdRule(r RuleInfo) string {
 // run of backticks in s; control characters and line breaks are shown
 // escaped (escape.Code).
 func mdCode(s string) string { return escape.Code(s) }
+
+// writeTable renders a table section: head (its heading, header and rule
+// lines), then row of each entry, at most markdownLimit of them, then how
+// many more (of noun) there are.
+func writeTable[E any](b *strings.Builder, head string, entries []E, noun string, row func(E) string) {
+	if len(entries) == 0 {
+		return
+	}
+	b.WriteString(head)
+	for i, e := range entries {
+		if i == markdownLimit {
+			fmt.Fprintf(b, "\n… %d more %s (use format json)\n", len(entries)-i, noun)
+			break
+		}
+		b.WriteString(row(e))
+	}
+}
 
 // writeEntries renders a list section of violations or observations: type,
 // operation, tool and message per entry, at most markdownLimit of them;
