@@ -7,8 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/wire"
-	"unicode/utf8"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/judge"
@@ -94,13 +95,7 @@ func incompleteDetail(kind string) string {
 	if kind == "input_required" {
 		return "the upstream asked for more input (resultType input_required); the call did not complete"
 	}
-	if len(kind) > maxKindInDetail {
-		n := maxKindInDetail
-		for n > 0 && !utf8.RuneStart(kind[n]) {
-			n--
-		}
-		kind = kind[:n] + "…"
-	}
+	kind = escape.Shorten(kind, maxKindInDetail)
 	return "the upstream's result is not complete (resultType " + kind + "); the call did not complete"
 }
 
