@@ -51,6 +51,8 @@ func judgeFlags(o *judgeOptions) []cmdFlag {
 			set: list(&o.set.IdempotentTools)},
 		{name: "ignore-idempotent-hint", usage: "the idempotentHint annotation counts for nothing",
 			set: func(*none, string) error { o.set.IgnoreIdempotentHint = true; return nil }},
+		{name: "state-map", arg: "TOOL=COUNTER", repeatable: true, usage: "the state probe's counter a write tool's executions change, repeatable (replaces the recorded map)",
+			set: func(_ *none, v string) error { return addStateMap(&o.set.StateMap, v) }},
 		{name: "retry-after", arg: "SECONDS", usage: "the retry_after checked after each recorded injected 429, 1–86400",
 			set: func(_ *none, v string) error {
 				n, err := intInRange(v, 1, 86400, "seconds")
@@ -234,6 +236,9 @@ func judgeSettings(tr *trace.Trace, o judgeOptions, seen map[string]bool) trace.
 	}
 	if o.set.RedactArguments {
 		s.RedactArguments = true
+	}
+	if seen["state-map"] {
+		s.StateMap = o.set.StateMap
 	}
 	if seen["retry-after"] {
 		s.RetryAfter = o.retryAfter

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/fault"
+	"github.com/cuonztech/agent-harness/internal/harness"
 	"github.com/cuonztech/agent-harness/internal/plugin"
+	"github.com/cuonztech/agent-harness/internal/state"
 )
 
 // proxyOptions is the validated configuration of `agent-harness proxy`
@@ -93,6 +95,11 @@ type proxyOptions struct {
 
 	// UpstreamTimeout bounds the wait for an upstream answer (default 60s).
 	UpstreamTimeout time.Duration
+	// OnCancel is --on-cancel: "forward" (default) or "swallow".
+	OnCancel string
+
+	// State are the --state-* flags (behaviour §16).
+	State harness.State
 
 	// Quiet (--quiet) drops the startup table and the fired, violation and
 	// summary lines; warnings and errors stay (behaviour §2.8).
@@ -124,6 +131,7 @@ const (
 	groupClassify = "Classification"
 	groupReport   = "Report"
 	groupPlugin   = "Plugins"
+	groupState    = "State probes"
 	groupOps      = "Operations"
 )
 
@@ -375,9 +383,41 @@ var proxyFlags = []proxyFlag{
 	pluginLimitFlag("plugin-max-instances", "N", "instances of one plugin alive at once (more calls wait)", ""),
 	pluginLimitFlag("plugin-max-delay", "DURATION", "longest delay a plugin fault may ask for (a longer one is a plugin failure)", ""),
 
+	{name: "state-command", arg: "CMD", group: groupState,
+		usage: "state probe: run `sh -c CMD` (in the upstream's directory and environment) before the upstream starts and after the session ends; it prints one JSON object of counters",
+		set: func(o *proxyOptions, v string) error {
+			if strings.TrimSpace(v) == "" {
+				return errors.New("the command is empty")
+			}
+			o.State.Command = v
+			return nil
+		}},
+	{name: "state-map", arg: "TOOL=COUNTER", repeatable: true, group: groupState,
+		usage: "the probe's counter that the write tool's executions change, repeatable",
+		set:   func(o *proxyOptions, v string) error { return addStateMap(&o.State.Map, v) }},
+	{name: "state-every-write", group: groupState,
+		usage: "take a snapshot at each report write too (costs one probe run per write)",
+		set: func(o *proxyOptions, _ string) error {
+			o.State.EveryWrite = true
+			return nil
+		}},
+	{name: "state-timeout", arg: "DURATION", group: groupState, def: "10s",
+		usage: "bound of one probe run; 1ms–10m",
+		set:   setDuration(time.Millisecond, 10*time.Minute, "1ms–10m", func(o *proxyOptions) *time.Duration { return &o.State.Timeout })},
+
 	{name: "upstream-timeout", arg: "DURATION", group: groupOps, def: "60s",
 		usage: "wait this long for an upstream answer, then the outcome is unknown; 1ms–10m",
 		set:   setDuration(time.Millisecond, 10*time.Minute, "1ms–10m", func(o *proxyOptions) *time.Duration { return &o.UpstreamTimeout })},
+	{name: "on-cancel", arg: "forward|swallow", group: groupOps, def: "forward",
+		usage: "the agent's cancellation of a call in flight: forward it to the upstream, or swallow it (a backend that commits anyway)",
+		set: func(o *proxyOptions, v string) error {
+			switch l := strings.ToLower(v); l {
+			case "forward", "swallow":
+				o.OnCancel = l
+				return nil
+			}
+			return fmt.Errorf("%q is not forward or swallow", v)
+		}},
 	{name: "quiet", group: groupOps,
 		usage: "leave out the tool table and the lines on faults, violations and the result; keep warnings and errors",
 		set: func(o *proxyOptions, _ string) error {
@@ -443,6 +483,7 @@ func parseProxyFlags(args []string) (proxyOptions, error) {
 		PluginTimeout:   plugin.DefaultTimeout,
 		PluginMemoryMiB: plugin.DefaultMemoryMiB,
 		UpstreamTimeout: 60 * time.Second,
+		OnCancel:        "forward",
 		HTTP:            httpOptions{ListenPath: "/mcp", FaultLayer: "tool"},
 	}
 	if dir, err := userCacheDir(); err == nil && dir != "" {
@@ -490,6 +531,13 @@ func checkProxyCombinations(o *proxyOptions, seen map[string]bool) error {
 		return usagef("flag --report-interval: only with --trace (the trace keeps every event while the report file waits)")
 	case o.NoReplace && o.ReportFile == "" && o.TraceFile == "":
 		return usagef("flag --no-replace: only with --report-file or --trace")
+	}
+	if o.State.Command == "" {
+		for _, name := range []string{"state-map", "state-every-write", "state-timeout"} {
+			if seen[name] {
+				return usagef("flag --%s: only with --state-command", name)
+			}
+		}
 	}
 	if len(o.Plugins) == 0 {
 		for _, f := range proxyFlags {
@@ -711,4 +759,21 @@ Exit codes (the verdict is in the report, not in the exit code):
   2      usage error: nothing started, the report file untouched
 `)
 	return b.String()
+}
+
+// addStateMap adds one --state-map TOOL=COUNTER to m (also judge's): a
+// tool mapped twice is an error, since its effects would be two counters'.
+func addStateMap(m *map[string]string, v string) error {
+	tool, counter, err := state.ParseMap(v)
+	if err != nil {
+		return err
+	}
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	if prev, ok := (*m)[tool]; ok {
+		return fmt.Errorf("tool %q is mapped twice (to %q and %q)", tool, prev, counter)
+	}
+	(*m)[tool] = counter
+	return nil
 }

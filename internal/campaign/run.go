@@ -63,7 +63,37 @@ type Record struct {
 	// Model is the built-in agent's model usage, from the run's
 	// transcript; nil without one.
 	Model *ModelUsage `json:"model,omitempty"`
+	// Effects are the state probe's effects per mapped tool (behaviour
+	// §16), absent without a probe; Backend the wire-vs-backend entries of
+	// the run (BackendTypes), one per operation concerned.
+	Effects []RunEffect `json:"effects,omitempty"`
+	Backend []string    `json:"backend,omitempty"`
 }
+
+// RunEffect is one mapped tool's effect in a run: the counter's change
+// (null when unknown, Error says why) beside the wire's executions.
+type RunEffect struct {
+	Tool       string `json:"tool"`
+	Counter    string `json:"counter"`
+	Effects    *int64 `json:"effects"`
+	Executions int    `json:"executions"`
+	Error      string `json:"error,omitempty"`
+}
+
+// The wire-vs-backend entries of Record.Backend: where the state probe's
+// effect and the wire's count differed, by what came of it.
+const (
+	// BackendDeduplicated: DEDUPLICATED_BY_BACKEND, the wire's duplicate
+	// was one effect.
+	BackendDeduplicated = "DEDUPLICATED_BY_BACKEND"
+	// BackendDuplicate: a DUPLICATE_EXECUTION the backend's count decided.
+	BackendDuplicate = "DUPLICATE_BY_BACKEND"
+	// BackendResolved: an unknown outcome the backend resolved (executed
+	// once).
+	BackendResolved = "RESOLVED_BY_BACKEND"
+	// BackendDisagrees: BACKEND_DISAGREES, the wire judgement stood.
+	BackendDisagrees = "BACKEND_DISAGREES"
+)
 
 // Patch is one prompt patch a run's report offered.
 type Patch struct {
@@ -149,7 +179,7 @@ func (r *Runner) Do(ctx context.Context, u Unit) (Record, error) {
 	// end awaited, before the report is read.
 	hp.stop(r.grace())
 	rec.AgentWallMs = float64(wall.Microseconds()) / 1000
-	judgeRun(&rec, dir, exit, r.AgentTimeout)
+	judgeNewRun(&rec, dir, exit, r.AgentTimeout)
 	b, _ := json.MarshalIndent(rec, "", "  ")
 	if err := reportfile.Replace(filepath.Join(dir, RecordFile), append(b, '\n')); err != nil {
 		return Record{}, err

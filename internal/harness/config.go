@@ -77,6 +77,10 @@ type Config struct {
 	// Quiet drops the startup table and the fired, violation and summary
 	// lines; warnings and errors stay (behaviour §2.8).
 	Quiet bool
+	// OnCancel is what the agent's cancellation of a call in flight does
+	// (--on-cancel, behaviour §2.6): "forward" ("" too) sends it on to the
+	// upstream, "swallow" keeps it from the upstream.
+	OnCancel string
 
 	// Plugins are the WebAssembly plugin paths in order, PluginConfig each
 	// plugin's configuration by manifest name, PluginOptions their limits
@@ -87,6 +91,23 @@ type Config struct {
 
 	// HTTP are the Streamable HTTP settings (behaviour §8).
 	HTTP HTTP
+
+	// State is the state probe (behaviour §16); no Command = none.
+	State State
+}
+
+// State configures the state probe of a session (behaviour §16).
+type State struct {
+	// Command runs as `sh -c Command` in the upstream's working directory
+	// and environment; "" = no probe.
+	Command string
+	// Map says which counter each write tool's executions change
+	// (--state-map TOOL=COUNTER).
+	Map map[string]string
+	// EveryWrite takes a snapshot at each report write too.
+	EveryWrite bool
+	// Timeout bounds one probe run (0: state.DefaultTimeout).
+	Timeout time.Duration
 }
 
 // HTTP are the Streamable HTTP settings of a session.
@@ -135,6 +156,7 @@ func FromSettings(s trace.Settings) Config {
 		KeyFields: s.KeyFields, WriteTools: s.WriteTools, ReadTools: s.ReadTools,
 		IdempotentTools: s.IdempotentTools, IgnoreIdempotentHint: s.IgnoreIdempotentHint,
 		RedactArguments: s.RedactArguments, Plugins: s.Plugins, PluginConfig: s.PluginConfig,
+		State: State{Command: s.StateCommand, Map: s.StateMap},
 	}
 }
 
@@ -159,6 +181,7 @@ func (c Config) JudgeConfig(scenario string, ex Extras, start time.Time) judge.C
 
 		Start:           start,
 		RedactArguments: c.RedactArguments,
+		State:           judge.StateConfig{Command: c.State.Command, Map: c.State.Map},
 	}
 }
 
@@ -212,6 +235,8 @@ func (c Config) TraceSettings(scenario, mode string, chaos *report.ChaosInfo) tr
 		RedactArguments:      c.RedactArguments,
 		Plugins:              plugins,
 		PluginConfig:         c.PluginConfig,
+		StateCommand:         c.State.Command,
+		StateMap:             c.State.Map,
 	}
 }
 

@@ -95,6 +95,7 @@ func NewSession(c Config, report pipeline.ReportWriter, ex Extras, stderr io.Wri
 		Stderr:         stderr,
 		Feedback:       feedbackWriter(c, stderr),
 		Fatal:          s.fatal,
+		Probe:          c.probe(),
 	})
 	s.sessions.open = s.pipeline.OpenSession
 	s.sessions.openOwn = s.pipeline.OpenSessionOwnUpstream

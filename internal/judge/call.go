@@ -241,6 +241,7 @@ func (j *Judge) writeCall(ev Event) {
 			j.index.alias[id.plugin] = op
 		}
 		j.opSeq = append(j.opSeq, op)
+		j.backend.newOperation(j, op)
 	}
 	if nr.same == nil || nr.keyConflict {
 		op.nearby.record(op, nr)

@@ -77,7 +77,8 @@ func (j *Judge) AppendFile(dst []byte, meta report.FileMeta) []byte {
 	j.encodeDirty()
 	j.enc.plugins = j.pluginFailures()
 	verdict, reason := j.verdictOf(j.enc.plugins)
-	head := report.FileHead{Verdict: verdict, Reason: reason, Kind: j.cfg.kind(), Scenario: j.cfg.Scenario, Sessions: j.sess.list}
+	head := report.FileHead{Verdict: verdict, Reason: reason, Kind: j.cfg.kind(), Scenario: j.cfg.Scenario, Sessions: j.sess.list,
+		State: j.stateInfo()}
 	dst = report.AppendFile(dst, meta, head, (*fileBody)(j))
 	j.enc.plugins = nil
 	return dst

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/state"
 )
 
 // EventKind is the kind of a ledger event.
@@ -38,6 +39,10 @@ const (
 	// Nothing was executed, but what the agent meant to do is unknown: the
 	// run can no longer PASS.
 	EventDroppedCall EventKind = "dropped-call"
+	// EventState: a state probe's snapshot (State; behaviour §16), taken
+	// before the upstream started, after the session ended, or after a
+	// write's answer (--state-every-write).
+	EventState EventKind = "state"
 )
 
 // Outcome is the outcome of one answer as the pipeline reports it
@@ -60,6 +65,12 @@ const (
 	UpstreamNotExecuted Outcome = "upstream-not-executed"
 	// UpstreamRejected: the upstream answered with isError: true.
 	UpstreamRejected Outcome = "upstream-rejected"
+	// Incomplete: forwarded, and the upstream asked for input (MCP
+	// 2026-07-28 resultType "input_required"), but the agent never sent the
+	// follow-up that completes the call: the tool did not complete, so it
+	// did not execute (behaviour §4.12). No failure: the agent saw the
+	// upstream's own request for input.
+	Incomplete Outcome = "incomplete"
 	// Unknown: no usable answer (60 s timeout, upstream crash or gone, a
 	// JSON-RPC error from upstream, still in flight at session end).
 	Unknown Outcome = "unknown"
@@ -137,4 +148,7 @@ type Event struct {
 	Params  json.RawMessage  `json:"-"`
 	Result  json.RawMessage  `json:"-"`
 	Listing []classify.Entry `json:"-"`
+
+	// State is the snapshot of an EventState.
+	State *state.Snapshot `json:"state,omitempty"`
 }

@@ -59,6 +59,9 @@ type Judge struct {
 
 	// Violations as they appeared (alerts.go).
 	alerts alerter
+
+	// backend is the state probe's snapshots and effects (backend.go).
+	backend backendState
 }
 
 // opIndex finds an operation by its built-in key or an alias (behaviour
@@ -246,6 +249,8 @@ func (j *Judge) Apply(ev Event) {
 		j.onTools(ev)
 	case EventSession:
 		j.onSession(ev)
+	case EventState:
+		j.onState(ev)
 	case EventDroppedCall:
 		j.cov.dropped++
 		if j.cov.dropped == 1 {
@@ -303,7 +308,8 @@ func (j *Judge) refresh(op *operation) {
 	j.lists[catNearDup].set(catNearDup, op, c.near)
 	j.lists[catUnverified].set(catUnverified, op, c.unverified && c.live)
 	j.lists[catAcrossProcs].set(catAcrossProcs, op, c.acrossProcs)
-	if c.extras > 0 || c.retry > 0 {
+	j.backend.move(j, op.tool, old, c)
+	if c.extras > 0 || c.retry > 0 || c.deduplicated {
 		j.alerts.note(op, c)
 	}
 	j.markDirty(op)

@@ -18,6 +18,7 @@ const (
 	aRejected                  // upstream isError (uncertain: may have written)
 	aUnknown                   // no usable answer (uncertain)
 	aUnknownTool               // tool not listed upstream; not judged
+	aIncomplete                // forwarded; asked for input, never followed up
 )
 
 // attempt is one write call of the agent.
@@ -85,6 +86,9 @@ type operation struct {
 	// procs: where the attempts ran, when sessions have upstream
 	// processes of their own (nil otherwise).
 	procs *procCounts
+	// eff is the state probe's effect attributed to the operation, nil
+	// when none is (backend.go).
+	eff *opEffect
 
 	c     contrib
 	links [numCategories]link
@@ -164,6 +168,13 @@ type contrib struct {
 	idemRepeat  bool // IDEMPOTENT_REPEAT
 	// acrossProcs: REPEAT_ACROSS_UPSTREAM_PROCESSES (outcome unknown).
 	acrossProcs bool
+	// decidedBy is decidedBackend when the state probe's effect changed
+	// the outcome (byBackend), else decidedWire; deduplicated and
+	// disagrees are DEDUPLICATED_BY_BACKEND and BACKEND_DISAGREES.
+	decidedBy               string
+	deduplicated, disagrees bool
+	// executed is the wire's executions (the state object's per-tool sum).
+	executed int
 	// client: the extras were re-sent by the client library
 	// (duplicate.resentBy), so CLIENT_RETRY replaces the prompt patches.
 	client bool
@@ -175,6 +186,7 @@ func (op *operation) contrib() contrib {
 		return c
 	}
 	c.live = true
+	c.executed = op.n.executed
 	e, u := op.n.executed, op.uncertain()
 	switch {
 	case op.idempotent:
@@ -197,8 +209,16 @@ func (op *operation) contrib() contrib {
 	default:
 		c.outcome = report.OperationNotExecuted
 	}
+	c.decidedBy = decidedWire
+	if op.eff != nil {
+		op.byBackend(&c)
+		if c.decidedBy == decidedBackend && c.outcome == report.OperationDuplicate {
+			e = int(op.eff.e)
+		}
+	}
 	c.judged = c.outcome != report.OperationExecutionUnknown
-	dup := e >= 2 && !op.idempotent && !c.acrossProcs
+	// Without the backend, exactly e >= 2 && !op.idempotent && !c.acrossProcs.
+	dup := c.outcome == report.OperationDuplicate
 	c.safe = c.judged && !dup
 	if dup {
 		c.extras = e - 1

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cuonztech/agent-harness/internal/escape"
 )
@@ -15,8 +14,9 @@ const markdownLimit = 50
 
 // Markdown renders a report, its score and patches as Markdown: what
 // cuonztech__get_report returns, and what `agent-harness report` makes of
-// a report file (the same data parsed back).
-func Markdown(r Report, s Score, ps []Patch) string {
+// a report file (the same data parsed back). A state object (st, with
+// --state-command) adds its section before the patches.
+func Markdown(r Report, s Score, ps []Patch, st ...*StateInfo) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# agent-harness report: %s\n\n", r.Verdict)
 	fmt.Fprintf(&b, "%s\n\n", escape.Markdown(r.VerdictReason))
@@ -59,29 +59,17 @@ func Markdown(r Report, s Score, ps []Patch) string {
 		}
 		return "  - related to " + escape.Markdown(o.RelatedOperation) + " by " + mdRule(*o.RelatedBy) + "\n"
 	})
-	if len(r.Operations) > 0 {
-		b.WriteString("\n## Operations\n\n| id | tool | attempts | executions | failed | keys | outcome |\n|---|---|---|---|---|---|---|\n")
-		for i, op := range r.Operations {
-			if i == markdownLimit {
-				fmt.Fprintf(&b, "\n… %d more operations (use format json)\n", len(r.Operations)-i)
-				break
-			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %s | %s |\n", op.ID, mdCell(op.Tool), op.Attempts, op.Executions,
+	writeTable(&b, "\n## Operations\n\n| id | tool | attempts | executions | failed | keys | outcome |\n|---|---|---|---|---|---|---|\n",
+		r.Operations, "operations", func(op OperationInfo) string {
+			return fmt.Sprintf("| %s | %s | %d | %d | %d | %s | %s |\n", op.ID, mdCell(op.Tool), op.Attempts, op.Executions,
 				op.FailedAttempts, mdCell(strings.Join(op.Keys, ", ")), op.Outcome)
-		}
-	}
-	if len(r.KeySummary) > 0 {
-		b.WriteString("\n## Idempotency keys (informational, not part of the verdict)\n\n| key | tool | attempts | executions | record existed | overwritten | read before | gave up silently |\n|---|---|---|---|---|---|---|---|\n")
-		for i, k := range r.KeySummary {
-			if i == markdownLimit {
-				fmt.Fprintf(&b, "\n… %d more keys (use format json)\n", len(r.KeySummary)-i)
-				break
-			}
+		})
+	writeTable(&b, "\n## Idempotency keys (informational, not part of the verdict)\n\n| key | tool | attempts | executions | record existed | overwritten | read before | gave up silently |\n|---|---|---|---|---|---|---|---|\n",
+		r.KeySummary, "keys", func(k KeyInfo) string {
 			d := k.StateDiff
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %t | %t | %t | %t |\n", mdCell(k.Key), mdCell(k.Tool), k.Attempts, k.Executions,
+			return fmt.Sprintf("| %s | %s | %d | %d | %t | %t | %t | %t |\n", mdCell(k.Key), mdCell(k.Tool), k.Attempts, k.Executions,
 				d.RecordExisted, d.WasOverwritten, d.DidAgentReadBefore, d.AgentGaveUpSilently)
-		}
-	}
+		})
 	if len(r.PluginFailures) > 0 {
 		b.WriteString("\n## Plugin failures\n\n")
 		for _, p := range r.PluginFailures {
@@ -92,7 +80,53 @@ func Markdown(r Report, s Score, ps []Patch) string {
 			fmt.Fprintf(&b, "- %s: %d failure(s)%s: %s\n", escape.Markdown(p.Plugin), p.Failures, disabled, escape.Markdown(p.Detail))
 		}
 	}
+	if len(st) > 0 && st[0] != nil {
+		b.WriteString(stateMarkdown(st[0], r.Operations))
+	}
 	b.WriteString(PatchesMarkdown(ps))
+	return b.String()
+}
+
+// stateMarkdown is the Backend state section (behaviour §16.4): the
+// probe's reason for no effect, per mapped tool the effect beside the
+// wire's executions, and the operations the backend decided.
+func stateMarkdown(st *StateInfo, ops []OperationInfo) string {
+	var b strings.Builder
+	b.WriteString("\n## Backend state (state probe)\n\n")
+	fmt.Fprintf(&b, "- Command: %s\n", mdCode(st.Command))
+	fmt.Fprintf(&b, "- Snapshots: %d", len(st.Snapshots))
+	if st.Before == nil {
+		b.WriteString(" (none before the upstream started)")
+	}
+	if st.After == nil {
+		b.WriteString(" (none after the session)")
+	}
+	b.WriteString("\n")
+	if st.Error != nil {
+		fmt.Fprintf(&b, "- Probe problem (the wire judgement stands where it applies): %s\n", escape.Markdown(*st.Error))
+	}
+	if len(st.Tools) > 0 {
+		b.WriteString("\n| tool | counter | effects | wire executions | operations | note |\n|---|---|---|---|---|---|\n")
+		for _, t := range st.Tools {
+			eff, note := "—", t.Note
+			if t.Effects != nil {
+				eff = fmt.Sprint(*t.Effects)
+			}
+			if t.Error != "" {
+				note = t.Error
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s |\n", mdCell(t.Tool), mdCell(t.Counter), eff, t.Executions, t.Operations, mdCell(note))
+		}
+	}
+	var decided []string
+	for _, op := range ops {
+		if op.DecidedBy == "backend" {
+			decided = append(decided, fmt.Sprintf("%s (%s, effects %s)", op.ID, op.Outcome, op.Effects))
+		}
+	}
+	if len(decided) > 0 {
+		fmt.Fprintf(&b, "\nDecided by the backend: %s\n", mdCell(strings.Join(decided, "; ")))
+	}
 	return b.String()
 }
 
@@ -218,7 +252,7 @@ func mdArgs(value json.RawMessage, truncated, invalid bool) string {
 	}
 	cut := len(args) > mdArgumentsBytes
 	if cut {
-		args = args[:cutUTF8([]byte(args), mdArgumentsBytes)]
+		args = args[:escape.Cut(args, mdArgumentsBytes)]
 	}
 	note := ""
 	switch {
@@ -245,6 +279,23 @@ func mdRule(r RuleInfo) string {
 // escaped (escape.Code).
 func mdCode(s string) string { return escape.Code(s) }
 
+// writeTable renders a table section: head (its heading, header and rule
+// lines), then row of each entry, at most markdownLimit of them, then how
+// many more (of noun) there are.
+func writeTable[E any](b *strings.Builder, head string, entries []E, noun string, row func(E) string) {
+	if len(entries) == 0 {
+		return
+	}
+	b.WriteString(head)
+	for i, e := range entries {
+		if i == markdownLimit {
+			fmt.Fprintf(b, "\n… %d more %s (use format json)\n", len(entries)-i, noun)
+			break
+		}
+		b.WriteString(row(e))
+	}
+}
+
 // writeEntries renders a list section of violations or observations: type,
 // operation, tool and message per entry, at most markdownLimit of them;
 // detail, when not nil, adds lines under an entry.
@@ -266,16 +317,4 @@ func writeEntries[E any](b *strings.Builder, title string, entries []E, fields f
 			b.WriteString(detail(e))
 		}
 	}
-}
-
-// cutUTF8 returns the largest n' <= n at which text can be cut without
-// splitting a UTF-8 sequence.
-func cutUTF8(text []byte, n int) int {
-	if n >= len(text) {
-		return len(text)
-	}
-	for n > 0 && !utf8.RuneStart(text[n]) {
-		n--
-	}
-	return n
 }

@@ -34,6 +34,9 @@ const (
 	// TypePluginFailure is a plugin's failed call, or its disabling
 	// (Line.Disabled), as the plugin host reported it.
 	TypePluginFailure = "plugin-failure"
+	// TypeState is a state probe's snapshot (behaviour §16): At, Counters,
+	// Invalid, and Detail for a failed probe.
+	TypeState = "state"
 )
 
 // Schema is the JSON Schema of the trace's lines (trace.schema.json).
@@ -66,6 +69,10 @@ type Settings struct {
 	// --plugin-config values by manifest name.
 	Plugins      []string                   `json:"plugins"`
 	PluginConfig map[string]json.RawMessage `json:"pluginConfig"`
+	// StateCommand is the --state-command ("" = none) and StateMap the
+	// --state-map values, tool → counter (behaviour §16).
+	StateCommand string            `json:"stateCommand,omitempty"`
+	StateMap     map[string]string `json:"stateMap,omitempty"`
 }
 
 // Header is the first line of a trace.
@@ -134,6 +141,12 @@ type Line struct {
 	// Writes are the write tools of a listing, Tools the listing.
 	Writes []string `json:"writes,omitempty"`
 	Tools  []Tool   `json:"tools,omitempty"`
+
+	// At, Counters and Invalid are a state line's snapshot (its error is
+	// Detail).
+	At       string                 `json:"at,omitempty"`
+	Counters map[string]json.Number `json:"counters,omitempty"`
+	Invalid  map[string]string      `json:"invalid,omitempty"`
 }
 
 // Millis is a duration written as milliseconds with up to six decimals

@@ -111,6 +111,9 @@ func LineOf(ev judge.Event, t time.Duration) Line {
 		l.Params, l.ParamsText = raw(append(append([]byte(`{"name":`), mustJSON(ev.Tool)...), append(append([]byte(`,"arguments":`), ev.Arguments...), '}')...))
 	}
 	l.Result, l.ResultText = raw(ev.Result)
+	if ev.Kind == judge.EventState && ev.State != nil {
+		l.At, l.Counters, l.Invalid, l.Detail = ev.State.At, ev.State.Counters, ev.State.Invalid, ev.State.Error
+	}
 	if ev.Kind == judge.EventTools {
 		l.Tools = make([]Tool, 0, len(ev.Listing))
 		for _, e := range ev.Listing {
