@@ -1,6 +1,8 @@
 // Package docs holds tests that keep the repository's prose equal to its code: the map of
-// the code in RATIONALE.md lists every package, and every repository path, file and
-// package-qualified Go name the documents mention exists.
+// the code in RATIONALE.md lists exactly the packages of the module and of sdk, and every
+// repository path, link target and anchor, Go file and exported package-qualified Go name
+// that RATIONALE.md, BENCHMARKS.md, README.md, RELIABILITY.md and docs/*.md mention exists.
+// A new package needs its row in the map.
 package docs
 
 import (
