@@ -21,6 +21,7 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -59,14 +60,14 @@ type fwSession struct {
 }
 
 var (
-	yes = true
-	no  = false
+	fwDiscoverOn  = true
+	fwDiscoverOff = false
 )
 
 var fwFrameworks = []fwFramework{
 	{name: "AI SDK", script: "aisdk-agent.mjs", pkg: "@ai-sdk/mcp", sessions: []fwSession{
-		{name: "2025", discover: &no, version: "2025-11-25"},
-		{name: "2026", discover: &yes, version: "2026-07-28"},
+		{name: "2025", discover: &fwDiscoverOff, version: "2025-11-25"},
+		{name: "2026", discover: &fwDiscoverOn, version: "2026-07-28"},
 	}},
 	// MultiServerMCPClient runs the MCP SDK v1 client: initialize with
 	// 2025-11-25 at most, no server/discover.
@@ -116,6 +117,14 @@ var fwObservations = struct {
 func TestFrameworkMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs node agents through the proxy")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		skipInterop(t, missingNode)
+	}
+	for _, fw := range fwFrameworks {
+		if npmFile(t, fw.script) == "" || npmFile(t, "node_modules", fw.pkg, "package.json") == "" {
+			skipInterop(t, missingNPM)
+		}
 	}
 	full := os.Getenv(frameworkMatrixEnv) == "full"
 	start := time.Now()
@@ -220,9 +229,6 @@ func fwSummary(s fwSaw) string {
 // the cell's summary.
 func runFrameworkCell(t *testing.T, fw fwFramework, se fwSession, http bool, layer, sc string) string {
 	script := npmFile(t, fw.script)
-	if script == "" || npmFile(t, "node_modules", fw.pkg, "package.json") == "" {
-		skipInterop(t, missingNPM)
-	}
 	dir := t.TempDir()
 	bin := built(t, "agent-harness")
 	// One ground-truth file per upstream process: the shell's pid names
