@@ -40,7 +40,7 @@ func (s stateHook) Attribute(in judge.StateInput) (map[string]*int64, error) {
 	}
 	var effects map[string]*int64
 	err = s.p.invoke(HookState, what, input, func(out []byte) error {
-		effects, err = parseEffects(out)
+		effects, err = parseEffects(out, in)
 		if err != nil {
 			return err
 		}
@@ -52,11 +52,15 @@ func (s stateHook) Attribute(in judge.StateInput) (map[string]*int64, error) {
 	return effects, nil
 }
 
-// parseEffects reads ah_state's answer. No output is no attribution: every
-// operation null.
-func parseEffects(out []byte) (map[string]*int64, error) {
+// parseEffects reads ah_state's answer to in. No output is no opinion:
+// every operation null.
+func parseEffects(out []byte, in judge.StateInput) (map[string]*int64, error) {
 	if len(bytes.TrimSpace(out)) == 0 {
-		return map[string]*int64{}, nil
+		none := make(map[string]*int64, len(in.Operations))
+		for _, op := range in.Operations {
+			none[op.ID] = nil
+		}
+		return none, nil
 	}
 	var o struct {
 		Effects map[string]json.RawMessage `json:"effects"`
