@@ -201,6 +201,8 @@ func (j *Judge) attribute() {
 			}
 		case len(ops) > 1:
 			te.note = fmt.Sprintf("%d write operations of the tool: the effect cannot be attributed to one", len(ops))
+		case b.pluginErr != "":
+			te.note = "the state plugins failed: no effect for any operation"
 		default:
 			if _, ok := byPlugin[ops[0].id]; !ok {
 				byPlugin = withEffect(byPlugin, ops[0].id, &opEffect{e: te.effect, counter: counter})

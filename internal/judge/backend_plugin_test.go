@@ -144,6 +144,22 @@ func TestBackendPluginRules(t *testing.T) {
 		{name: "an effect beyond 2^53 is refused", cfg: pluginCfg(answer(n64(1), n64(1<<53+1)), nil), build: twoBookings(2), want: stands(wireFail, "outside ±2^53", 1)},
 		{name: "a panicking plugin", cfg: pluginCfg(&fakeState{name: "fake", fn: func(StateInput) (map[string]*int64, error) { panic("boom") }}, nil),
 			build: twoBookings(2), want: stands(wireFail, "panic: boom", 1)},
+		{name: "a failing plugin also withholds a lone operation's counter effect", cfg: pluginCfg(&fakeState{name: "fake", fn: func(StateInput) (map[string]*int64, error) {
+			return nil, errors.New("plugin fake failed: state: trap")
+		}}, counter), build: func(s *sess) {
+			s.snap("before", 0)
+			s.f1(s.write("create_booking", ada))
+			s.ok(s.write("create_booking", ada))
+			s.snap("after", 1)
+			s.end()
+		}, want: want{verdict: "FAIL", total: 0, violations: []string{violationDuplicate}, patches: []string{"GHOST_WRITE"}, check: opWant("null", "wire")}},
+		{name: "null from the plugin: a lone operation keeps its counter's effect", cfg: pluginCfg(answer(nil), counter), build: func(s *sess) {
+			s.snap("before", 0)
+			s.f1(s.write("create_booking", ada))
+			s.ok(s.write("create_booking", ada))
+			s.snap("after", 1)
+			s.end()
+		}, want: want{verdict: "PASS", total: 100, observations: []string{obsDeduplicatedByBackend}, check: opWant("1", "backend")}},
 		{name: "a failed probe: the plugin is not asked", cfg: pluginCfg(answer(n64(1), n64(1)), nil), build: twoBookings(-1), want: stands(wireFail, "", 0)},
 	})
 }
