@@ -402,8 +402,11 @@ func (j *Judge) stateInfo() *report.StateInfo {
 			errs = append(errs, s.At+": "+s.Error)
 		}
 	}
-	if b.pluginErr != "" {
+	switch {
+	case b.pluginErr != "":
 		errs = append(errs, b.pluginErr)
+	case len(j.cfg.State.Plugins) > 0 && b.after == 0:
+		errs = append(errs, "state plugins: no snapshot after the session (yet)")
 	}
 	errs = append(errs, b.pluginNotes...)
 	tools := make([]string, 0, len(j.cfg.State.Map))
