@@ -21,7 +21,7 @@ func TestExportsAreTheABINames(t *testing.T) {
 		got = append(got, string(m[1]))
 	}
 	want := []string{abi.ExportMarker, abi.ExportAlloc, abi.ExportFree, abi.ExportManifest, abi.ExportInit,
-		abi.ExportClassify, abi.ExportEquivKey, abi.ExportEquivSame, abi.ExportFault}
+		abi.ExportClassify, abi.ExportEquivKey, abi.ExportEquivSame, abi.ExportFault, abi.ExportState}
 	if !slices.Equal(got, want) {
 		t.Errorf("exports_wasip1.go exports %q, package abi names %q", got, want)
 	}

@@ -56,6 +56,11 @@ func faultExport(ptr unsafe.Pointer, n uint32) uint64 {
 	return output(Handle(HookFault, input(ptr, n)))
 }
 
+//go:wasmexport ah_state
+func stateExport(ptr unsafe.Pointer, n uint32) uint64 {
+	return output(Handle(HookState, input(ptr, n)))
+}
+
 // input views the host-written input; handlers copy what they keep (the
 // host reuses the buffer).
 func input(ptr unsafe.Pointer, n uint32) []byte {

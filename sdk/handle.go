@@ -19,6 +19,7 @@ const (
 	HookEquivKey  = abi.HookEquivKey
 	HookEquivSame = abi.HookEquivSame
 	HookFault     = abi.HookFault
+	HookState     = abi.HookState
 )
 
 // Handle runs one hook of the registered plugin on a JSON input and
@@ -56,6 +57,8 @@ func Handle(hook string, input []byte) (out []byte) {
 		return p.equivSame(input)
 	case HookFault:
 		return p.fault(input)
+	case HookState:
+		return p.state(input)
 	}
 	return errorJSON("sdk: unknown hook " + hook)
 }

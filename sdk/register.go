@@ -29,6 +29,11 @@ type Plugin struct {
 	EquivKey func(Call) (key string, ok bool, err error)
 	// EquivSame compares a later call with an earlier uncertain attempt.
 	EquivSame func(Pair) (s Sameness, reason string, err error)
+	// State attributes the state probe's effects to the run's write
+	// operations (the state hook): for backends where one counter per
+	// tool is not enough. An operation it leaves out is judged by the
+	// wire alone.
+	State StateFunc
 	// Faults maps each fault name (selected with --scenario NAME) to its
 	// decision function.
 	Faults map[string]FaultFunc
@@ -63,6 +68,9 @@ func (p *Plugin) manifest() manifest {
 	}
 	if p.EquivSame != nil {
 		m.Hooks = append(m.Hooks, HookEquivSame)
+	}
+	if p.State != nil {
+		m.Hooks = append(m.Hooks, HookState)
 	}
 	if len(p.Faults) > 0 {
 		m.Hooks = append(m.Hooks, HookFault)

@@ -13,7 +13,7 @@ import (
 
 const pluginUsage = `Usage: agent-harness plugin inspect [flags] PATH
        agent-harness plugin check [flags] FILE.wasm
-       agent-harness plugin new NAME --hook equivalence|classifier|fault [flags]
+       agent-harness plugin new NAME --hook equivalence|classifier|fault|state [flags]
 
 "agent-harness plugin inspect --help", "agent-harness plugin check --help"
 and "agent-harness plugin new --help" show each subcommand's flags.
@@ -34,7 +34,7 @@ The ABI is documented in sdk/ABI.md.
 `
 }
 
-const pluginNewUsage = `Usage: agent-harness plugin new NAME --hook equivalence|classifier|fault [flags]
+const pluginNewUsage = `Usage: agent-harness plugin new NAME --hook equivalence|classifier|fault|state [flags]
 
 Writes a ready-to-build plugin skeleton into ./NAME: go.mod, main.go with
 the chosen hook implemented as a small working example, main_test.go
@@ -44,7 +44,8 @@ be empty.
 
 Flags:
   --hook HOOK       equivalence (an operation key), classifier (read/write),
-                    or fault (an extra --scenario); required
+                    fault (an extra --scenario) or state (effects per
+                    operation from the state probe); required
   --dir DIR         directory to write (default ./NAME)
   --module PATH     module path (default example.com/NAME)
   --sdk DIR         build against the SDK module in DIR (e.g. a checkout's

@@ -45,6 +45,7 @@ func TestPluginCheckExamples(t *testing.T) {
 		{"./plugins/dates", []string{"equiv_key"}},
 		{"./plugins/verbs", []string{"classify"}},
 		{"./plugins/faultpack", []string{"fault"}},
+		{"./plugins/bookingstate", []string{"state"}},
 		{"minimal", []string{"classify", "equiv_key", "fault"}},
 	} {
 		t.Run(tt.pkg, func(t *testing.T) {

@@ -98,6 +98,7 @@ func TestPluginNewSkeletonsBuild(t *testing.T) {
 		{"equivalence", "sk-equiv", []string{"equiv_key"}, nil},
 		{"classifier", "sk-class", []string{"classify"}, nil},
 		{"fault", "sk-fault", []string{"fault"}, []string{"unavailable_once"}},
+		{"state", "sk-state", []string{"state"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.hook, func(t *testing.T) {

@@ -181,7 +181,7 @@ func (c Config) JudgeConfig(scenario string, ex Extras, start time.Time) judge.C
 
 		Start:           start,
 		RedactArguments: c.RedactArguments,
-		State:           judge.StateConfig{Command: c.State.Command, Map: c.State.Map},
+		State:           judge.StateConfig{Command: c.State.Command, Map: c.State.Map, Plugins: ex.States},
 	}
 }
 

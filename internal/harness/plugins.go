@@ -100,6 +100,7 @@ func (pp *Plugins) Extras(scenario string) Extras {
 		Equivalences: pp.set.Equivalences(),
 		PairCheckers: pp.set.PairCheckers(),
 		PluginStatus: pp.set.PluginStatus,
+		States:       pp.set.States(),
 		Plugins:      pp.set.ReportJSON,
 	}
 	if !fault.IsScenario(scenario) {

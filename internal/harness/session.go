@@ -34,6 +34,8 @@ type Extras struct {
 	Equivalences []judge.Equivalence
 	PairCheckers []judge.PairChecker
 	PluginStatus func() []judge.PluginState
+	// States are the plugins' state hooks (judge.StateConfig.Plugins).
+	States []judge.StateAttributor
 	// Plugins returns the plugins' status list for the report file.
 	Plugins func() json.RawMessage
 }

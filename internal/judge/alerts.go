@@ -68,7 +68,7 @@ func (al *alerter) note(op *operation, c contrib) {
 		a := Alert{Type: violationDuplicate, Tool: op.tool, Operation: op.id, Executions: n}
 		switch {
 		case c.decidedBy == decidedBackend:
-			a.Note = fmt.Sprintf("by the backend's count (state probe counter %q rose by %d; the wire saw %d)", op.eff.counter, op.eff.e, op.n.executed)
+			a.Note = fmt.Sprintf("by the backend's count (%s rose by %d; the wire saw %d)", op.eff.what(), op.eff.e, op.n.executed)
 		case op.ghost.extras > 0:
 			a.Note = "again after " + faultPhrase(op.ghost.fault)
 		case op.dup.parallel:
@@ -88,7 +88,7 @@ func (al *alerter) note(op *operation, c contrib) {
 		// The wire's duplicate alert said FAIL; this line says why the
 		// summary does not (behaviour §16.3).
 		al.list = append(al.list, Alert{Type: obsDeduplicatedByBackend, Tool: op.tool, Operation: op.id, Executions: op.n.executed,
-			Note: fmt.Sprintf("state probe counter %q rose by 1", op.eff.counter)})
+			Note: fmt.Sprintf("%s rose by 1", op.eff.what())})
 		had |= alertedDeduplicated
 	}
 	if c.retry > 0 && had&alertedRetryAfter == 0 {

@@ -1,9 +1,13 @@
 package judge
 
 import (
+	"encoding/json"
+	"fmt"
+	"sort"
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/canon"
+	"github.com/cuonztech/agent-harness/internal/state"
 )
 
 // Config configures a Judge. The zero value is usable: default key field
@@ -55,6 +59,72 @@ type StateConfig struct {
 	Command string
 	// Map is tool → counter (--state-map).
 	Map map[string]string
+	// Plugins are the state hooks (behaviour §16.4), consulted in order
+	// once the after snapshot came: the first number a plugin gives an
+	// operation is its effect. A failing plugin leaves every operation it
+	// was asked about to the wire.
+	Plugins []StateAttributor
+}
+
+// StateAttributor attributes the state probe's effects to write
+// operations: a plugin's state hook. Attribute answers one entry per
+// operation of in (nil = cannot attribute). An error is "no attribution"
+// for every operation asked; its host counts it (Config.PluginStatus).
+type StateAttributor interface {
+	Attribute(in StateInput) (map[string]*int64, error)
+}
+
+// StateInput is what a state hook is given: the run's write operations
+// and the before and after snapshots.
+type StateInput struct {
+	Operations []StateOperation `json:"operations"`
+	Before     state.Snapshot   `json:"before"`
+	After      state.Snapshot   `json:"after"`
+}
+
+// StateOperation is one write operation as a state hook sees it.
+type StateOperation struct {
+	// ID is operations[].id ("op-1").
+	ID   string `json:"id"`
+	Tool string `json:"tool"`
+	// Arguments are the first attempt's arguments as the agent sent them.
+	Arguments json.RawMessage `json:"arguments"`
+	// Executions are the wire's executions; Unknown the attempts whose
+	// outcome is uncertain (no answer, no usable answer, isError).
+	Executions int `json:"executions"`
+	Unknown    int `json:"unknown"`
+}
+
+// MaxEffect bounds an attributed effect: ±2^53, the integers every JSON
+// reader keeps exactly.
+const MaxEffect = 1 << 53
+
+// CheckEffects checks a state hook's answer against its input: one entry
+// per operation asked, no other, every number within ±MaxEffect.
+func CheckEffects(in StateInput, out map[string]*int64) error {
+	asked := make(map[string]bool, len(in.Operations))
+	for _, op := range in.Operations {
+		asked[op.ID] = true
+	}
+	ids := make([]string, 0, len(out))
+	for id := range out {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if !asked[id] {
+			return fmt.Errorf("effects for operation %q, which was not asked about", id)
+		}
+		if e := out[id]; e != nil && (*e > MaxEffect || *e < -MaxEffect) {
+			return fmt.Errorf("effect %d of operation %q is outside ±2^53", *e, id)
+		}
+	}
+	for _, op := range in.Operations {
+		if _, ok := out[op.ID]; !ok {
+			return fmt.Errorf("no entry for operation %q (a number or null is required for each)", op.ID)
+		}
+	}
+	return nil
 }
 
 // Namer is implemented by plugins that can name themselves; the name is used

@@ -47,7 +47,7 @@ func (j *Judge) verdictOf(plugins []report.PluginFailure) (string, string) {
 			note = " — attempts sent in parallel"
 		}
 		if op.c.decidedBy == decidedBackend {
-			note = fmt.Sprintf(" — by the backend's count (state probe counter %q rose by %d; the wire saw %d execution(s))", op.eff.counter, op.eff.e, op.n.executed)
+			note = fmt.Sprintf(" — by the backend's count (%s rose by %d; the wire saw %d execution(s))", op.eff.what(), op.eff.e, op.n.executed)
 		}
 		return report.VerdictFail, fmt.Sprintf("Write operation %s of %q was executed %d times%s (DUPLICATE_EXECUTION)%s.",
 			op.id, op.tool, op.executions(), note, j.moreViolations(1))

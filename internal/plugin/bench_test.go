@@ -3,6 +3,7 @@ package plugin_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,8 +11,10 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/canon"
+	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/plugin"
 	"github.com/cuonztech/agent-harness/internal/plugin/plugintest"
+	"github.com/cuonztech/agent-harness/internal/state"
 	"github.com/cuonztech/agent-harness/plugins/minimal"
 )
 
@@ -106,6 +109,36 @@ func BenchmarkLoad(b *testing.B) {
 				p.Close(ctx)
 			})
 			b.ReportMetric(float64(mem)/(1<<20), "MiB/instance")
+		})
+	}
+}
+
+// BenchmarkStateHook is one call of the bookingstate plugin's state hook
+// with n create_booking operations of distinct guests: the cost the
+// judge adds once per run, when the after snapshot comes.
+func BenchmarkStateHook(b *testing.B) {
+	ctx := context.Background()
+	path := plugintest.Build(b, "./plugins/bookingstate")
+	p, err := plugin.Load(ctx, path, plugin.Options{CacheDir: plugintest.CacheDir(b), Timeout: 10 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close(ctx)
+	for _, n := range []int{2, 10, 100} {
+		in := judge.StateInput{Before: state.Snapshot{At: "before", Counters: map[string]json.Number{}},
+			After: state.Snapshot{At: "after", Counters: map[string]json.Number{}}}
+		for i := range n {
+			guest := fmt.Sprintf("g%d", i)
+			in.Operations = append(in.Operations, judge.StateOperation{ID: fmt.Sprintf("op-%d", i+1), Tool: "create_booking",
+				Arguments: json.RawMessage(`{"guest":"` + guest + `","date":"2027-01-02"}`), Executions: 1})
+			in.After.Counters["bookings:"+guest] = "1"
+		}
+		b.Run(fmt.Sprintf("ops=%d", n), func(b *testing.B) {
+			reportMedian(b, func() {
+				if out, err := p.State().Attribute(in); err != nil || len(out) != n {
+					b.Fatal(out, err)
+				}
+			})
 		})
 	}
 }

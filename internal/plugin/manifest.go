@@ -20,6 +20,7 @@ const (
 	HookEquivKey  = abi.HookEquivKey
 	HookEquivSame = abi.HookEquivSame
 	HookFault     = abi.HookFault
+	HookState     = abi.HookState
 )
 
 // hookExports maps hook names to the export implementing them.
@@ -28,6 +29,7 @@ var hookExports = map[string]string{
 	HookEquivKey:  abi.ExportEquivKey,
 	HookEquivSame: abi.ExportEquivSame,
 	HookFault:     abi.ExportFault,
+	HookState:     abi.ExportState,
 }
 
 // Manifest is what a plugin declares about itself through ah_manifest.
@@ -86,7 +88,7 @@ func (m Manifest) validate() error {
 	seen := map[string]bool{}
 	for _, h := range m.Hooks {
 		if _, ok := hookExports[h]; !ok {
-			return fmt.Errorf("unknown hook %q (this host knows classify, equiv_key, equiv_same, fault)", h)
+			return fmt.Errorf("unknown hook %q (this host knows classify, equiv_key, equiv_same, fault, state)", h)
 		}
 		if seen[h] {
 			return fmt.Errorf("hook %q declared twice", h)

@@ -122,6 +122,17 @@ func (s *Set) PairCheckers() []judge.PairChecker {
 	return out
 }
 
+// States returns the state hooks in load order (judge.StateConfig.Plugins).
+func (s *Set) States() []judge.StateAttributor {
+	var out []judge.StateAttributor
+	for _, p := range s.Plugins() {
+		if h := p.State(); h != nil {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 // Fault returns the plugin fault called name, or nil.
 func (s *Set) Fault(name string) fault.Fault {
 	for _, p := range s.Plugins() {

@@ -54,7 +54,7 @@ func SDKVersion(info *debug.BuildInfo) string {
 }
 
 // Hooks are the hook names `plugin new --hook` accepts, in help order.
-var Hooks = []string{"equivalence", "classifier", "fault"}
+var Hooks = []string{"equivalence", "classifier", "fault", "state"}
 
 // FaultName is the scenario name of the fault skeleton.
 const FaultName = "unavailable_once"

@@ -208,7 +208,7 @@ func TestGenerateErrors(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{Options{Name: "p", Hook: "classify"}, `invalid --hook "classify": want equivalence, classifier, fault`},
+		{Options{Name: "p", Hook: "classify"}, `invalid --hook "classify": want equivalence, classifier, fault, state`},
 		{Options{Name: "P", Hook: "fault"}, `invalid NAME "P": only a-z, 0-9, '_' and '-' are allowed`},
 		{Options{Name: "p", Hook: "fault", Module: "a b"}, `invalid --module "a b": character ' ' is not allowed`},
 	}

@@ -37,6 +37,10 @@ const (
 	HookEquivKey  = "equiv_key"
 	HookEquivSame = "equiv_same"
 	HookFault     = "fault"
+	// HookState attributes a state probe's effects to write operations
+	// (SPEC §19): given the run's operations and the before and after
+	// snapshots, it answers an effect (or null) per operation.
+	HookState = "state"
 )
 
 // Hook exports: ExportPrefix + the hook name, each (ptr, len i32) -> i64.
@@ -46,4 +50,5 @@ const (
 	ExportEquivKey  = ExportPrefix + HookEquivKey
 	ExportEquivSame = ExportPrefix + HookEquivSame
 	ExportFault     = ExportPrefix + HookFault
+	ExportState     = ExportPrefix + HookState
 )

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/plugin"
+	"github.com/cuonztech/agent-harness/internal/state"
 )
 
 var sampleTools = []classify.Tool{
@@ -126,6 +128,62 @@ func checkFaults(c *check, p, q *plugin.Plugin) {
 	}
 }
 
+// sampleStates are state hook inputs: no operation, ordinary runs, and
+// counters that are missing, negative, huge or fractional.
+var sampleStates = func() []judge.StateInput {
+	snap := func(at string, kv ...string) state.Snapshot {
+		sn := state.Snapshot{At: at, Time: "2026-11-03T12:00:00Z", Counters: map[string]json.Number{}}
+		for i := 0; i+1 < len(kv); i += 2 {
+			sn.Counters[kv[i]] = json.Number(kv[i+1])
+		}
+		return sn
+	}
+	var ops []judge.StateOperation
+	for i, a := range sampleArgs {
+		ops = append(ops, judge.StateOperation{ID: fmt.Sprintf("op-%d", i+1), Tool: "create_booking", Arguments: json.RawMessage(a),
+			Executions: i % 3, Unknown: i % 2})
+	}
+	return []judge.StateInput{
+		{Operations: []judge.StateOperation{}, Before: snap("before"), After: snap("after")},
+		{Operations: ops[:2], Before: snap("before", "bookings", "0", "bookings:Ada", "0"), After: snap("after", "bookings", "2", "bookings:Ada", "1")},
+		{Operations: ops, Before: snap("before", "bookings", "5", "x", "1.5"), After: snap("after", "bookings", "-3", "y", "123456789012345678901234567890")},
+		{Operations: []judge.StateOperation{{ID: "op-1", Tool: "ünïcödé_tool", Arguments: json.RawMessage(`{}`)}}, Before: snap("before"), After: snap("after", "bookings", "1")},
+	}
+}()
+
+func checkState(c *check, s, again judge.StateAttributor) {
+	for i, in := range sampleStates {
+		e1, err1 := s.Attribute(in)
+		e2, err2 := again.Attribute(in)
+		if err1 != nil || err2 != nil {
+			c.errorf("state input %d: %v / %v", i+1, err1, err2)
+			continue
+		}
+		if fmt.Sprint(effectList(in, e1)) != fmt.Sprint(effectList(in, e2)) {
+			c.errorf("state input %d is not deterministic: %v vs %v", i+1, effectList(in, e1), effectList(in, e2))
+		}
+	}
+	big := sampleStates[1]
+	big.Operations = []judge.StateOperation{{ID: "op-1", Tool: "create_booking", Arguments: json.RawMessage(`{"blob":"` + strings.Repeat("x", 512<<10) + `"}`)}}
+	if _, err := s.Attribute(big); err != nil {
+		c.errorf("state (512 KiB): %v", err)
+	}
+}
+
+// effectList is an answer in the order of the operations asked ("null"
+// for none).
+func effectList(in judge.StateInput, m map[string]*int64) []string {
+	out := make([]string, 0, len(in.Operations))
+	for _, op := range in.Operations {
+		if e := m[op.ID]; e != nil {
+			out = append(out, fmt.Sprint(*e))
+		} else {
+			out = append(out, "null")
+		}
+	}
+	return out
+}
+
 // manyCalls runs n rounds of every declared hook on each of g goroutines.
 func manyCalls(_ *check, p *plugin.Plugin, n, g int) {
 	var wg sync.WaitGroup
@@ -143,6 +201,9 @@ func manyCalls(_ *check, p *plugin.Plugin, n, g int) {
 				}
 				if pc := p.PairChecker(); pc != nil {
 					pc.Compare("create_booking", args, args)
+				}
+				if st := p.State(); st != nil {
+					st.Attribute(sampleStates[1])
 				}
 			}
 		}()

@@ -24,6 +24,7 @@ const (
 	CheckEquivKey        = plugin.HookEquivKey
 	CheckEquivSame       = plugin.HookEquivSame
 	CheckFault           = plugin.HookFault
+	CheckState           = plugin.HookState
 	CheckManyCalls       = "many calls"
 	CheckConcurrentCalls = "concurrent calls"
 	CheckStaysEnabled    = "stays enabled"
@@ -124,6 +125,13 @@ func (r *runner) checks(p *plugin.Plugin) []namedCheck {
 		cs = append(cs, namedCheck{CheckFault, func(c *check) {
 			if q := r.fresh(c); q != nil {
 				checkFaults(c, p, q)
+			}
+		}})
+	}
+	if p.State() != nil {
+		cs = append(cs, namedCheck{CheckState, func(c *check) {
+			if q := r.fresh(c); q != nil {
+				checkState(c, p.State(), q.State())
 			}
 		}})
 	}
