@@ -318,6 +318,8 @@ func TestLLMAgentMatrix(t *testing.T) {
 					t.Run(strings.Join([]string{model, transport, scenario, policy}, "/"), func(t *testing.T) {
 						o := runLLMCell(t, bin, c)
 						checkFirstResult(t, c, o.seen)
+						checkSecondResult(t, c, o.seen)
+						checkTranscriptIsWire(t, o)
 						checkJudged(t, c, o)
 					})
 				}
@@ -349,12 +351,62 @@ func checkFirstResult(t *testing.T, c llmCell, seen []seenResult) {
 	}
 }
 
+// checkSecondResult: the result of the model's second call is what the
+// scenario leaves it (behaviour §3.2): the careful model's read after F1
+// finds the ghost-written booking; every other second call is a re-sent
+// booking that went through (F4's second write passes unchanged too).
+func checkSecondResult(t *testing.T, c llmCell, seen []seenResult) {
+	t.Helper()
+	if c.policy == "careful" && c.scenario == "F4" {
+		if len(seen) != 1 {
+			t.Errorf("the careful model made %d tool calls after an unmarked answer, want none", len(seen)-1)
+		}
+		return
+	}
+	if len(seen) != 2 {
+		t.Fatalf("the provider received %d tool results, want 2: %+v", len(seen), seen)
+	}
+	want := "B-0001"
+	if c.scenario == "F1" && c.policy == "naive" || c.scenario == "F4" {
+		want = "B-0002" // the duplicate: the first booking was executed
+	}
+	if got := seen[1]; got.isError || strings.HasPrefix(got.text, "Error") || !strings.Contains(got.text, want) {
+		t.Errorf("second tool result %q (is_error %v), want an unmarked answer with %s", got.text, got.isError, want)
+	}
+}
+
+// checkTranscriptIsWire: the transcript's tool messages are what the
+// provider received (content and marker), in order.
+func checkTranscriptIsWire(t *testing.T, o llmOutcome) {
+	t.Helper()
+	var tools []seenResult
+	for _, m := range o.transcript {
+		if m.Role == "tool" {
+			tools = append(tools, seenResult{m.Content, m.IsError})
+		}
+	}
+	if len(tools) != len(o.seen) {
+		t.Fatalf("transcript has %d tool results, the provider received %d", len(tools), len(o.seen))
+	}
+	for i, got := range tools {
+		if w := o.seen[i]; got.text != w.text || w.isError && !got.isError || got.isError && !w.isError && !strings.HasPrefix(w.text, "Error (isError=true): ") {
+			t.Errorf("transcript tool result %d %q (isError %v), the provider received %q (is_error %v)", i, got.text, got.isError, w.text, w.isError)
+		}
+	}
+}
+
 func checkJudged(t *testing.T, c llmCell, o llmOutcome) {
 	t.Helper()
 	execs, verdict, violation := llmExpect(c.scenario, c.policy)
 	if c.showIsError == "off" && c.policy == "careful" {
 		// The careful model saw `{"` unmarked and took it for an answer.
 		execs = 0
+	}
+	if c.model == "script:careful" && c.scenario == "F2" {
+		// The script reads after any failure and re-sends at once when the
+		// booking is missing (docs/agent.md): it does not wait for
+		// retry_after, so it re-sends before the deadline.
+		verdict, violation = "FAIL", "RETRY_AFTER_VIOLATED"
 	}
 	if o.executions != execs {
 		t.Errorf("the sample server executed create_booking %d times, want %d", o.executions, execs)
@@ -389,12 +441,13 @@ func TestLLMAgentShowIsErrorOffF3(t *testing.T) {
 }
 
 // TestLLMAgentScriptMatrix: the scripted models (no provider) through the
-// proxy over both transports in F1 and F5; the transcript's first tool
-// result is what the script received.
+// proxy over both transports in F1, F2 and F5; the transcript's first tool
+// result is what the script received. script:careful FAILs F2: it checks
+// with a read, finds nothing and re-sends before retry_after.
 func TestLLMAgentScriptMatrix(t *testing.T) {
 	bin := built(t, "agent-harness")
 	for _, transport := range []string{"stdio", "http"} {
-		for _, scenario := range []string{"F1", "F5"} {
+		for _, scenario := range []string{"F1", "F2", "F5"} {
 			for _, policy := range []string{"naive", "careful"} {
 				c := llmCell{model: "script:" + policy, policy: policy, scenario: scenario, transport: transport}
 				t.Run(strings.Join([]string{transport, scenario, policy}, "/"), func(t *testing.T) {
