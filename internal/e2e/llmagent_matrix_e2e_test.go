@@ -423,19 +423,23 @@ func checkJudged(t *testing.T, c llmCell, o llmOutcome) {
 }
 
 // TestLLMAgentShowIsErrorOffF3: with --show-is-error off both providers
-// receive F3's truncated body `{"` alone, through the proxy (no prefix, no
+// receive F3's truncated body `{"` alone, through the proxy over stdio and
+// HTTP (no prefix, no
 // is_error), so the careful model takes it for an answer and books nothing;
 // the naive one re-sends and books once. Both PASS: F3 executed nothing.
 func TestLLMAgentShowIsErrorOffF3(t *testing.T) {
 	bin := built(t, "agent-harness")
 	for _, model := range []string{"openai:fake", "anthropic:fake"} {
-		for _, policy := range []string{"naive", "careful"} {
-			c := llmCell{model: model, policy: policy, scenario: "F3", transport: "stdio", showIsError: "off"}
-			t.Run(model+"/"+policy, func(t *testing.T) {
-				o := runLLMCell(t, bin, c)
-				checkFirstResult(t, c, o.seen)
-				checkJudged(t, c, o)
-			})
+		for _, transport := range []string{"stdio", "http"} {
+			for _, policy := range []string{"naive", "careful"} {
+				c := llmCell{model: model, policy: policy, scenario: "F3", transport: transport, showIsError: "off"}
+				t.Run(strings.Join([]string{model, transport, policy}, "/"), func(t *testing.T) {
+					o := runLLMCell(t, bin, c)
+					checkFirstResult(t, c, o.seen)
+					checkTranscriptIsWire(t, o)
+					checkJudged(t, c, o)
+				})
+			}
 		}
 	}
 }
