@@ -222,12 +222,13 @@ func lookupCampaignFlag(name string) *campaignFlag {
 // campaign sets it (hidden: not suggested).
 func campaignTable() []campaignFlag {
 	table := append([]campaignFlag(nil), campaignFlags...)
-	for _, pf := range proxyFlags {
-		if pf.set == nil || lookupCampaignFlag(pf.name) != nil {
+	ps := proxyFlagSet(&proxyOptions{}, &parseState{})
+	for _, name := range ps.names() {
+		if name == "help" || name == "version" || lookupCampaignFlag(name) != nil {
 			continue
 		}
-		name, arg := pf.name, pf.arg
-		f := campaignFlag{name: name, arg: arg, repeatable: true, usage: pf.usage,
+		arg := ps.meta[name].arg
+		f := campaignFlag{name: name, arg: arg, repeatable: true, usage: ps.fs.Lookup(name).Usage,
 			set: func(o *campaignOptions, v string) error {
 				if arg == "" {
 					o.pass = append(o.pass, "--"+name)
