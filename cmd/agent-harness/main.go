@@ -42,6 +42,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return cmdExit(cmd, err, stdout, stderr)
 }
 
+// stdio are a subcommand's standard streams. In the proxy, demo and
+// sample-server modes out is the MCP channel: nothing else goes there.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
 // subcommands are the words dispatch knows as a first argument, for
 // did-you-mean (topLevelHint).
 var subcommands = []string{"proxy", "benchmark", "plugin", "judge", "report", "campaign", "sample-server", "agent", "version", "help"}
@@ -49,12 +56,13 @@ var subcommands = []string{"proxy", "benchmark", "plugin", "judge", "report", "c
 // dispatch runs the subcommand args[0] names (the demo server when none
 // does) and returns its name, for the error lines, and its outcome.
 func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (string, error) {
+	std := stdio{in: stdin, out: stdout, err: stderr}
 	if len(args) > 0 {
 		switch cmd, rest := args[0], args[1:]; cmd {
 		case "proxy":
 			return cmd, runProxy(ctx, rest, stdin, stdout, stderr)
 		case "benchmark":
-			return cmd, runBenchmark(ctx, rest, stdin, stdout, stderr)
+			return cmd, runBenchmark(ctx, rest, std)
 		case "plugin":
 			return cmd, runPlugin(ctx, rest, stdin, stdout, stderr)
 		case "judge":
