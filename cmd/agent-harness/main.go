@@ -60,7 +60,7 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if len(args) > 0 {
 		switch cmd, rest := args[0], args[1:]; cmd {
 		case "proxy":
-			return cmd, runProxy(ctx, rest, stdin, stdout, stderr)
+			return cmd, runProxy(ctx, rest, std)
 		case "benchmark":
 			return cmd, runBenchmark(ctx, rest, std)
 		case "plugin":
@@ -81,5 +81,5 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return "", helpError{usage: topUsage}
 		}
 	}
-	return "", runDemo(ctx, args, stdin, stdout, stderr)
+	return "", runDemo(ctx, args, std)
 }
