@@ -72,7 +72,7 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		case "campaign":
 			return cmd, runCampaign(ctx, rest, stdout, stderr)
 		case "sample-server":
-			return cmd, runSampleServer(ctx, rest, stdin, stdout, stderr)
+			return cmd, runSampleServer(ctx, rest, std)
 		case "agent":
 			return cmd, runAgent(ctx, rest, stdout, stderr)
 		case "--version", "version":
