@@ -64,7 +64,7 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		case "benchmark":
 			return cmd, runBenchmark(ctx, rest, std)
 		case "plugin":
-			return cmd, runPlugin(ctx, rest, stdin, stdout, stderr)
+			return cmd, runPlugin(ctx, rest, std)
 		case "judge":
 			return cmd, runJudge(ctx, rest, stdout, stderr)
 		case "report":
