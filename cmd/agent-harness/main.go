@@ -68,7 +68,7 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		case "judge":
 			return cmd, runJudge(ctx, rest, stdout, stderr)
 		case "report":
-			return cmd, runReport(rest, stdout, stderr)
+			return cmd, runReport(ctx, rest, std)
 		case "campaign":
 			return cmd, runCampaign(ctx, rest, stdout, stderr)
 		case "sample-server":
