@@ -66,7 +66,7 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		case "plugin":
 			return cmd, runPlugin(ctx, rest, std)
 		case "judge":
-			return cmd, runJudge(ctx, rest, stdout, stderr)
+			return cmd, runJudge(ctx, rest, std)
 		case "report":
 			return cmd, runReport(ctx, rest, std)
 		case "campaign":
