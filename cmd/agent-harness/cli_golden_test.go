@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-var updateCLI = flag.Bool("update", false, "rewrite testdata/cli from the current code")
+var updateCLI = flag.Bool("update-cli", false, "rewrite testdata/cli from the current code")
 
 // cliEnv are the environment variables that change what a command line
 // means (the reference agent's fallbacks): unset for the recorded lines.
