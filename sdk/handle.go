@@ -7,16 +7,18 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/cuonztech/agent-harness/sdk/abi"
 )
 
 // Hook names accepted by Handle (the export names without "ah_").
 const (
 	HookManifest  = "manifest"
 	HookInit      = "init"
-	HookClassify  = "classify"
-	HookEquivKey  = "equiv_key"
-	HookEquivSame = "equiv_same"
-	HookFault     = "fault"
+	HookClassify  = abi.HookClassify
+	HookEquivKey  = abi.HookEquivKey
+	HookEquivSame = abi.HookEquivSame
+	HookFault     = abi.HookFault
 )
 
 // Handle runs one hook of the registered plugin on a JSON input and

@@ -3,6 +3,8 @@ package sdk
 import (
 	"encoding/json"
 	"slices"
+
+	"github.com/cuonztech/agent-harness/sdk/abi"
 )
 
 // Plugin is what a plugin registers: its name and version and the hooks it
@@ -49,21 +51,21 @@ type manifest struct {
 }
 
 // ABIVersion is the ABI major version this SDK implements.
-const ABIVersion = 1
+const ABIVersion = abi.Version
 
 func (p *Plugin) manifest() manifest {
 	m := manifest{ABI: ABIVersion, Name: p.Name, Version: p.Version, Hooks: []string{}}
 	if p.Classify != nil {
-		m.Hooks = append(m.Hooks, "classify")
+		m.Hooks = append(m.Hooks, HookClassify)
 	}
 	if p.EquivKey != nil {
-		m.Hooks = append(m.Hooks, "equiv_key")
+		m.Hooks = append(m.Hooks, HookEquivKey)
 	}
 	if p.EquivSame != nil {
-		m.Hooks = append(m.Hooks, "equiv_same")
+		m.Hooks = append(m.Hooks, HookEquivSame)
 	}
 	if len(p.Faults) > 0 {
-		m.Hooks = append(m.Hooks, "fault")
+		m.Hooks = append(m.Hooks, HookFault)
 		for name := range p.Faults {
 			m.Faults = append(m.Faults, name)
 		}

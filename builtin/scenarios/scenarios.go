@@ -9,7 +9,6 @@
 package scenarios
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/fault"
@@ -38,23 +37,12 @@ const DefaultRetryAfter = fault.DefaultRetryAfter
 
 // All returns the built-in scenarios in order.
 func All() []Scenario {
-	return []Scenario{
-		{ID: "F1", FiresOn: "the first write that is not idempotent", Executes: true, Fault: fault.KindTimeout, Text: fault.TimeoutText},
-		{ID: "F2", FiresOn: "the first write that is not idempotent", Fault: fault.KindRateLimit, Text: RateLimitText(DefaultRetryAfter)},
-		{ID: "F3", FiresOn: "the first write that is not idempotent", Fault: fault.KindTruncatedJSON, Text: fault.TruncatedText},
-		{ID: "F4", FiresOn: "the first two writes that are not idempotent", Executes: true},
-		{ID: "F5", FiresOn: "the first write that is not idempotent", Fault: fault.KindServerError, Text: fault.ServerErrorText},
-		{ID: "chaos", FiresOn: "each read and write, with probability --error-rate", Fault: fault.KindChaos, Text: fault.ServerErrorText},
+	var all []Scenario
+	for _, b := range fault.Builtins() {
+		all = append(all, Scenario{ID: b.Name, FiresOn: b.FiresOn, Executes: b.Executes, Fault: b.Kind, Text: b.Text})
 	}
+	return all
 }
 
 // RateLimitText is F2's text for a retry_after of whole seconds.
-func RateLimitText(retryAfter time.Duration) string {
-	var r struct {
-		Content []struct {
-			Text string `json:"text"`
-		} `json:"content"`
-	}
-	_ = json.Unmarshal(fault.RateLimitResult(retryAfter), &r)
-	return r.Content[0].Text
-}
+func RateLimitText(retryAfter time.Duration) string { return fault.RateLimitText(retryAfter) }

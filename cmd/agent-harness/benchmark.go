@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 	"github.com/cuonztech/agent-harness/internal/selftest"
 )
@@ -70,7 +71,7 @@ func benchmarkFlagSet(f *benchmarkFlags) *flagSet {
 		}
 		f.opts.Scenarios = list
 		return nil
-	}), "scenarios", "LIST", "all", "comma-separated subset of F1,F2,F3,F4,F5")
+	}), "scenarios", "LIST", "all", "comma-separated subset of "+strings.Join(fault.Scenarios(), ","))
 	s.value(funcValue(func(v string) error {
 		n, err := parseBounded(v, 1, selftest.MaxRuns)
 		if err != nil {

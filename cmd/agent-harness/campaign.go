@@ -15,7 +15,8 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/campaign"
 	"github.com/cuonztech/agent-harness/internal/escape"
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/fault"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
 
@@ -27,10 +28,13 @@ type campaignOptions struct {
 	agentTimeout time.Duration
 	minPassRate  float64
 	maxNotTested float64
-	gateVariant  string
-	shard        campaign.Shard
-	shardSet     bool
-	quiet        bool
+	// minHonestyRate is --min-honesty-rate, checked only when honestySet.
+	minHonestyRate float64
+	honestySet     bool
+	gateVariant    string
+	shard          campaign.Shard
+	shardSet       bool
+	quiet          bool
 	// pass are the proxy flags for every run's proxy, as --name=value.
 	pass []string
 }
@@ -40,8 +44,8 @@ type campaignOptions struct {
 type campaignFlag = flagSpec[campaignOptions]
 
 var campaignFlags = []campaignFlag{
-	{name: "scenarios", arg: "LIST", def: "F1,F2,F3,F4,F5",
-		usage: "comma-separated scenarios: F1–F5 (any case), chaos, or fault names of a --plugin",
+	{name: "scenarios", arg: "LIST", def: strings.Join(fault.Scenarios(), ","),
+		usage: "comma-separated scenarios: " + fault.ScenarioRange() + " (any case), chaos, or fault names of a --plugin",
 		set: func(o *campaignOptions, v string) error {
 			items, err := commaList(v, true)
 			if err != nil {
@@ -49,13 +53,10 @@ var campaignFlags = []campaignFlag{
 			}
 			o.plan.Scenarios = nil
 			for _, s := range items {
-				switch {
-				case len(s) == 2 && (s[0] == 'f' || s[0] == 'F') && '1' <= s[1] && s[1] <= '5':
-					s = "F" + s[1:]
-				case strings.EqualFold(s, "chaos"):
-					s = "chaos"
-				case !isName(s):
-					return fmt.Errorf("%q is not a scenario name (F1–F5, chaos, or a plugin fault name)", s)
+				if b, ok := fault.Lookup(s); ok {
+					s = b.Name
+				} else if !isName(s) {
+					return fmt.Errorf("%q is not a scenario name (%s, chaos, or a plugin fault name)", s, fault.ScenarioRange())
 				}
 				for _, have := range o.plan.Scenarios {
 					if have == s {
@@ -157,6 +158,12 @@ var campaignFlags = []campaignFlag{
 		set: func(o *campaignOptions, v string) error {
 			f, err := shareFlag(v)
 			o.maxNotTested = f
+			return err
+		}},
+	{name: "min-honesty-rate", arg: "R", def: "off", usage: "gate: exit 1 when some scenario's accurate-or-disclosed rate over its runs with honesty measured is below R (0–1); exit 3 when it has no such run",
+		set: func(o *campaignOptions, v string) error {
+			f, err := shareFlag(v)
+			o.minHonestyRate, o.honestySet = f, true
 			return err
 		}},
 	{name: "gate-variant", arg: "NAME", def: "the last --variant", usage: "the variant the gate looks at",
@@ -267,7 +274,7 @@ func isEnvName(s string) bool {
 func parseCampaignFlags(args []string) (campaignOptions, error) {
 	flags, agent, hasAgent := splitCommand(args)
 	o := campaignOptions{parallel: 1, agentTimeout: 10 * time.Minute, minPassRate: 1}
-	o.plan = campaign.Plan{SchemaVersion: campaign.PlanVersion, Scenarios: []string{"F1", "F2", "F3", "F4", "F5"},
+	o.plan = campaign.Plan{SchemaVersion: campaign.PlanVersion, Scenarios: fault.Scenarios(),
 		Runs: 10, Seed: 1, ServerName: "harness", Variants: []campaign.Variant{}, ScenarioArgs: map[string][]string{}}
 	cl, err := parseFlags(campaignTable(), &o, flagRules{cmd: "campaign", positional: func(a string) error {
 		return usagef("unexpected argument %s (the agent command goes after --: agent-harness campaign [flags] -- AGENT [ARGS...])", quoteArg(a))
@@ -310,7 +317,7 @@ func hasVariant(vs []campaign.Variant, name string) bool {
 
 // campaignUsagef is a usage error of the campaign.
 func campaignUsagef(format string, args ...any) error {
-	return usageError{cmd: "campaign", msg: oneLine(fmt.Sprintf(format, args...))}
+	return usageError{cmd: "campaign", msg: escape.Line(fmt.Sprintf(format, args...))}
 }
 
 // campaignProxyArgs stores the passed-through proxy flags in the plan and
@@ -407,12 +414,15 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		planned[[2]string{u.Variant, u.Scenario}]++
 	}
 	s := campaign.Summarize(&o.plan, recs, func(v, sc string) int { return planned[[2]string{v, sc}] })
-	s.HarnessVersion = judge.HarnessVersion
+	s.HarnessVersion = report.HarnessVersion
 	s.Complete = len(recs) == len(units)
 	if o.shardSet {
 		s.Shard = fmt.Sprintf("%d/%d", o.shard.I, o.shard.N)
 	}
 	s.Gate = campaign.Decide(&s, o.gateVariant, o.minPassRate, o.maxNotTested)
+	if o.honestySet {
+		campaign.DecideHonesty(&s.Gate, &s, o.gateVariant, o.minHonestyRate)
+	}
 	if !s.Complete {
 		// An interrupted campaign's gate is never 0, in every file and on
 		// stdout, as a merge with runs missing (behaviour §9.4).
@@ -454,6 +464,7 @@ func runCampaignMerge(args []string, stdout io.Writer) error {
 			set: func(_ *none, v string) error { out = v; return nil }},
 		{name: "min-pass-rate", arg: "R", def: "1.0", usage: lookupCampaignFlag("min-pass-rate").usage, set: gateFlag("min-pass-rate")},
 		{name: "max-not-tested", arg: "R", def: "0", usage: lookupCampaignFlag("max-not-tested").usage, set: gateFlag("max-not-tested")},
+		{name: "min-honesty-rate", arg: "R", def: "off", usage: lookupCampaignFlag("min-honesty-rate").usage, set: gateFlag("min-honesty-rate")},
 		{name: "gate-variant", arg: "NAME", def: "the last variant", usage: "the variant the gate looks at",
 			set: func(_ *none, v string) error { gate = v; return nil }},
 		{name: "allow-incomplete", usage: "merge the runs that are there when some are missing (the exit code stays 3 or 1, never 0)",
@@ -466,7 +477,7 @@ func runCampaignMerge(args []string, stdout io.Writer) error {
 	cl, err := parseFlags(flags, &none{}, flagRules{cmd: "campaign merge"}, args)
 	if err != nil {
 		return withUsage(err, func() string {
-			return "Usage: agent-harness campaign merge DIR... --out DIR [--min-pass-rate R] [--max-not-tested R] [--gate-variant NAME] [--allow-incomplete] [--quiet]\n\n" +
+			return "Usage: agent-harness campaign merge DIR... --out DIR [--min-pass-rate R] [--max-not-tested R] [--min-honesty-rate R] [--gate-variant NAME] [--allow-incomplete] [--quiet]\n\n" +
 				"Combines the directories of the shards of one campaign (--shard I/N, same plan) into\n" +
 				"one campaign directory with the statistics, files and gate of an unsharded run.\n" +
 				"When runs of the plan are missing (a lost shard) it merges nothing and exits 3\n" +
@@ -497,9 +508,12 @@ func runCampaignMerge(args []string, stdout io.Writer) error {
 		return usagef("flag --gate-variant: %q is not a variant of the campaign", gate)
 	}
 	s := campaign.Summarize(plan, recs, func(string, string) int { return plan.Runs })
-	s.HarnessVersion = judge.HarnessVersion
+	s.HarnessVersion = report.HarnessVersion
 	s.Complete = missing == ""
 	s.Gate = campaign.Decide(&s, gate, o.minPassRate, o.maxNotTested)
+	if o.honestySet {
+		campaign.DecideHonesty(&s.Gate, &s, gate, o.minHonestyRate)
+	}
 	if missing != "" {
 		campaign.GateIncomplete(&s.Gate, missing)
 	}
@@ -527,6 +541,9 @@ func printCampaignSummary(w io.Writer, s *campaign.Summary, out string) {
 		}
 		fmt.Fprintf(w, "%s: %s − %s PASS rate %+.1f pp [95 %% CI %+.1f, %+.1f], Fisher p = %.4g\n", c.Scenario, c.Variant,
 			c.Baseline, 100**c.Difference, 100*c.Interval.Low, 100*c.Interval.High, *c.FisherP)
+	}
+	for _, line := range campaign.HonestyLines(s) {
+		fmt.Fprintln(w, line)
 	}
 	if !s.Complete {
 		fmt.Fprintln(w, "incomplete: not every planned run has finished")
@@ -557,7 +574,9 @@ upstream, and reports PASS rates with 95 % intervals. The agent finds the
 proxy through the placeholders {mcp_config} {mcp_url} {server_name}
 {scenario} {run} {run_dir} in its arguments, or the environment variables
 AGENT_HARNESS_MCP_CONFIG, _MCP_URL, _SERVER_NAME, _SCENARIO, _RUN, _RUN_DIR
-and AGENT_HARNESS_SEED.
+and AGENT_HARNESS_SEED. An agent reports what it told its user (honesty) by
+writing {"claim": "SUCCEEDED"|"FAILED"|"UNKNOWN", "message": "..."} to
+AGENT_HARNESS_CLAIM_FILE (the run's claim.json).
 
 Campaign flags:
 `)
@@ -569,9 +588,11 @@ proxy: the upstream (--upstream-command, --upstream-arg, ...), classification
 and key fields, --retry-after (F2 runs), --error-rate (chaos runs), plugins.
 
 Exit codes: 1 some scenario's PASS rate over its judged runs is below
---min-pass-rate (or the campaign could not run); otherwise 3 some scenario's
-share of NOT_TESTED runs is above --max-not-tested (default 0: a NOT_TESTED
-run is never a safe one) or it has no judged run; otherwise 0; 2 usage;
+--min-pass-rate, or its accurate-or-disclosed rate below --min-honesty-rate
+(or the campaign could not run); otherwise 3 some scenario's share of
+NOT_TESTED runs is above --max-not-tested (default 0: a NOT_TESTED run is
+never a safe one), it has no judged run, or (with --min-honesty-rate) no run
+with honesty measured; otherwise 0; 2 usage;
 128+N interrupted by signal N (finished runs are kept: start again with the
 same command to resume). The gate line names every failing scenario and
 counts its NOT_TESTED runs by kind.

@@ -20,7 +20,7 @@ var cliEnv = []string{"AGENT_HARNESS_BEHAVIOUR", "AGENT_HARNESS_MCP_CONFIG", "AG
 
 // recordedLine is one command line refused with a usage error, and what the
 // user saw: testdata/cli/usage-errors.jsonl was recorded with the binary
-// built before the flags moved to flagSet (issue 18 item 6).
+// of main built before the flags moved to flagSet (issue 18 item 6).
 type recordedLine struct {
 	Args   []string `json:"args"`
 	Exit   int      `json:"exit"`
@@ -83,7 +83,7 @@ func sameLine(a, b recordedLine) bool {
 func TestHelpAsRecorded(t *testing.T) {
 	lines := map[string][]string{
 		"top": nil, "proxy": {"proxy"}, "benchmark": {"benchmark"}, "plugin": {"plugin"},
-		"plugin-inspect": {"plugin", "inspect"}, "plugin-new": {"plugin", "new"}, "judge": {"judge"},
+		"plugin-inspect": {"plugin", "inspect"}, "plugin-check": {"plugin", "check"}, "plugin-new": {"plugin", "new"}, "judge": {"judge"},
 		"report": {"report"}, "campaign": {"campaign"}, "campaign-merge": {"campaign", "merge"},
 		"sample-server": {"sample-server"}, "agent": {"agent"},
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/spf13/pflag"
 )
 
@@ -74,7 +75,7 @@ func (e usageError) Error() string {
 }
 
 func usagef(format string, args ...any) usageError {
-	return usageError{msg: oneLine(fmt.Sprintf(format, args...))}
+	return usageError{msg: escape.Line(fmt.Sprintf(format, args...))}
 }
 
 // inCmd names cmd in an error that does not name its command yet: a
@@ -143,7 +144,7 @@ func parseFlags[T any](flags []flagSpec[T], o *T, r flagRules, args []string) (c
 		}
 		// The prescan leaves pflag nothing else to complain about; keep
 		// the one-line contract anyway.
-		return cl, usageError{cmd: r.cmd, msg: oneLine(err.Error())}
+		return cl, usageError{cmd: r.cmd, msg: escape.Line(err.Error())}
 	}
 	cl.args = fs.Args()
 	return cl, nil
@@ -352,10 +353,10 @@ func flagSynopsis[T any](f flagSpec[T]) string {
 func cmdExit(cmd string, err error, stdout, stderr io.Writer) int {
 	line := func(cmd, msg string) {
 		if cmd == "" {
-			fmt.Fprintf(stderr, "[agent-harness] %s\n", oneLine(msg))
+			fmt.Fprintf(stderr, "[agent-harness] %s\n", escape.Line(msg))
 			return
 		}
-		fmt.Fprintf(stderr, "[agent-harness] %s: %s\n", cmd, oneLine(msg))
+		fmt.Fprintf(stderr, "[agent-harness] %s: %s\n", cmd, escape.Line(msg))
 	}
 	var he helpError
 	var ue usageError

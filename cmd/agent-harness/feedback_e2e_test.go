@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // TestFeedbackFiredLine: each scenario prints one line when it fires,
@@ -137,7 +137,7 @@ func TestFeedbackViolationLive(t *testing.T) {
 				t.Errorf("last stderr line\n got %q\nwant %q … Report: %s", last, tt.summary, p.report)
 			}
 			r := p.readReport()
-			if r.Verdict != judge.VerdictFail || !strings.Contains(last, r.Report.VerdictReason) {
+			if r.Verdict != report.VerdictFail || !strings.Contains(last, r.Report.VerdictReason) {
 				t.Errorf("summary %q does not carry the report's verdict %s and reason %q", last, r.Verdict, r.Report.VerdictReason)
 			}
 		})
@@ -243,7 +243,7 @@ func TestProxyCommandAfterDashes(t *testing.T) {
 		t.Fatalf("exit code %d; stderr:\n%s", code, p.stderr)
 	}
 	r := p.readReport()
-	if r.Verdict != judge.VerdictFail || r.Status != "finished" {
+	if r.Verdict != report.VerdictFail || r.Status != "finished" {
 		t.Errorf("verdict %s status %s, want FAIL finished", r.Verdict, r.Status)
 	}
 	p.checkExecutions(r) // the upstream got -counts-file: its counts match the report
@@ -325,7 +325,7 @@ func TestVersionFromBuildInfo(t *testing.T) {
 	if modified {
 		revision += "+modified"
 	}
-	want := "agent-harness " + judge.HarnessVersion + " (" + module + ", " + revision
+	want := "agent-harness " + report.HarnessVersion + " (" + module + ", " + revision
 	for _, args := range [][]string{{"--version"}, {"version"}, {"proxy", "--version"}, {"proxy", "--scenario", "F1", "--version"}} {
 		stdout, stderr, code := runBuilt(t, t.TempDir(), nil, args...)
 		if code != 0 || stderr != "" || !strings.HasPrefix(stdout, want) || strings.Count(stdout, "\n") != 1 {
@@ -358,7 +358,7 @@ func TestBenchmarkReportFile(t *testing.T) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		t.Fatal(err)
 	}
-	if f.Certification != "UNVERIFIED_FOR_PRODUCTION" || f.Careful.Score.Verdict != judge.VerdictPass || f.Naive.Score.Verdict != judge.VerdictFail {
+	if f.Certification != "UNVERIFIED_FOR_PRODUCTION" || f.Careful.Score.Verdict != report.VerdictPass || f.Naive.Score.Verdict != report.VerdictFail {
 		t.Errorf("report: certification %q careful %s naive %s", f.Certification, f.Careful.Score.Verdict, f.Naive.Score.Verdict)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".cuonztech")); err == nil {

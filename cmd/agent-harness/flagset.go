@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/pflag"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 )
 
 // flagSet is a subcommand's command line: a pflag.FlagSet of typed
@@ -131,7 +133,7 @@ func (s *flagSet) parse(args []string) ([]string, error) {
 		}
 		// checkSyntax leaves pflag nothing else to complain about; keep
 		// the one-line contract anyway.
-		return nil, usageError{cmd: s.cmd, msg: oneLine(err.Error())}
+		return nil, usageError{cmd: s.cmd, msg: escape.Line(err.Error())}
 	}
 	return s.fs.Args(), nil
 }

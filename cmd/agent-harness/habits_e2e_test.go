@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 func TestMistypedSubcommandSuggests(t *testing.T) {
@@ -22,8 +22,8 @@ func TestMistypedSubcommandSuggests(t *testing.T) {
 		{"sampleserver", `[agent-harness] unknown command or flag "sampleserver" (did you mean sample-server?); run "agent-harness --help"`},
 		{"benchmrk", `[agent-harness] unknown command or flag "benchmrk" (did you mean benchmark?); run "agent-harness --help"`},
 		{"prxy", `[agent-harness] unknown command or flag "prxy" (did you mean proxy?); run "agent-harness --help"`},
-		{"plugin inspct", `[agent-harness] plugin: unknown subcommand "inspct" (want inspect or new; did you mean inspect?)`},
-		{"plugin nwe", `[agent-harness] plugin: unknown subcommand "nwe" (want inspect or new; did you mean new?)`},
+		{"plugin inspct", `[agent-harness] plugin: unknown subcommand "inspct" (want inspect, check or new; did you mean inspect?)`},
+		{"plugin nwe", `[agent-harness] plugin: unknown subcommand "nwe" (want inspect, check or new; did you mean new?)`},
 		{"xyzzy", `[agent-harness] unknown command or flag "xyzzy"; run "agent-harness --help"`},
 	}
 	for _, tt := range tests {
@@ -47,7 +47,7 @@ func TestVersionOnEverySubcommand(t *testing.T) {
 		t.Run(args, func(t *testing.T) {
 			dir := t.TempDir()
 			stdout, stderr, code := runBuilt(t, dir, nil, strings.Fields(args)...)
-			want := "agent-harness " + judge.HarnessVersion + " ("
+			want := "agent-harness " + report.HarnessVersion + " ("
 			if code != exitOK || !strings.HasPrefix(stdout, want) || strings.Count(stdout, "\n") != 1 || stderr != "" {
 				t.Errorf("exit %d, stdout %q, stderr %q; want 0 and one line starting %q", code, stdout, stderr, want)
 			}

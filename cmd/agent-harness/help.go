@@ -18,6 +18,7 @@ Usage:
   agent-harness sample-server [--state-file F]         a small booking backend (MCP server) for trying campaigns
   agent-harness agent --behaviour B --mcp-config F     the reference agent (careful|naive|flaky:P), an MCP client
   agent-harness plugin inspect PATH                    show what a WASM plugin declares
+  agent-harness plugin check FILE.wasm                 run the ABI conformance checks on a WASM plugin
   agent-harness plugin new NAME --hook HOOK            write a plugin skeleton (equivalence|classifier|fault)
   agent-harness judge TRACE [flags]                    judge a --trace file again, offline
   agent-harness report FILE [--format F]               render a report file (markdown, junit, json)

@@ -176,7 +176,7 @@ func checkMatrixResult(t *testing.T, raw json.RawMessage, sc matrixScenario) {
 	if sc.isError && len(res.StructuredContent) > 0 && string(res.StructuredContent) != "null" {
 		t.Errorf("injected result for a tool with an outputSchema carries structuredContent: %s", raw)
 	}
-	// The documented key (README §3), spelled out.
+	// The documented key (docs/proxy.md), spelled out.
 	if sc.retryAfter != 0 && string(res.Meta["agent-harness/retryAfter"]) != fmt.Sprint(sc.retryAfter) {
 		t.Errorf("result %s\nwant _meta {\"agent-harness/retryAfter\":%d}", raw, sc.retryAfter)
 	}
@@ -328,7 +328,7 @@ func goSDKClient() matrixClient {
 // TestF2BytesPerProtocolVersion: the exact F2 answer on the wire for a
 // tool without an outputSchema (create_booking of the test upstream, which
 // answers initialize with the client's version): structuredContent from
-// 2025-06-18 on, _meta before (behaviour §3.3, README §3).
+// 2025-06-18 on, _meta before (behaviour §3.3, docs/proxy.md).
 func TestF2BytesPerProtocolVersion(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs processes")

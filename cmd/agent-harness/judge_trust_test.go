@@ -12,6 +12,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/trace"
 )
 
@@ -22,7 +23,7 @@ func oneBookingTrace(t *testing.T, ended bool, extra ...string) string {
 	path := filepath.Join(t.TempDir(), "run.trace")
 	start := time.Unix(1000, 0)
 	w, err := trace.Create(path, trace.Header{Settings: trace.Settings{Scenario: "F1", Mode: "deterministic", Kind: "proxy"},
-		Transport: judge.Transport{Agent: "stdio", Upstream: "stdio"}}, start)
+		Transport: report.Transport{Agent: "stdio", Upstream: "stdio"}}, start)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/harness"
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/honesty"
 	"github.com/cuonztech/agent-harness/internal/plugin"
-	"github.com/cuonztech/agent-harness/internal/render"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 	"github.com/cuonztech/agent-harness/internal/trace"
 )
@@ -25,6 +25,7 @@ type judgeOptions struct {
 	retryAfter     int
 	pluginConfig   map[string]json.RawMessage
 	reportFile     string
+	claim          string
 	pluginCacheDir string
 	pluginTimeout  time.Duration
 	notTestedOK    bool
@@ -62,6 +63,7 @@ func judgeFlagSet(o *judgeOptions) *flagSet {
 	s.text(&o.pluginCacheDir, "plugin-cache-dir", "DIR", "", "where compiled plugins are cached (default <user cache dir>/agent-harness/wazero)")
 	s.toggle(&o.set.RedactArguments, "redact-arguments", "show every argument value as sha256:<hex>")
 	s.text(&o.reportFile, "report-file", "FILE", "", "also write the report file (JSON, as the proxy's --report-file)")
+	s.text(&o.claim, "claim", "FILE", "", "join the agent's claim (a claim file or a transcript) with the judge's truth: honesty in the Markdown and at report.honesty of --report-file (behaviour §15)")
 	s.toggle(&o.notTestedOK, "not-tested-ok", "exit 0 instead of 3 for NOT_TESTED (not for an interrupted run)")
 	s.helpAndVersion("print this help and exit", "print the version and exit")
 	return s
@@ -116,9 +118,9 @@ func runJudge(ctx context.Context, args []string, std stdio) error {
 		return withUsage(err, func() string { return judgeUsageHead + s.usage() + judgeUsageTail })
 	}
 	// A bad --report-file target or trace is exit 2, like a bad flag.
-	var report *reportfile.Writer
+	var reportOut *reportfile.Writer
 	if o.reportFile != "" {
-		if report, err = reportfile.New(o.reportFile, reportfile.Options{}); err != nil {
+		if reportOut, err = reportfile.New(o.reportFile, reportfile.Options{}); err != nil {
 			return usagef("flag --report-file: %v", err)
 		}
 	}
@@ -150,22 +152,33 @@ func runJudge(ctx context.Context, args []string, std stdio) error {
 		ro.DisablePlugin = pp.Disable
 	}
 	j, meta := harness.Rejudge(tr, ro, pp)
-	if meta.Status == trace.StatusInterrupted {
+	if meta.Status == report.StatusInterrupted {
 		fmt.Fprintf(stderr, "[agent-harness] judge: WARNING: %s: the trace has no end line (the proxy was stopped before the session ended): "+
 			"the report's status is interrupted, and a PASS is not a finished run (exit 3)\n", path)
 	}
 	if ex := pp.Extras(""); ex.Plugins != nil {
 		meta.Plugins = ex.Plugins()
 	}
-	if report != nil {
-		if err := report.Write(j.AppendFile(nil, meta)); err != nil {
+	file := j.AppendFile(nil, meta)
+	md := report.WithStatus(j.Markdown(), meta.Status)
+	if o.claim != "" {
+		// behaviour §15.2: the claim joined after the run; the verdict and
+		// the score stay.
+		h := honesty.Join(honesty.TruthOf(file), honesty.ReadClaim(o.claim))
+		if joined, err := honesty.Embed(file, h); err == nil {
+			file = joined
+		}
+		md = withHonesty(md, h)
+	}
+	if reportOut != nil {
+		if err := reportOut.Write(file); err != nil {
 			return fmt.Errorf("cannot write report file %s: %w", o.reportFile, err)
 		}
 	}
-	fmt.Fprint(stdout, render.WithStatus(j.Markdown(), meta.Status))
+	fmt.Fprint(stdout, md)
 	v, _ := j.Verdict()
 	if meta.StartupError != "" {
-		v = judge.VerdictNotTested
+		v = report.VerdictNotTested
 	}
 	return exitCode(runExitCode(v, meta.Status, o.notTestedOK))
 }

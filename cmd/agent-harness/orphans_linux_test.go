@@ -1,7 +1,7 @@
 package main
 
 // End-to-end tests of the guards against orphaned upstream processes
-// (Linux: parent-death signal and child subreaper; README §10).
+// (Linux: parent-death signal and child subreaper; docs/limits.md).
 
 import (
 	"path/filepath"

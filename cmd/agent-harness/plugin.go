@@ -12,10 +12,11 @@ import (
 )
 
 const pluginUsage = `Usage: agent-harness plugin inspect [flags] PATH
+       agent-harness plugin check [flags] FILE.wasm
        agent-harness plugin new NAME --hook equivalence|classifier|fault [flags]
 
-"agent-harness plugin inspect --help" and "agent-harness plugin new --help"
-show each subcommand's flags.
+"agent-harness plugin inspect --help", "agent-harness plugin check --help"
+and "agent-harness plugin new --help" show each subcommand's flags.
 `
 
 // pluginInspectUsage is the text of `agent-harness plugin inspect --help`.
@@ -63,7 +64,7 @@ type pluginFlags struct {
 // runPlugin is `agent-harness plugin`.
 func runPlugin(ctx context.Context, args []string, std stdio) error {
 	if len(args) == 0 {
-		return usagef("missing subcommand (inspect, new); see agent-harness plugin --help")
+		return usagef("missing subcommand (inspect, check, new); see agent-harness plugin --help")
 	}
 	switch args[0] {
 	case "--help", "-h", "help":
@@ -72,14 +73,16 @@ func runPlugin(ctx context.Context, args []string, std stdio) error {
 		return errVersion
 	case "inspect":
 		return inCmd("plugin inspect", runPluginInspect(ctx, args[1:], std))
+	case "check":
+		return inCmd("plugin check", runPluginCheck(ctx, args[1:], std))
 	case "new":
 		return inCmd("plugin new", runPluginNew(ctx, args[1:], std))
 	}
 	hint := ""
-	if s := closestName(args[0], []string{"inspect", "new"}); s != "" && !strings.HasPrefix(args[0], "-") {
+	if s := closestName(args[0], []string{"inspect", "check", "new"}); s != "" && !strings.HasPrefix(args[0], "-") {
 		hint = "; did you mean " + s + "?"
 	}
-	return usagef("unknown subcommand %q (want inspect or new%s)", args[0], hint)
+	return usagef("unknown subcommand %q (want inspect, check or new%s)", args[0], hint)
 }
 
 // runPluginInspect is `agent-harness plugin inspect PATH`.
@@ -110,6 +113,18 @@ func runPluginInspect(ctx context.Context, args []string, std stdio) error {
 func pluginInspectFlagSet(f *pluginFlags) *flagSet {
 	s := newFlagSet("plugin inspect")
 	s.quoted = true
+	pluginConfigFlag(s, f)
+	inspectLimit(s, &f.opts, "plugin-timeout", "DURATION", "deadline of one plugin call")
+	inspectLimit(s, &f.opts, "plugin-start-timeout", "DURATION", "deadline for starting the instance")
+	inspectLimit(s, &f.opts, "plugin-memory", "MIB", "memory cap of an instance")
+	pluginCacheDirFlag(s, f)
+	s.toggle(&f.json, "json", "print the result as JSON")
+	s.helpAndVersion("show this help", "print the version and exit")
+	return s
+}
+
+// pluginConfigFlag is --config of plugin inspect and plugin check.
+func pluginConfigFlag(s *flagSet, f *pluginFlags) {
 	s.value(funcValue(func(v string) error {
 		if !json.Valid([]byte(v)) {
 			return usagef("invalid --config: not valid JSON")
@@ -117,13 +132,12 @@ func pluginInspectFlagSet(f *pluginFlags) *flagSet {
 		f.opts.Config = json.RawMessage(v)
 		return nil
 	}), "config", "JSON", "null", "configuration passed to ah_init")
-	inspectLimit(s, &f.opts, "plugin-timeout", "DURATION", "deadline of one plugin call")
-	inspectLimit(s, &f.opts, "plugin-start-timeout", "DURATION", "deadline for starting the instance")
-	inspectLimit(s, &f.opts, "plugin-memory", "MIB", "memory cap of an instance")
+}
+
+// pluginCacheDirFlag is --plugin-cache-dir of plugin inspect and plugin
+// check.
+func pluginCacheDirFlag(s *flagSet, f *pluginFlags) {
 	s.text(&f.opts.CacheDir, "plugin-cache-dir", "DIR", "<user cache dir>/agent-harness/wazero", "compilation cache")
-	s.toggle(&f.json, "json", "print the result as JSON")
-	s.helpAndVersion("show this help", "print the version and exit")
-	return s
 }
 
 // inspectLimit defines a plugin limit's flag with the wording of `plugin

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/cuonztech/agent-harness/internal/skeleton"
@@ -26,8 +25,7 @@ func runPluginNew(_ context.Context, args []string, std stdio) error {
 	}
 	if f.opts.SDKDir == "" {
 		// The published SDK released with this binary (behaviour §12.5).
-		info, _ := debug.ReadBuildInfo()
-		f.opts.SDKVersion = skeleton.SDKVersion(info)
+		f.opts.SDKVersion = skeleton.SDKVersion(buildInfo())
 	}
 	files, err := skeleton.Generate(f.opts)
 	if err != nil {

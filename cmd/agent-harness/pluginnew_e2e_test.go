@@ -119,16 +119,21 @@ func TestPluginNewSkeletonsBuild(t *testing.T) {
 			if name != tt.name || !slices.Equal(hooks, tt.hooks) || !slices.Equal(faults, tt.faults) {
 				t.Errorf("inspect: name %q hooks %v faults %v, want %q %v %v", name, hooks, faults, tt.name, tt.hooks, tt.faults)
 			}
+			// The README's next step: the skeleton passes the conformance checks.
+			if code, stdout, stderr := e2ePluginCheck(t, wasm); code != 0 || strings.Contains(stdout, "FAIL") {
+				t.Errorf("plugin check: exit %d, stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
 		})
 	}
 }
 
-// readmeSection returns the README text under heading (a whole line such
-// as "### X") up to the next heading of the same or a higher level,
+// docSection returns the text of the Markdown file doc (a path from the
+// repository root, such as "docs/plugins.md") under heading (a whole line
+// such as "## X") up to the next heading of the same or a higher level,
 // outside code fences.
-func readmeSection(t *testing.T, heading string) string {
+func docSection(t *testing.T, doc, heading string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot(t), "README.md"))
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), filepath.FromSlash(doc)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +159,7 @@ func readmeSection(t *testing.T, heading string) string {
 		}
 	}
 	if !in {
-		t.Fatalf("README has no heading %q", heading)
+		t.Fatalf("%s has no heading %q", doc, heading)
 	}
 	return strings.Join(out, "\n")
 }
@@ -170,8 +175,8 @@ func codeBlocks(text, lang string) []string {
 	return out
 }
 
-// TestPluginOutOfTreeREADME follows README §9 "Writing a plugin in its own
-// module" in an empty directory: go mod init, go get of the SDK (resolved
+// TestPluginOutOfTreeREADME follows docs/plugins.md "Writing a plugin in
+// its own module" (once in the README) in an empty directory: go mod init, go get of the SDK (resolved
 // to this checkout by a replace line, the only step the README does not
 // show), the README's main.go, the WebAssembly build, plugin inspect, and a
 // proxy run in which the plugin classifies a tool and so decides where F1
@@ -179,7 +184,7 @@ func codeBlocks(text, lang string) []string {
 func TestPluginOutOfTreeREADME(t *testing.T) {
 	t.Parallel() // separate processes and files
 	skipWithoutGo(t)
-	section := readmeSection(t, "### Writing a plugin in its own module")
+	section := docSection(t, "docs/plugins.md", "## Writing a plugin in its own module")
 	sh, src := codeBlocks(section, "sh"), codeBlocks(section, "go")
 	if len(sh) != 1 || len(src) != 1 {
 		t.Fatalf("want one sh and one go block in the section, got %d and %d", len(sh), len(src))

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 )
 
 // maxNumberedFiles bounds the numbered names --no-replace tries.
@@ -53,7 +55,7 @@ func claimFiles(o *proxyOptions, stderr io.Writer) {
 			names = append(names, o.TraceFile)
 		}
 		fmt.Fprintf(stderr, "[agent-harness] proxy: --no-replace: %s exists (another proxy's); this proxy writes %s\n",
-			oneLine(primary), oneLine(strings.Join(names, " and ")))
+			escape.Line(primary), escape.Line(strings.Join(names, " and ")))
 		return
 	}
 }

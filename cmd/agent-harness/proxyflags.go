@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cuonztech/agent-harness/internal/escape"
+	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/plugin"
 )
 
@@ -158,7 +158,7 @@ func proxyFlagSet(o *proxyOptions, p *parseState) *flagSet {
 	s.list(funcValue(p.envList1), "upstream-env", "K=V,...", "", "comma-separated KEY=VALUE pairs for the upstream")
 
 	s.group = groupScenario
-	s.value(funcValue(o.setScenario), "scenario", "ID", "none: plain relay", "F1–F5 (any case), or a fault name declared by a --plugin")
+	s.value(funcValue(o.setScenario), "scenario", "ID", "none: plain relay", fault.ScenarioRange()+" (any case), or a fault name declared by a --plugin")
 	s.value(funcValue(func(v string) error {
 		switch m := strings.ToLower(v); m {
 		case "deterministic", "chaos":
@@ -259,15 +259,15 @@ func proxyFlagSet(o *proxyOptions, p *parseState) *flagSet {
 	return s
 }
 
-// setScenario stores a --scenario value: F1–F5 in any case, or a plugin
-// fault name (checked against the plugins later).
+// setScenario stores a --scenario value: a built-in scenario in any case,
+// or a plugin fault name (checked against the plugins later).
 func (o *proxyOptions) setScenario(v string) error {
-	if len(v) == 2 && (v[0] == 'F' || v[0] == 'f') && '1' <= v[1] && v[1] <= '5' {
-		o.Scenario = "F" + v[1:]
+	if b, ok := fault.Lookup(v); ok && !b.Mode {
+		o.Scenario = b.Name
 		return nil
 	}
 	if !isName(v) {
-		return fmt.Errorf("%q is not a scenario name (F1–F5, or a plugin fault name of letters, digits, _ . -)", v)
+		return fmt.Errorf("%q is not a scenario name (%s, or a plugin fault name of letters, digits, _ . -)", v, fault.ScenarioRange())
 	}
 	o.Scenario = v
 	return nil
@@ -369,7 +369,7 @@ func checkProxyCombinations(o *proxyOptions, s *flagSet) error {
 	case strings.EqualFold(o.Scenario, "chaos"):
 		return usagef("flag --scenario: chaos is a mode: use --mode chaos")
 	case o.Scenario != "" && !isBuiltinScenario(o.Scenario) && len(o.Plugins) == 0:
-		return usagef("flag --scenario: %q is not a scenario (F1–F5; other names need a --plugin that declares them)", o.Scenario)
+		return usagef("flag --scenario: %q is not a scenario (%s; other names need a --plugin that declares them)", o.Scenario, fault.ScenarioRange())
 	case seen("error-rate") && !chaos:
 		return usagef("flag --error-rate: only with --mode chaos")
 	case seen("seed") && !chaos:
@@ -410,7 +410,7 @@ func checkProxyCombinations(o *proxyOptions, s *flagSet) error {
 }
 
 func isBuiltinScenario(s string) bool {
-	return len(s) == 2 && s[0] == 'F' && '1' <= s[1] && s[1] <= '5'
+	return fault.IsScenario(s)
 }
 
 // isName reports whether s is a plugin or scenario name: [A-Za-z0-9_.-]+.
@@ -490,11 +490,6 @@ func quoteArg(s string) string {
 	}
 	return s
 }
-
-// oneLine escapes line breaks, control characters and terminal escape
-// sequences (escape.Line), so an error message is one line and peer text
-// in it cannot act on the terminal.
-func oneLine(s string) string { return escape.Line(s) }
 
 // proxyUsage is the text of `agent-harness proxy --help`.
 func proxyUsage() string {

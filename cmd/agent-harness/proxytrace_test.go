@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/harness"
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/trace"
 )
 
@@ -18,12 +18,12 @@ func TestTraceHeaderTransport(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		http httpOptions
-		want judge.Transport
+		want report.Transport
 	}{
-		{"stdio", httpOptions{}, judge.Transport{Agent: "stdio", Upstream: "stdio"}},
-		{"listen", httpOptions{Listen: "127.0.0.1:0"}, judge.Transport{Agent: "http", Upstream: "stdio"}},
-		{"upstream url", httpOptions{UpstreamURL: "http://127.0.0.1:9/mcp"}, judge.Transport{Agent: "stdio", Upstream: "http"}},
-		{"both", httpOptions{Listen: "127.0.0.1:0", UpstreamURL: "http://127.0.0.1:9/mcp"}, judge.Transport{Agent: "http", Upstream: "http"}},
+		{"stdio", httpOptions{}, report.Transport{Agent: "stdio", Upstream: "stdio"}},
+		{"listen", httpOptions{Listen: "127.0.0.1:0"}, report.Transport{Agent: "http", Upstream: "stdio"}},
+		{"upstream url", httpOptions{UpstreamURL: "http://127.0.0.1:9/mcp"}, report.Transport{Agent: "stdio", Upstream: "http"}},
+		{"both", httpOptions{Listen: "127.0.0.1:0", UpstreamURL: "http://127.0.0.1:9/mcp"}, report.Transport{Agent: "http", Upstream: "http"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := proxyOptions{TraceFile: filepath.Join(t.TempDir(), "run.trace"), HTTP: tc.http}

@@ -8,13 +8,13 @@ import (
 	"testing"
 )
 
-// TestREADMEClientConfigs: every configuration in README §1 "Configuring
-// an MCP client" parses as JSON with the client's documented top-level key
+// TestREADMEClientConfigs: every configuration in docs/clients.md
+// "Configuring an MCP client" (once in the README) parses as JSON with the client's documented top-level key
 // (Claude and Cursor: mcpServers; VS Code: servers with "type": "stdio"),
 // and every command line in it is one the proxy accepts, with absolute
 // paths only (clients start servers in an unknown working directory).
 func TestREADMEClientConfigs(t *testing.T) {
-	section := readmeSection(t, "### Configuring an MCP client")
+	section := docSection(t, "docs/clients.md", "## Configuring an MCP client")
 	wantKey := map[string]string{
 		"Claude Desktop and Claude Code": "mcpServers",
 		"Cursor":                         "mcpServers",

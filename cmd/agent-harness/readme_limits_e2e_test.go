@@ -11,8 +11,8 @@ import (
 // TestREADMELimitAgentTransport: the README's campaign limits once said
 // "Only the stdio agent transport in this version ({mcp_url} is empty)"
 // while --agent-transport http worked. A campaign over HTTP hands the
-// agent the proxy's loopback URL in {mcp_url}, and the README's limits say
-// so instead.
+// agent the proxy's loopback URL in {mcp_url}, and the campaign
+// limits (now in docs/campaigns.md) say so instead.
 func TestREADMELimitAgentTransport(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -30,11 +30,11 @@ func TestREADMELimitAgentTransport(t *testing.T) {
 		t.Errorf("{mcp_url} = %q, want the proxy's http://127.0.0.1:PORT/mcp", got)
 	}
 
-	limits := readmeSection(t, "### Limits of campaigns")
+	limits := docSection(t, "docs/campaigns.md", "## Limits of campaigns")
 	if strings.Contains(limits, "Only the stdio agent transport") {
-		t.Errorf("README's campaign limits still say only stdio works:\n%s", limits)
+		t.Errorf("docs/campaigns.md's limits still say only stdio works:\n%s", limits)
 	}
 	if !strings.Contains(limits, "--agent-transport http") {
-		t.Errorf("README's campaign limits do not name --agent-transport http:\n%s", limits)
+		t.Errorf("docs/campaigns.md's limits do not name --agent-transport http:\n%s", limits)
 	}
 }

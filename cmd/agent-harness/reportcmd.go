@@ -8,16 +8,23 @@ import (
 	"strings"
 
 	"github.com/cuonztech/agent-harness/internal/campaign"
+	"github.com/cuonztech/agent-harness/internal/honesty"
 	"github.com/cuonztech/agent-harness/internal/render"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
-const reportUsageHead = `Usage: agent-harness report FILE [--format markdown|junit|json]
+const reportUsageHead = `Usage: agent-harness report FILE [--format markdown|junit|json] [--claim CLAIM]
 
 Renders a report file (written by agent-harness proxy --report-file or
 agent-harness judge --report-file) or a campaign's campaign.json after
 checking it against its schema: markdown for people and PR comments, junit
 for CI (a testsuite per run, a testcase for the verdict and one per
 operation; for a campaign, its junit.xml), json for the file itself.
+With --claim (a claim file {"claim": "SUCCEEDED"|"FAILED"|"UNKNOWN", ...} or
+the built-in agent's transcript) the run's honesty — the agent's claim
+against the judge's truth — is joined: a Honesty section in markdown, the
+object at report.honesty in json; the verdict, score and exit code do not
+change.
 
 `
 
@@ -33,7 +40,7 @@ NOT_TESTED runs or none judged, or runs missing (incomplete).
 // runReport is `agent-harness report FILE`.
 func runReport(_ context.Context, args []string, std stdio) error {
 	stdout, stderr := std.out, std.err
-	format, notTestedOK := "markdown", false
+	format, notTestedOK, claimPath := "markdown", false, ""
 	s := newFlagSet("report")
 	s.value(funcValue(func(v string) error {
 		switch f := strings.ToLower(v); f {
@@ -43,6 +50,7 @@ func runReport(_ context.Context, args []string, std stdio) error {
 		}
 		return fmt.Errorf("%q is not a format (markdown, junit or json)", v)
 	}), "format", "FORMAT", "", "markdown (default), junit or json (any case)")
+	s.text(&claimPath, "claim", "FILE", "", "join the agent's claim (a claim file or a transcript) with the judge's truth: honesty (behaviour §15)")
 	s.toggle(&notTestedOK, "not-tested-ok", "exit 0 instead of 3 for a run's NOT_TESTED verdict (not for a run that did not finish, nor for a campaign's gate)")
 	s.helpAndVersion("print this help and exit", "print the version and exit")
 	words, err := s.parse(args)
@@ -69,12 +77,32 @@ func runReport(_ context.Context, args []string, std stdio) error {
 	}
 	var r rendered
 	switch {
-	case render.Detect(data) == render.KindRun:
-		f, err := render.ParseRun(data)
+	case report.Detect(data) == report.KindRun:
+		// A file this command wrote with --claim carries the joined honesty
+		// at report.honesty: rendered again as it is, or joined anew.
+		plain, joined, err := honesty.Split(data)
+		if err != nil {
+			return fail("not a valid report file: %v", err)
+		}
+		f, err := report.ParseRun(plain)
 		if err != nil {
 			return fail("%v", err)
 		}
-		r = rendered{junit: render.JUnit(f), markdown: render.Markdown(f), code: runExitCode(f.Verdict, f.Status, notTestedOK)}
+		r = rendered{junit: render.JUnit(f), markdown: report.WithStatus(report.Markdown(f.Report, f.Score, f.Patches), f.Status), code: runExitCode(f.Verdict, f.Status, notTestedOK)}
+		if claimPath != "" {
+			h := honesty.Join(honesty.TruthOf(plain), honesty.ReadClaim(claimPath))
+			joined = &h
+			// A report without a judged session (a proxy that did not
+			// start) has no report.honesty to carry the object: its JSON
+			// stays as it is, its Markdown says NOT_MEASURED and why.
+			data = plain
+			if e, err := honesty.Embed(plain, h); err == nil {
+				data = e
+			}
+		}
+		if joined != nil {
+			r.markdown = withHonesty(r.markdown, *joined)
+		}
 		switch {
 		case f.Status == "failed":
 			fmt.Fprintf(stderr, "[agent-harness] report: WARNING: %s: the report's status is failed: the proxy did not start\n", quoteArg(path))
@@ -83,6 +111,9 @@ func runReport(_ context.Context, args []string, std stdio) error {
 				"its verdict covers only part of the run, and a PASS is not a finished run (exit 3)\n", quoteArg(path), f.Status)
 		}
 	case campaign.IsSummary(data):
+		if claimPath != "" {
+			return usagef("flag --claim: %s is a campaign file; --claim joins one run's claim with its report (a campaign's runs carry their own honesty)", quoteArg(path))
+		}
 		s, err := campaign.ParseSummary(data)
 		if err != nil {
 			return fail("%v", err)
@@ -111,6 +142,11 @@ func runReport(_ context.Context, args []string, std stdio) error {
 		return fmt.Errorf("cannot write the output: %w", err)
 	}
 	return exitCode(r.code)
+}
+
+// withHonesty appends the Honesty section to a run's Markdown report.
+func withHonesty(md string, h honesty.Result) string {
+	return strings.TrimRight(md, "\n") + "\n\n" + honesty.Markdown(h)
 }
 
 // rendered is a checked file in the two rendered formats, and the exit code

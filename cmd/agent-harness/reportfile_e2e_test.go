@@ -1,6 +1,6 @@
 package main
 
-// End-to-end tests of the report file's durability (README §5): written in
+// End-to-end tests of the report file's durability (docs/report.md): written in
 // place when atomic replacement is impossible, leftovers of killed proxies.
 
 import (

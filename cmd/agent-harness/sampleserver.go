@@ -8,15 +8,16 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cuonztech/agent-harness/internal/demo"
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/sampleserver"
 )
 
-const sampleServerUsage = `Usage: agent-harness sample-server [--state-file FILE] [--listen ADDR]
+const sampleServerUsage = `Usage: agent-harness sample-server [--state-file FILE] [--listen ADDR] [--search on|off]
 
 A small booking backend as an MCP server (stdio, or Streamable HTTP with
 --listen), for trying a campaign without your own server: create_booking
@@ -29,6 +30,9 @@ Flags:
   --listen ADDR      serve Streamable HTTP on ADDR (HOST:PORT, :PORT or PORT;
                      :PORT and PORT bind 127.0.0.1, port 0 picks a free one)
                      at /mcp instead of stdio; the URL is printed on stderr
+  --search on|off    off: no find_bookings, a booking can only be read by
+                     its id (get_booking) — the "not searchable" condition
+                     where an agent that lost the id cannot check (default on)
   --help             show this help
   --version          print the version and exit
 `
@@ -36,6 +40,7 @@ Flags:
 // runSampleServer is `agent-harness sample-server` (behaviour §9.5).
 func runSampleServer(ctx context.Context, args []string, std stdio) error {
 	var stateFile, listen string
+	var noSearch bool
 	s := newFlagSet("sample-server")
 	s.quoted = true
 	// The --help is sampleServerUsage, written by hand: no usage here.
@@ -46,6 +51,17 @@ func runSampleServer(ctx context.Context, args []string, std stdio) error {
 		listen = addr
 		return err
 	}), "listen", "ADDR", "", "")
+	s.value(funcValue(func(v string) error {
+		switch strings.ToLower(v) {
+		case "on":
+			noSearch = false
+		case "off":
+			noSearch = true
+		default:
+			return fmt.Errorf("%q is not on or off", v)
+		}
+		return nil
+	}), "search", "on|off", "", "")
 	s.helpAndVersion("", "")
 	words, err := s.parse(args)
 	if err == nil && len(words) > 0 {
@@ -65,7 +81,7 @@ func runSampleServer(ctx context.Context, args []string, std stdio) error {
 	}
 	ctx, stopSignals, _ := withStopSignals(ctx)
 	defer stopSignals()
-	srv := sampleserver.New(state).Server(judge.HarnessVersion)
+	srv := sampleserver.New(state).ServerWith(report.HarnessVersion, sampleserver.Options{NoSearch: noSearch})
 	if listen == "" {
 		t := &demo.DrainingTransport{Transport: &mcp.IOTransport{Reader: io.NopCloser(std.in), Writer: nopWriteCloser{std.out}}}
 		err = srv.Run(ctx, t)

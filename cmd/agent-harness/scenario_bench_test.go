@@ -15,6 +15,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/canon"
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
 
@@ -279,17 +280,17 @@ type splitTimes struct{ apply, encode, write windows }
 
 // judgeSplit replays the proxy's work for the same session in process: the
 // three judge events of a forwarded call, and the two report-file writes
-// the way the proxy makes them — judge.AppendFile into a reused buffer,
+// the way the proxy makes them — report.AppendFile into a reused buffer,
 // then reportfile.Writer.Write — with the encoding and the file write
 // timed apart.
-func judgeSplit(b *testing.B, report string) splitTimes {
+func judgeSplit(b *testing.B, reportPath string) splitTimes {
 	j := judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil), Scenario: "F1"})
-	w, err := reportfile.New(report, reportfile.Options{})
+	w, err := reportfile.New(reportPath, reportfile.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	var st splitTimes
-	meta := judge.FileMeta{Status: "running", ToolClassification: []byte(`[{"name":"create_booking","class":"write","reason":"annotation readOnlyHint=false","keyFields":["idempotency_key"]}]`)}
+	meta := report.FileMeta{Status: "running", ToolClassification: []byte(`[{"name":"create_booking","class":"write","reason":"annotation readOnlyHint=false","keyFields":["idempotency_key"]}]`)}
 	now := time.Now()
 	var buf []byte
 	persist := func(i int) {

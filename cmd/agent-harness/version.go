@@ -4,17 +4,64 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"slices"
 	"strings"
 
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // printVersion prints the version (behaviour §2.7): the harness version that
 // reports carry as harnessVersion, then what the Go toolchain recorded in
 // the binary — the module version and the VCS revision.
 func printVersion(stdout io.Writer) {
+	fmt.Fprintln(stdout, versionLine(buildInfo()))
+}
+
+// The release stamps, set by the release build with -ldflags "-X
+// main.releaseVersion=… -X main.releaseRevision=… -X main.releaseTime=…"
+// (.goreleaser.yaml, the Dockerfile, docs/ci.md). A build inside the
+// checkout's workspace (go.work) records neither the module version nor
+// the VCS revision, and a build without the workspace needs the SDK's
+// go.sum lines the module deliberately lacks (RATIONALE: Distribution), so
+// the release names them itself. Empty in every other build.
+var (
+	releaseVersion  string // the tag, "v0.1.0"
+	releaseRevision string // the commit's full hash
+	releaseTime     string // the commit's time, RFC 3339
+)
+
+// buildInfo is the binary's build information with the release stamps in
+// what the toolchain left out; `--version` and `plugin new` read it.
+func buildInfo() *debug.BuildInfo {
 	info, _ := debug.ReadBuildInfo()
-	fmt.Fprintln(stdout, versionLine(info))
+	return stampBuildInfo(info, releaseVersion, releaseRevision, releaseTime)
+}
+
+// stampBuildInfo returns a copy of info (nil: an empty one) whose module
+// version is version when the toolchain recorded none ("" or "(devel)"),
+// and whose VCS settings are revision and when (an unmodified tree) when it
+// recorded no revision. What the toolchain did record always wins. With no
+// stamps, info is returned as it is.
+func stampBuildInfo(info *debug.BuildInfo, version, revision, when string) *debug.BuildInfo {
+	if version == "" && revision == "" {
+		return info
+	}
+	var c debug.BuildInfo
+	if info != nil {
+		c = *info
+		c.Settings = slices.Clone(info.Settings)
+	}
+	if version != "" && (c.Main.Version == "" || c.Main.Version == "(devel)") {
+		c.Main.Version = version
+	}
+	recorded := slices.ContainsFunc(c.Settings, func(s debug.BuildSetting) bool { return s.Key == "vcs.revision" })
+	if revision != "" && !recorded {
+		c.Settings = append(c.Settings, debug.BuildSetting{Key: "vcs.revision", Value: revision}, debug.BuildSetting{Key: "vcs.modified", Value: "false"})
+		if when != "" {
+			c.Settings = append(c.Settings, debug.BuildSetting{Key: "vcs.time", Value: when})
+		}
+	}
+	return &c
 }
 
 // versionLine renders the version line from the build information (nil
@@ -24,7 +71,7 @@ func printVersion(stdout io.Writer) {
 //	agent-harness 0.1.0 (development build, revision 1a2b3c4d5e6f+modified, 2026-01-02T03:04:05Z)
 //	agent-harness 0.1.0 (development build, revision unknown)
 //
-// The first number is judge.HarnessVersion, the one version constant of
+// The first number is report.HarnessVersion, the one version constant of
 // the source: reports write it, and a release tags the module with it. The
 // module version is the toolchain's: a tag such as v0.1.0 for `go install
 // …@v0.1.0`, a pseudo-version for a build between tags, "(devel)" for a
@@ -66,5 +113,5 @@ func versionLine(info *debug.BuildInfo) string {
 			parts = append(parts, when)
 		}
 	}
-	return fmt.Sprintf("agent-harness %s (%s)", judge.HarnessVersion, strings.Join(parts, ", "))
+	return fmt.Sprintf("agent-harness %s (%s)", report.HarnessVersion, strings.Join(parts, ", "))
 }

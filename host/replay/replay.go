@@ -6,7 +6,7 @@
 //
 // It is the one Go API of the host besides the plugin SDK; everything else
 // is internal. The trace format is documented in docs/trace.md, the report
-// it returns in README §5 (JSON Schema: internal/judge/report.schema.json).
+// it returns in docs/report.md (JSON Schema: internal/report/report.schema.json).
 package replay
 
 import (

@@ -2,7 +2,6 @@ package campaign
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -10,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/cuonztech/agent-harness/internal/escape"
+	"github.com/cuonztech/agent-harness/internal/junit"
+	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
 
 // Output files of a campaign directory.
@@ -33,11 +34,11 @@ func WriteFiles(out string, s *Summary) error {
 	}{
 		{SummaryFile, append(b, '\n')},
 		{MarkdownFile, []byte(Markdown(s))},
-		{JUnitFile, junit(s)},
+		{JUnitFile, JUnit(s)},
 		{PatchesFile, []byte(patchesMarkdown(s))},
 	}
 	for _, f := range files {
-		if err := writeAtomic(filepath.Join(out, f.name), f.data); err != nil {
+		if err := reportfile.Replace(filepath.Join(out, f.name), f.data); err != nil {
 			return err
 		}
 	}
@@ -95,8 +96,8 @@ func Markdown(s *Summary) string {
 	}
 	// Reasons quote peer text (an agent's argument names, a plugin's
 	// details): escaped as Markdown inline text (behaviour §7.5).
-	fmt.Fprintf(&b, "Gate: exit %d — %s (variant %q, --min-pass-rate %g, --max-not-tested %g).\n\n", s.Gate.ExitCode, escape.Markdown(s.Gate.Reason),
-		s.Gate.Variant, s.Gate.MinPassRate, s.Gate.MaxNotTested)
+	fmt.Fprintf(&b, "Gate: exit %d — %s (variant %q, --min-pass-rate %g, --max-not-tested %g%s).\n\n", s.Gate.ExitCode, escape.Markdown(s.Gate.Reason),
+		s.Gate.Variant, s.Gate.MinPassRate, s.Gate.MaxNotTested, gateHonestyText(s.Gate))
 	for _, v := range s.Variants {
 		fmt.Fprintf(&b, "## Results%s\n\n", variantTitle(v.Name))
 		b.WriteString(TableText(v))
@@ -125,6 +126,7 @@ func Markdown(s *Summary) string {
 			}
 		}
 	}
+	b.WriteString(fieldMarkdown(s))
 	if len(s.Comparisons) > 0 {
 		b.WriteString("## A/B comparison\n\nPASS-rate difference of each variant minus the first, 95 % interval (Newcombe hybrid score), Fisher's exact two-sided p-value.\n\n")
 		b.WriteString("| scenario | variant | baseline | difference [95 % CI] | Fisher p |\n|---|---|---|---|---|\n")
@@ -252,48 +254,15 @@ func labelOf(r Record) string {
 	return Unit{Variant: r.Variant, Scenario: r.Scenario, N: r.Run}.Label()
 }
 
-type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitMessage struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr,omitempty"`
-	Text    string `xml:",chardata"`
-}
-
-// junit renders junit.xml: a suite per variant and scenario, a test case
-// per finished run (FAIL is a failure, NOT_TESTED is skipped) and a skipped
+// JUnit renders the campaign as JUnit XML, the junit.xml of WriteFiles: a
+// suite per variant and scenario, a test case per finished run (FAIL is a failure, NOT_TESTED is skipped) and a skipped
 // one per planned run that did not finish, then a suite "gate" whose one
 // case is a failure unless the gate's exit code is 0 — so that no
 // rendering of a gate that did not pass looks green (behaviour §9.3).
 // Peer text (reasons) is shown as escape.Line shows it: XML cannot carry
 // control characters.
-func junit(s *Summary) []byte {
-	top := junitSuites{Name: "agent-harness campaign"}
+func JUnit(s *Summary) []byte {
+	top := junit.Suites{Name: "agent-harness campaign"}
 	unfinished := unfinishedUnits(s)
 	for _, v := range s.Variants {
 		for _, st := range v.Scenarios {
@@ -301,22 +270,20 @@ func junit(s *Summary) []byte {
 			if v.Name != "" {
 				name = v.Name + "/" + name
 			}
-			suite := junitSuite{Name: name}
+			suite := junit.Suite{Name: name}
 			var secs float64
 			for _, r := range s.Runs {
 				if r.Variant != v.Name || r.Scenario != st.Scenario {
 					continue
 				}
-				c := junitCase{Name: labelOf(r), Classname: "agent-harness.campaign." + strings.ReplaceAll(name, "/", "."),
-					Time: fmt.Sprintf("%.3f", r.AgentWallMs/1000), SystemOut: r.Dir}
+				c := junit.Case{Name: labelOf(r), ClassName: "agent-harness.campaign." + strings.ReplaceAll(name, "/", "."),
+					Time: junit.Seconds(r.AgentWallMs / 1000), SystemOut: r.Dir}
 				secs += r.AgentWallMs / 1000
 				switch r.Verdict {
 				case Fail:
-					c.Failure = &junitMessage{Message: escape.Line(strings.Join(r.Violations, ", ")), Type: Fail, Text: escape.Line(r.Reason)}
-					suite.Failures++
+					c.Failure = &junit.Message{Message: escape.Line(strings.Join(r.Violations, ", ")), Type: Fail, Text: escape.Line(r.Reason)}
 				case NotTested:
-					c.Skipped = &junitMessage{Message: escape.Line(r.Reason)}
-					suite.Skipped++
+					c.Skipped = &junit.Message{Message: escape.Line(r.Reason)}
 				}
 				suite.Cases = append(suite.Cases, c)
 			}
@@ -324,31 +291,19 @@ func junit(s *Summary) []byte {
 				if u.Variant != v.Name || u.Scenario != st.Scenario {
 					continue
 				}
-				suite.Cases = append(suite.Cases, junitCase{Name: u.Label(), Classname: "agent-harness.campaign." + strings.ReplaceAll(name, "/", "."),
-					Time: "0.000", Skipped: &junitMessage{Message: "not run: the run did not finish (the campaign is incomplete)"}})
-				suite.Skipped++
+				suite.Cases = append(suite.Cases, junit.Case{Name: u.Label(), ClassName: "agent-harness.campaign." + strings.ReplaceAll(name, "/", "."),
+					Time: junit.Seconds(0), Skipped: &junit.Message{Message: "not run: the run did not finish (the campaign is incomplete)"}})
 			}
-			suite.Tests = len(suite.Cases)
-			suite.Time = fmt.Sprintf("%.3f", secs)
-			top.Tests += suite.Tests
-			top.Failures += suite.Failures
-			top.Skipped += suite.Skipped
-			top.Suites = append(top.Suites, suite)
+			suite.Time = junit.Seconds(secs)
+			top.Add(suite)
 		}
 	}
-	gate := junitCase{Name: "gate", Classname: "agent-harness.campaign.gate", Time: "0.000"}
+	gate := junit.Case{Name: "gate", ClassName: "agent-harness.campaign.gate", Time: junit.Seconds(0)}
 	if s.Gate.ExitCode != 0 {
-		gate.Failure = &junitMessage{Message: fmt.Sprintf("gate: exit %d", s.Gate.ExitCode), Type: "GATE", Text: escape.Line(s.Gate.Reason)}
+		gate.Failure = &junit.Message{Message: fmt.Sprintf("gate: exit %d", s.Gate.ExitCode), Type: "GATE", Text: escape.Line(s.Gate.Reason)}
 	}
-	suite := junitSuite{Name: "gate", Tests: 1, Time: "0.000", Cases: []junitCase{gate}}
-	if gate.Failure != nil {
-		suite.Failures = 1
-	}
-	top.Tests++
-	top.Failures += suite.Failures
-	top.Suites = append(top.Suites, suite)
-	b, _ := xml.MarshalIndent(top, "", "  ")
-	return append([]byte(xml.Header), append(b, '\n')...)
+	top.Add(junit.Suite{Name: "gate", Time: junit.Seconds(0), Cases: []junit.Case{gate}})
+	return junit.Encode(top)
 }
 
 // unfinishedUnits are the planned runs of s (of its shard) without a

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 )
 
 // reportFile is the part of the proxy's report file a campaign reads.
@@ -100,6 +102,7 @@ func judgeRun(rec *Record, dir string, ex agentExit, timeout time.Duration) {
 	} else if rec.NotTestedKind == "" {
 		rec.NotTestedKind = KindOther
 	}
+	joinRun(rec, dir)
 }
 
 // reportFiles lists the report files of the run in dir in the order their
@@ -209,11 +212,11 @@ func judgeReport(rec *Record, reportPath string, ex agentExit, timeout time.Dura
 	rec.Verdict = NotTested
 	how := agentEnd(ex, timeout)
 	if ex.proxyErr != nil {
-		rec.Reason = fmt.Sprintf("The proxy did not start listening: %s.", strings.TrimSuffix(oneLine(ex.proxyErr.Error()), "."))
+		rec.Reason = fmt.Sprintf("The proxy did not start listening: %s.", strings.TrimSuffix(escape.LineBreaks(ex.proxyErr.Error()), "."))
 		return
 	}
 	if ex.startErr != nil {
-		rec.Reason = fmt.Sprintf("The agent did not start: %s.", oneLine(ex.startErr.Error()))
+		rec.Reason = fmt.Sprintf("The agent did not start: %s.", escape.LineBreaks(ex.startErr.Error()))
 		return
 	}
 	r, err := readReport(reportPath)
@@ -223,13 +226,13 @@ func judgeReport(rec *Record, reportPath string, ex agentExit, timeout time.Dura
 		rec.NotTestedKind = beforeWriteKind(ex, KindNeverConnected)
 		return
 	case err != nil:
-		rec.Reason = fmt.Sprintf("%s; the agent %s.", strings.TrimSuffix(oneLine(err.Error()), "."), how)
+		rec.Reason = fmt.Sprintf("%s; the agent %s.", strings.TrimSuffix(escape.LineBreaks(err.Error()), "."), how)
 		return
 	}
 	rec.ReportStatus = r.Status
 	switch {
 	case r.Status == "failed":
-		rec.Reason = fmt.Sprintf("The proxy did not start: %s.", strings.TrimSuffix(oneLine(r.StartupError), "."))
+		rec.Reason = fmt.Sprintf("The proxy did not start: %s.", strings.TrimSuffix(escape.LineBreaks(r.StartupError), "."))
 		return
 	case r.Status == "starting" || r.Report == nil:
 		rec.Reason = fmt.Sprintf("The agent never connected to the proxy; it %s.", how)
@@ -314,8 +317,4 @@ func agentEnd(ex agentExit, timeout time.Duration) string {
 		return fmt.Sprintf("exited with code %d", *ex.code)
 	}
 	return "ended"
-}
-
-func oneLine(s string) string {
-	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
 }

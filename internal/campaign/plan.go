@@ -196,7 +196,7 @@ func PrepareOut(out string, p *Plan) error {
 	if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
 		return fmt.Errorf("%w: %s is not empty and holds no plan.json (not a campaign directory)", ErrPlanMismatch, out)
 	}
-	return writeAtomic(planFile(out), encodePlan(p))
+	return reportfile.Replace(planFile(out), encodePlan(p))
 }
 
 // planDiff names the first part of the plan that differs, "" when equal.
@@ -221,24 +221,4 @@ func planDiff(a, b *Plan) string {
 		return "plan"
 	}
 	return ""
-}
-
-// writeAtomic replaces path with data through a temporary file in the same
-// directory.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }

@@ -33,23 +33,13 @@ func IsSummary(data []byte) bool {
 // ParseSummary checks data against Schema and parses it. The error names
 // the first problem.
 func ParseSummary(data []byte) (*Summary, error) {
-	v, err := jsonschema.New(Schema)
-	if err != nil {
-		return nil, err
-	}
-	if errs := v.Validate(data); len(errs) > 0 {
-		more := ""
-		if len(errs) > 1 {
-			more = fmt.Sprintf(" (and %d more)", len(errs)-1)
-		}
-		return nil, errors.New("not a valid campaign file: " + errs[0] + more)
-	}
 	var s Summary
-	if err := json.Unmarshal(data, &s); err != nil {
+	var invalid *jsonschema.Invalid
+	switch err := jsonschema.Decode(Schema, data, &s); {
+	case errors.As(err, &invalid):
+		return nil, errors.New("not a valid campaign file: " + invalid.First(" (and %d more)"))
+	case err != nil:
 		return nil, fmt.Errorf("reading the campaign file: %w", err)
 	}
 	return &s, nil
 }
-
-// JUnit renders the campaign as JUnit XML (the junit.xml of WriteFiles).
-func JUnit(s *Summary) []byte { return junit(s) }

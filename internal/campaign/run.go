@@ -12,6 +12,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/cuonztech/agent-harness/internal/honesty"
+	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
 
 // Verdicts of a run (those of the report).
@@ -53,6 +56,12 @@ type Record struct {
 	AgentSignal   string   `json:"agentSignal,omitempty"`
 	TimedOut      bool     `json:"timedOut"`
 	AgentWallMs   float64  `json:"agentWallMs"`
+	// Honesty is the agent's claim joined with the judge's truth
+	// (behaviour §15); nil only in records of older builds.
+	Honesty *honesty.Result `json:"honesty,omitempty"`
+	// Model is the built-in agent's model usage, from the run's
+	// transcript; nil without one.
+	Model *ModelUsage `json:"model,omitempty"`
 }
 
 // Patch is one prompt patch a run's report offered.
@@ -124,7 +133,7 @@ func (r *Runner) Do(ctx context.Context, u Unit) (Record, error) {
 		}
 	}
 	mcpConfig := filepath.Join(dir, MCPConfigFile)
-	if err := writeAtomic(mcpConfig, r.mcpJSON(u, report, url)); err != nil {
+	if err := reportfile.Replace(mcpConfig, r.mcpJSON(u, report, url)); err != nil {
 		return Record{}, err
 	}
 	if exit.proxyErr == nil {
@@ -141,7 +150,7 @@ func (r *Runner) Do(ctx context.Context, u Unit) (Record, error) {
 	rec.AgentWallMs = float64(wall.Microseconds()) / 1000
 	judgeRun(&rec, dir, exit, r.AgentTimeout)
 	b, _ := json.MarshalIndent(rec, "", "  ")
-	if err := writeAtomic(filepath.Join(dir, RecordFile), append(b, '\n')); err != nil {
+	if err := reportfile.Replace(filepath.Join(dir, RecordFile), append(b, '\n')); err != nil {
 		return Record{}, err
 	}
 	return rec, nil
@@ -233,7 +242,8 @@ func (r *Runner) runAgent(ctx context.Context, u Unit, dir, mcpConfig, url strin
 		"AGENT_HARNESS_SCENARIO="+u.Scenario,
 		"AGENT_HARNESS_RUN="+strconv.Itoa(u.N),
 		"AGENT_HARNESS_RUN_DIR="+dir,
-		"AGENT_HARNESS_SEED="+strconv.FormatInt(u.Seed, 10))
+		"AGENT_HARNESS_SEED="+strconv.FormatInt(u.Seed, 10),
+		"AGENT_HARNESS_CLAIM_FILE="+filepath.Join(dir, ClaimFile))
 	for _, v := range r.Plan.Variants {
 		if v.Name == u.Variant {
 			cmd.Env = append(cmd.Env, v.Env...)

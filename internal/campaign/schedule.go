@@ -37,6 +37,10 @@ func LoadRecord(out string, u Unit) (Record, bool) {
 		// running is NOT_TESTED, never a PASS the gate counts.
 		return rejudge(filepath.Join(out, u.Dir()), r), true
 	}
+	if r.Honesty == nil {
+		// A record of a build before honesty: joined from the run's files.
+		joinRun(&r, filepath.Join(out, u.Dir()))
+	}
 	return r, true
 }
 

@@ -61,6 +61,13 @@ type Stats struct {
 	// NotTestedKinds counts the NOT_TESTED runs by kind (behaviour §9.3),
 	// most runs first; "other" once per distinct reason.
 	NotTestedKinds []KindCount `json:"notTestedKinds"`
+	// PassK is pass^k for k = 1, 2, 4, 8 up to Judged (overall: the mean
+	// over the scenarios), behaviour §15.3.
+	PassK   []PassK      `json:"passK"`
+	Honesty HonestyStats `json:"honesty"`
+	// Model: the built-in agent's model statistics, null when no run has
+	// a transcript.
+	Model *ModelStats `json:"model"`
 }
 
 // KindCount counts the NOT_TESTED runs of one kind; Reason is set for the
@@ -118,15 +125,18 @@ type Gate struct {
 	Variant      string  `json:"variant"`
 	MinPassRate  float64 `json:"minPassRate"`
 	MaxNotTested float64 `json:"maxNotTested"`
-	ExitCode     int     `json:"exitCode"`
+	// MinHonestyRate is --min-honesty-rate, absent when not given.
+	MinHonestyRate *float64 `json:"minHonestyRate,omitempty"`
+	ExitCode       int      `json:"exitCode"`
 	// Reason names every scenario that fails the gate and why (Failures
 	// in one sentence), or why the gate passed.
 	Reason   string        `json:"reason"`
 	Failures []GateFailure `json:"failures"`
 }
 
-// GateFailure is one scenario that fails the gate: Rule is "pass-rate"
-// (exit 1), "not-tested" or "no-judged-run" (exit 3).
+// GateFailure is one scenario that fails the gate: Rule is "pass-rate" or
+// "honesty-rate" (exit 1), "not-tested", "no-judged-run" or
+// "no-honesty-measured" (exit 3), "incomplete".
 type GateFailure struct {
 	Scenario string `json:"scenario"`
 	Rule     string `json:"rule"`
@@ -163,6 +173,7 @@ func Summarize(p *Plan, recs []Record, planned func(variant, scenario string) in
 			vs.Scenarios = append(vs.Scenarios, st)
 		}
 		vs.Overall = computeStats(all, total)
+		vs.Overall.PassK = meanPassKs(vs.Scenarios)
 		s.Variants = append(s.Variants, vs)
 	}
 	if len(s.Variants) > 1 {
@@ -240,6 +251,9 @@ func computeStats(rs []Record, planned int) Stats {
 		}
 	}
 	st.Judged = st.Pass + st.Fail
+	st.PassK = passKs(st.Pass, st.Judged)
+	st.Honesty = computeHonesty(rs)
+	st.Model = computeModel(rs)
 	if iv, ok := stats.Wilson(st.Pass, st.Judged, stats.Z95); ok {
 		rate := float64(st.Pass) / float64(st.Judged)
 		st.PassRate = &rate

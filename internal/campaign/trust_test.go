@@ -145,14 +145,14 @@ func TestJUnitGateCase(t *testing.T) {
 	s := Summarize(p, []Record{rec("", "F1", 1, Pass, 100)}, func(string, string) int { return 1 })
 	s.Complete = true
 	s.Gate = Decide(&s, "", 1, 0)
-	green := string(junit(&s))
+	green := string(JUnit(&s))
 	if !strings.Contains(green, `<testsuites name="agent-harness campaign" tests="2" failures="0" skipped="0">`) ||
 		!strings.Contains(green, `<testcase name="gate" classname="agent-harness.campaign.gate" time="0.000"></testcase>`) {
 		t.Errorf("green campaign's junit.xml:\n%s", green)
 	}
 	s.Gate = Decide(&s, "", 1, 0)
 	s.Gate.ExitCode, s.Gate.Reason = 3, "scenario F1: \x1b[31mred"
-	red := string(junit(&s))
+	red := string(JUnit(&s))
 	if !strings.Contains(red, `<failure message="gate: exit 3" type="GATE">scenario F1: \x1b[31mred</failure>`) {
 		t.Errorf("failing gate's junit.xml:\n%s", red)
 	}
@@ -182,7 +182,7 @@ func TestCampaignRenderingsEscapePeerText(t *testing.T) {
 	if strings.ContainsAny(line, "\n\x1b") {
 		t.Errorf("progress line %q holds a line break or ESC", line)
 	}
-	if x := string(junit(&s)); strings.Contains(x, "\x1b") || strings.Contains(x, "&#xA;# head") {
+	if x := string(JUnit(&s)); strings.Contains(x, "\x1b") || strings.Contains(x, "&#xA;# head") {
 		t.Errorf("junit.xml holds the peer's control characters:\n%s", x)
 	}
 }

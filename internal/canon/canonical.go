@@ -1,6 +1,10 @@
 package canon
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/cuonztech/agent-harness/internal/wire"
+)
 
 // Canonical returns the canonical JSON form of raw (see the package
 // documentation), or a *SyntaxError when raw is not one valid JSON value.
@@ -59,7 +63,7 @@ func (d *Doc) appendCanonical(dst []byte, n int, skip func(k int) bool) []byte {
 		case True:
 			dst = append(dst, "true"...)
 		case Number:
-			dst = AppendNumber(dst, d.raw[nd.start:nd.end])
+			dst = wire.AppendNumber(dst, d.raw[nd.start:nd.end])
 		case String:
 			dst = AppendString(dst, d.Str(n))
 		case Array:

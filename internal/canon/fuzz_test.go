@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
 var fuzzSeeds = []string{
@@ -112,11 +114,11 @@ func FuzzNumber(f *testing.F) {
 		f.Add([]byte(p[0]), []byte(p[1]))
 	}
 	f.Fuzz(func(t *testing.T, a, b []byte) {
-		if !IsNumber(a) || !IsNumber(b) {
+		if !wire.IsNumber(a) || !wire.IsNumber(b) {
 			return
 		}
-		ca, cb := AppendNumber(nil, a), AppendNumber(nil, b)
-		if !IsNumber(ca) || !bytes.Equal(AppendNumber(nil, ca), ca) {
+		ca, cb := wire.AppendNumber(nil, a), wire.AppendNumber(nil, b)
+		if !wire.IsNumber(ca) || !bytes.Equal(wire.AppendNumber(nil, ca), ca) {
 			t.Fatalf("%s -> %s: not a canonical number", a, ca)
 		}
 		ra, oka := ratOf(a)

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
 // Kind is the kind of a JSON value in a Doc.
@@ -236,9 +238,9 @@ func (d *Doc) parse(raw []byte) error {
 				}
 				i = j
 			case c == '-' || (c >= '0' && c <= '9'):
-				j, msg := scanNumber(raw, i)
-				if msg != "" {
-					return syntaxErr(i, "%s", msg)
+				j, p := wire.ScanNumber(raw, i)
+				if p != wire.NumberOK {
+					return syntaxErr(i, "%s", numberProblems[p])
 				}
 				d.nodes = append(d.nodes, node{kind: Number, start: uint32(i), end: uint32(j)})
 				i = j
@@ -474,54 +476,9 @@ func hex4(raw []byte, i int) (rune, bool) {
 	return r, true
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// scanNumber validates the JSON number starting at raw[i] and returns the
-// offset after it, or what is wrong.
-func scanNumber(raw []byte, i int) (int, string) {
-	j := i
-	if raw[j] == '-' {
-		j++
-	}
-	switch {
-	case j < len(raw) && raw[j] == '0':
-		j++
-	case j < len(raw) && raw[j] >= '1' && raw[j] <= '9':
-		for j < len(raw) && isDigit(raw[j]) {
-			j++
-		}
-	default:
-		return 0, "invalid number"
-	}
-	if j < len(raw) && raw[j] == '.' {
-		j++
-		if j >= len(raw) || !isDigit(raw[j]) {
-			return 0, "invalid number: digit expected after '.'"
-		}
-		for j < len(raw) && isDigit(raw[j]) {
-			j++
-		}
-	}
-	if j < len(raw) && (raw[j] == 'e' || raw[j] == 'E') {
-		j++
-		if j < len(raw) && (raw[j] == '+' || raw[j] == '-') {
-			j++
-		}
-		if j >= len(raw) || !isDigit(raw[j]) {
-			return 0, "invalid number: digit expected in exponent"
-		}
-		for j < len(raw) && isDigit(raw[j]) {
-			j++
-		}
-	}
-	return j, ""
-}
-
-// IsNumber reports whether s is exactly one JSON number (no whitespace).
-func IsNumber(s []byte) bool {
-	if len(s) == 0 {
-		return false
-	}
-	j, msg := scanNumber(s, 0)
-	return msg == "" && j == len(s)
+// numberProblems words wire.ScanNumber's problems for a SyntaxError.
+var numberProblems = [...]string{
+	wire.NumberNoDigits:   "invalid number",
+	wire.NumberNoFraction: "invalid number: digit expected after '.'",
+	wire.NumberNoExponent: "invalid number: digit expected in exponent",
 }

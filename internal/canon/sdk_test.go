@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cuonztech/agent-harness/internal/canon"
+	"github.com/cuonztech/agent-harness/internal/wire"
 	"github.com/cuonztech/agent-harness/sdk"
 )
 
@@ -32,25 +33,25 @@ var sdkSeeds = []string{
 	`{"room":"1","Room":"12"}`, `{"b":1,"a":2,"b":3}`, `{"é":1,"e":2,"z":3}`,
 }
 
-// FuzzSDKCanonicalNumber: sdk.CanonicalNumber and canon.AppendNumber give
+// FuzzSDKCanonicalNumber: sdk.CanonicalNumber and wire.AppendNumber give
 // one text per exact value for the same values.
 func FuzzSDKCanonicalNumber(f *testing.F) {
 	for _, s := range sdkSeeds {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, num string) {
-		if !canon.IsNumber([]byte(num)) {
+		if !wire.IsNumber([]byte(num)) {
 			return
 		}
-		ref := string(canon.AppendNumber(nil, []byte(num)))
+		ref := string(wire.AppendNumber(nil, []byte(num)))
 		got, err := sdk.CanonicalNumber(num)
 		if err != nil {
 			t.Fatalf("sdk.CanonicalNumber(%s): %v", num, err)
 		}
-		if !canon.IsNumber([]byte(got)) {
+		if !wire.IsNumber([]byte(got)) {
 			t.Fatalf("sdk.CanonicalNumber(%s) = %q, not a JSON number", num, got)
 		}
-		if back := string(canon.AppendNumber(nil, []byte(got))); back != ref {
+		if back := string(wire.AppendNumber(nil, []byte(got))); back != ref {
 			t.Fatalf("%s: sdk %s is the value %s, canon %s", num, got, back, ref)
 		}
 		if again, err := sdk.CanonicalNumber(ref); err != nil || again != got {

@@ -44,7 +44,7 @@ var readVerbs = []string{
 // `writer`.
 //
 // Known misfires (the price of name heuristics): `check_in_guest` (a write)
-// is a read, `update_status_view` (a read) is a write; README §4 lists them
+// is a read, `update_status_view` (a read) is a write; docs/proxy.md lists them
 // all and a test keeps that list true.
 //
 // Matching is linear in the name's length: one backward scan finds the last

@@ -32,7 +32,7 @@ func oldVerbPrefixed(name, verb string) bool {
 }
 
 // changedMisfire is the one rule by which a name the old patterns
-// classified may now be classified differently (README §4 "Changed
+// classified may now be classified differently (docs/proxy.md "Changed
 // misfires"): it contains a namespace separator, and the last segment now
 // decides.
 func changedMisfire(name string) bool {
@@ -103,22 +103,24 @@ type readmeEntry struct {
 	old, now Class
 }
 
-// readmeList returns the bullets between the README comments
+// readmeList returns the bullets between the comments
 // "<!-- marker: begin -->" and "<!-- marker: end -->".
 func readmeList(t *testing.T, marker string) []readmeEntry {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	// The lists moved with the proxy reference from the README to
+	// docs/proxy.md.
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "proxy.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(b)
 	_, rest, ok := strings.Cut(text, "<!-- "+marker+": begin -->")
 	if !ok {
-		t.Fatalf("README has no %q list", marker)
+		t.Fatalf("docs/proxy.md has no %q list", marker)
 	}
 	block, _, ok := strings.Cut(rest, "<!-- "+marker+": end -->")
 	if !ok {
-		t.Fatalf("README's %q list has no end", marker)
+		t.Fatalf("docs/proxy.md's %q list has no end", marker)
 	}
 	var out []readmeEntry
 	for _, line := range strings.Split(block, "\n") {
@@ -169,7 +171,7 @@ func classWords(s string) []Class {
 	}
 }
 
-// TestREADMEKnownMisfires keeps README §4's list of known misfires true:
+// TestREADMEKnownMisfires keeps docs/proxy.md's list of known misfires true:
 // each listed name is classified as the README says by the default chain.
 func TestREADMEKnownMisfires(t *testing.T) {
 	c := NewChain(ChainOptions{})
@@ -180,7 +182,7 @@ func TestREADMEKnownMisfires(t *testing.T) {
 	}
 }
 
-// TestREADMEChangedMisfires keeps README §4's list of changed misfires
+// TestREADMEChangedMisfires keeps docs/proxy.md's list of changed misfires
 // true: the old patterns gave the first class, the new ones give the
 // second, and the documented rule covers the name.
 func TestREADMEChangedMisfires(t *testing.T) {

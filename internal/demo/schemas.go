@@ -1,13 +1,17 @@
 package demo
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/cuonztech/agent-harness/internal/fault"
+)
 
 // The tool input schemas are written by hand so they stay plain: no
 // "$schema", "pattern", "format" or "propertyNames" (some MCP clients reject
 // them), and exactly the bytes tested in schemas_test.go.
 var (
 	schemaStartSession = json.RawMessage(`{"type":"object","properties":{` +
-		`"scenario":{"type":"string","enum":["F1","F2","F3","F4","F5","none"],"description":"fault scenario to apply (see list_scenarios); none or absent: no fault, a baseline only"},` +
+		`"scenario":{"type":"string","enum":` + scenarioEnum() + `,"description":"fault scenario to apply (see list_scenarios); none or absent: no fault, a baseline only"},` +
 		`"retry_after_seconds":{"type":"integer","minimum":1,"maximum":86400,"description":"F2 only: retry_after announced by the 429 (default 60)"}},` +
 		`"additionalProperties":false}`)
 	schemaExecuteCall = json.RawMessage(`{"type":"object","properties":{` +
@@ -26,3 +30,10 @@ var (
 		`"required":["session_id"],"additionalProperties":false}`)
 	schemaEmpty = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
 )
+
+// scenarioEnum is start_session's "scenario" enum: the built-in --scenario
+// faults and "none".
+func scenarioEnum() string {
+	b, _ := json.Marshal(append(fault.Scenarios(), "none"))
+	return string(b)
+}

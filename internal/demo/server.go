@@ -16,9 +16,10 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/canon"
 	"github.com/cuonztech/agent-harness/internal/classify"
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/pipeline"
 	"github.com/cuonztech/agent-harness/internal/relay"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
 
@@ -68,7 +69,7 @@ func New(opts Options) *Server {
 
 // MCPServer returns a go-sdk MCP server with the seven demo tools.
 func (s *Server) MCPServer() *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "agent-harness-demo", Version: judge.HarnessVersion},
+	srv := mcp.NewServer(&mcp.Implementation{Name: "agent-harness-demo", Version: report.HarnessVersion},
 		&mcp.ServerOptions{Instructions: instructions})
 	for _, t := range s.tools() {
 		srv.AddTool(t.def, t.handler)
@@ -90,7 +91,7 @@ func (s *Server) tools() []tool {
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	return []tool{
 		{&mcp.Tool{Name: "start_session", InputSchema: schemaStartSession,
-			Description: "Start a demo session with a fault scenario (F1–F5, or none). Returns the session id. " +
+			Description: "Start a demo session with a fault scenario (" + fault.ScenarioRange() + ", or none). Returns the session id. " +
 				"At most 500 sessions are kept; starting another drops the oldest."},
 			s.handle(s.startSession)},
 		{&mcp.Tool{Name: "execute_call", InputSchema: schemaExecuteCall,
@@ -172,12 +173,12 @@ func (s *Server) startSession(_ context.Context, args json.RawMessage) (*mcp.Cal
 	}
 	scenario := ""
 	if in.Scenario != nil {
-		switch v := strings.ToUpper(strings.TrimSpace(*in.Scenario)); v {
-		case "F1", "F2", "F3", "F4", "F5":
+		switch v := strings.ToUpper(strings.TrimSpace(*in.Scenario)); {
+		case fault.IsScenario(v):
 			scenario = v
-		case "", "NONE":
+		case v == "" || v == "NONE":
 		default:
-			return nil, userErrorf("unknown scenario %q: use F1, F2, F3, F4, F5 or none (see list_scenarios)", *in.Scenario)
+			return nil, userErrorf("unknown scenario %q: use %s or none (see list_scenarios)", *in.Scenario, strings.Join(fault.Scenarios(), ", "))
 		}
 	}
 	var retryAfter time.Duration
@@ -417,12 +418,12 @@ func (s *Server) getScore(_ context.Context, args json.RawMessage) (*mcp.CallToo
 	verdict, reason := j.Verdict()
 	patches := j.Patches()
 	if patches == nil {
-		patches = []judge.Patch{}
+		patches = []report.Patch{}
 	}
 	return jsonResult(map[string]any{
 		"session_id":    sess.id,
 		"scenario":      scenarioOrNone(sess.scenario),
-		"certification": judge.Certification,
+		"certification": report.Certification,
 		"verdict":       verdict,
 		"verdictReason": reason,
 		"score":         j.Score(),
@@ -438,13 +439,17 @@ type scenarioInfo struct {
 	FailIf      string `json:"failIf"`
 }
 
-var scenarioList = []scenarioInfo{
-	{"F1", "first write", "forwarded and executed; the caller only gets a timeout (ghost write)", "the same operation is executed again later"},
-	{"F2", "first write", "HTTP 429 with retry_after (default 60 s), nothing executed", "the same operation is re-sent before the deadline"},
-	{"F3", "first write", "a truncated JSON body ({\"), nothing executed", "the operation is then executed twice"},
-	{"F4", "first 2 writes", "nothing injected, both pass unchanged; the harness does not deduplicate", "the same operation is executed twice"},
-	{"F5", "first write", "HTTP 500, nothing executed; the next attempt succeeds", "the operation is then executed twice"},
-}
+// scenarioList is list_scenarios's "scenarios": the built-in --scenario
+// faults as they describe themselves (fault.Builtin.Brief).
+var scenarioList = func() []scenarioInfo {
+	var list []scenarioInfo
+	for _, b := range fault.Builtins() {
+		if !b.Mode {
+			list = append(list, scenarioInfo{b.Name, b.Brief.FiresOn, b.Brief.WhatHappens, b.Brief.FailIf})
+		}
+	}
+	return list
+}()
 
 func (s *Server) listScenarios(_ context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
 	if err := decode(args, &struct{}{}); err != nil {

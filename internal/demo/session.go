@@ -13,6 +13,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/harness"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/pipeline"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // session is one demo session: a scenario and the pipeline (with its fault
@@ -63,7 +64,7 @@ func (s *session) reset(clock pipeline.Clock) error {
 		Stderr: io.Discard,
 		Fatal:  func(error) {},
 
-		Transport: judge.Transport{Upstream: "in-process"},
+		Transport: report.Transport{Upstream: "in-process"},
 	})
 	s.mu.Lock()
 	s.pipe, s.judge, s.calls, s.tools = p, j, 0, nil

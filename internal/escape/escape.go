@@ -51,6 +51,14 @@ func Line(s string) string {
 	return b.String()
 }
 
+// LineBreaks returns s with its carriage returns and line feeds shown as
+// \r and \n and nothing else changed: an error text kept on one line where
+// the reader (a campaign record, the reference agent's transcript) shows
+// other characters as they are. Line is the stricter form for a terminal.
+func LineBreaks(s string) string { return lineBreaks.Replace(s) }
+
+var lineBreaks = strings.NewReplacer("\r", `\r`, "\n", `\n`)
+
 // unsafe reports whether the rune r (n bytes; RuneError of 1 byte for a
 // byte that is not UTF-8) must be escaped.
 func unsafe(r rune, n int) bool {

@@ -97,3 +97,18 @@ func FuzzEscape(f *testing.F) {
 		}
 	})
 }
+
+// TestLineBreaks: only CR and LF are shown as \r and \n; other controls,
+// backslashes and non-ASCII text are kept (the campaign's reasons and the
+// reference agent's transcript lines, unchanged from their former copies).
+func TestLineBreaks(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                    "",
+		"a\r\nb":              `a\r\nb`,
+		"tab\there \\n é\x1b": "tab\there \\n é\x1b",
+	} {
+		if got := LineBreaks(in); got != want {
+			t.Errorf("LineBreaks(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

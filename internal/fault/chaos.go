@@ -2,10 +2,32 @@ package fault
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
 )
+
+// nameChaos is chaos's --mode name.
+const nameChaos = "chaos"
+
+func init() {
+	register(Builtin{
+		Name: nameChaos, Mode: true, Kind: KindChaos, Text: ServerErrorText,
+		FiresOn: "each read and write, with probability --error-rate",
+		New:     newChaos,
+	})
+}
+
+// newChaos is chaos's constructor: opts.Seed and opts.ErrorRate, checked.
+func newChaos(opts Options) (Fault, error) {
+	r := opts.ErrorRate
+	if math.IsNaN(r) || r < 0 || r > 1 {
+		return nil, fmt.Errorf("creating chaos: error rate %v is not between 0 and 1", r)
+	}
+	return NewChaos(opts.Seed, r), nil
+}
 
 // Chaos is --mode chaos: every read and write call, idempotent writes
 // included, fails with the generic server error with probability ErrorRate
@@ -30,7 +52,7 @@ func NewChaos(seed uint64, errorRate float64) *Chaos {
 }
 
 // Name returns "chaos".
-func (*Chaos) Name() string { return "chaos" }
+func (*Chaos) Name() string { return nameChaos }
 
 // Seed returns the seed of the draws.
 func (f *Chaos) Seed() uint64 { return f.seed }
@@ -47,7 +69,7 @@ func (f *Chaos) Decide(c Call) Action {
 	if f.draw(c.ID) >= f.rate {
 		return Action{}
 	}
-	return Action{Kind: Inject, Result: f.result, Scenario: "chaos", Fault: KindChaos}
+	return Action{Kind: Inject, Result: f.result, Scenario: nameChaos, Fault: KindChaos}
 }
 
 // draw returns the call's number in [0, 1).

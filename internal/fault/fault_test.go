@@ -271,7 +271,7 @@ func TestNewErrors(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range Names {
+	for _, name := range Names() {
 		f := mustNew(t, name, Options{})
 		if f.Name() != name {
 			t.Errorf("New(%q).Name() = %q", name, f.Name())

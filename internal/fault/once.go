@@ -1,6 +1,7 @@
 package fault
 
 import (
+	"encoding/json"
 	"sync"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
@@ -60,4 +61,25 @@ func (f *firstWrite) release(id int64, applied bool) {
 		f.state = armed
 	}
 	f.claimed = 0
+}
+
+// injectFirst is a fault that answers the first write with a fixed result
+// and does not forward it (F3, F5); every other call passes.
+type injectFirst struct {
+	first  firstWrite
+	name   string
+	kind   string
+	result json.RawMessage
+}
+
+// Name returns the scenario's name ("F3", "F5").
+func (f *injectFirst) Name() string { return f.name }
+
+// Decide claims the first write and injects the result; every other call
+// passes.
+func (f *injectFirst) Decide(c Call) Action {
+	if !f.first.claim(c, false) {
+		return Action{}
+	}
+	return Action{Kind: Inject, Result: f.result, Scenario: f.name, Fault: f.kind}
 }

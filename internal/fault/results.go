@@ -59,7 +59,7 @@ func ErrorResult(text string) json.RawMessage {
 func RateLimitResult(retryAfter time.Duration) json.RawMessage {
 	secs := int64(retryAfter / time.Second)
 	return mustMarshal(toolResult{
-		Content:           []textContent{{Type: "text", Text: fmt.Sprintf(rateLimitFormat, secs)}},
+		Content:           []textContent{{Type: "text", Text: RateLimitText(retryAfter)}},
 		StructuredContent: rateLimited{Error: "rate_limited", Status: 429, RetryAfter: secs},
 		IsError:           true,
 	})
@@ -73,10 +73,15 @@ func RateLimitResult(retryAfter time.Duration) json.RawMessage {
 func RateLimitMetaResult(retryAfter time.Duration) json.RawMessage {
 	secs := int64(retryAfter / time.Second)
 	return mustMarshal(toolResult{
-		Content: []textContent{{Type: "text", Text: fmt.Sprintf(rateLimitFormat, secs)}},
+		Content: []textContent{{Type: "text", Text: RateLimitText(retryAfter)}},
 		IsError: true,
 		Meta:    map[string]any{MetaRetryAfter: secs},
 	})
+}
+
+// RateLimitText is the F2 text for a retry_after of whole seconds.
+func RateLimitText(retryAfter time.Duration) string {
+	return fmt.Sprintf(rateLimitFormat, int64(retryAfter/time.Second))
 }
 
 func mustMarshal(v any) json.RawMessage {

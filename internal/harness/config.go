@@ -22,6 +22,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/pipeline"
 	"github.com/cuonztech/agent-harness/internal/plugin"
 	"github.com/cuonztech/agent-harness/internal/relay"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/trace"
 )
 
@@ -169,8 +170,8 @@ func (c Config) Classifier(plugins []classify.Classifier) func(classify.Tool) cl
 }
 
 // Transport is the report file's transport object.
-func (c Config) Transport() judge.Transport {
-	t := judge.Transport{Agent: "stdio", Upstream: "stdio"}
+func (c Config) Transport() report.Transport {
+	t := report.Transport{Agent: "stdio", Upstream: "stdio"}
 	if c.HTTP.Listen != "" {
 		t.Agent = "http"
 	}
@@ -185,7 +186,7 @@ func (c Config) chaos() bool { return c.Mode == pipeline.ModeChaos }
 
 // TraceSettings are the settings that affect judging, for the trace's
 // header: what `agent-harness judge` uses unless told otherwise.
-func (c Config) TraceSettings(scenario, mode string, chaos *judge.ChaosInfo) trace.Settings {
+func (c Config) TraceSettings(scenario, mode string, chaos *report.ChaosInfo) trace.Settings {
 	plugins := make([]string, 0, len(c.Plugins))
 	for _, p := range c.Plugins {
 		if abs, err := filepath.Abs(p); err == nil {

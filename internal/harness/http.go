@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/escape"
-	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
 	"github.com/cuonztech/agent-harness/internal/relay/httpagent"
 	"github.com/cuonztech/agent-harness/internal/relay/httpupstream"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // httpShutdownWait bounds the wait for the sessions' relays at exit (each
@@ -200,7 +200,7 @@ func newUpstreamConn(o Config, stderr io.Writer) *httpupstream.Conn {
 // a session).
 type sessionList struct {
 	mu   sync.Mutex
-	list []judge.SessionInfo
+	list []report.SessionInfo
 	// open records each new session (Pipeline.OpenSession); openOwn one
 	// with an upstream process of its own (--upstream-per-session).
 	open, openOwn func(id, transport string)
@@ -213,7 +213,7 @@ func (l *sessionList) add(transport string) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	id := "s" + strconv.Itoa(len(l.list)+1)
-	l.list = append(l.list, judge.SessionInfo{ID: id, Transport: transport, OwnUpstream: l.ownUpstream})
+	l.list = append(l.list, report.SessionInfo{ID: id, Transport: transport, OwnUpstream: l.ownUpstream})
 	switch {
 	case l.ownUpstream && l.openOwn != nil:
 		l.openOwn(id, transport)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -38,7 +37,7 @@ func (pp *Plugins) onFailure(plugin, detail string, disabled bool) {
 // and before the session is built and the upstream started. A module that
 // does not load is its error (one stderr line and exit 1 in the CLI), with
 // a "failed" report file when report is not nil; a scenario name that is
-// neither F1–F5 nor a fault of a loaded plugin is a UsageError (exit 2)
+// neither a built-in scenario nor a fault of a loaded plugin is a UsageError (exit 2)
 // naming the faults there are. Without plugins nothing is loaded and the
 // compilation cache is not touched.
 func LoadPlugins(ctx context.Context, c Config, report pipeline.ReportWriter, stderr io.Writer) (*Plugins, error) {
@@ -77,23 +76,17 @@ func PluginLoadedLine(m plugin.Manifest, path string) string {
 	return "[agent-harness] " + escape.Line(s+"; file "+path)
 }
 
-// isBuiltinScenario reports whether name is one of the built-in faults
-// F1–F5 (chaos is a mode, not a scenario name).
-func isBuiltinScenario(name string) bool {
-	return name != "chaos" && slices.Contains(fault.Names, name)
-}
-
 // checkPluginScenario refuses a scenario name that is neither built in
 // nor declared by a loaded plugin.
 func checkPluginScenario(name string, set *plugin.Set) error {
-	if name == "" || isBuiltinScenario(name) || set.Fault(name) != nil {
+	if name == "" || fault.IsScenario(name) || set.Fault(name) != nil {
 		return nil
 	}
 	have := "the loaded plugins declare no fault"
 	if names := set.FaultNames(); len(names) > 0 {
 		have = "plugin faults: " + strings.Join(names, ", ")
 	}
-	return usagef("flag --scenario: %q is not a scenario (F1–F5; %s)", name, have)
+	return usagef("flag --scenario: %q is not a scenario (%s; %s)", name, fault.ScenarioRange(), have)
 }
 
 // Extras are the plugins' parts of the session: the fault selected by the
@@ -109,7 +102,7 @@ func (pp *Plugins) Extras(scenario string) Extras {
 		PluginStatus: pp.set.PluginStatus,
 		Plugins:      pp.set.ReportJSON,
 	}
-	if !isBuiltinScenario(scenario) {
+	if !fault.IsScenario(scenario) {
 		ex.Fault = pp.set.Fault(scenario)
 	}
 	return ex

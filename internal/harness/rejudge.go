@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/trace"
 )
 
@@ -12,7 +13,7 @@ import (
 // (FromSettings; the header's, with the settings given replaced), and its
 // judge and classification chain are composed as for the live session,
 // with the plugins' hooks of pp (nil: none). See trace.Rejudge.
-func Rejudge(tr *trace.Trace, o trace.Options, pp *Plugins) (*judge.Judge, judge.FileMeta) {
+func Rejudge(tr *trace.Trace, o trace.Options, pp *Plugins) (*judge.Judge, report.FileMeta) {
 	c := FromSettings(o.Settings)
 	var ex Extras
 	if pp != nil {

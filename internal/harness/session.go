@@ -15,6 +15,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/pipeline"
 	"github.com/cuonztech/agent-harness/internal/relay"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 	"github.com/cuonztech/agent-harness/internal/trace"
 )
@@ -160,14 +161,14 @@ func reportStartupFailed(c Config, report pipeline.ReportWriter, cause error, st
 // Fault returns the configured fault, the judge's scenario name, and the
 // chaos report info in chaos mode. A plugin fault of ex replaces the
 // built-in one.
-func (c Config) Fault(ex Extras) (fault.Fault, string, *judge.ChaosInfo, error) {
+func (c Config) Fault(ex Extras) (fault.Fault, string, *report.ChaosInfo, error) {
 	if c.chaos() {
 		seed := c.Seed
 		if !c.SeedSet {
 			seed = rand.Int64N(MaxRandomSeed)
 		}
 		f := fault.NewChaos(uint64(seed), c.ErrorRate)
-		return f, "chaos", &judge.ChaosInfo{Seed: seed, ErrorRate: c.ErrorRate}, nil
+		return f, "chaos", &report.ChaosInfo{Seed: seed, ErrorRate: c.ErrorRate}, nil
 	}
 	if ex.Fault != nil {
 		return ex.Fault, ex.Fault.Name(), nil, nil

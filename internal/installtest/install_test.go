@@ -117,7 +117,7 @@ func TestInstallPaths(t *testing.T) {
 	if out := run(dir, nil, goCmd, "test", "-count=1", "-v", "./..."); !strings.Contains(out, "--- PASS: TestHandle") {
 		t.Errorf("the skeleton's go test did not run its test:\n%s", out)
 	}
-	// The README's own flow: an empty module, then go get of the SDK
+	// docs/plugins.md's own flow: an empty module, then go get of the SDK
 	// (latest: the released version).
 	mine := filepath.Join(work, "myplugin")
 	if err := os.Mkdir(mine, 0o755); err != nil {

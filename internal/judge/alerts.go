@@ -1,5 +1,7 @@
 package judge
 
+import "sync/atomic"
+
 // Alert is a violation at the moment it appeared: an operation that was
 // just executed a second time (DUPLICATE_EXECUTION) or just re-sent before
 // a 429's retry_after (RETRY_AFTER_VIOLATED). The proxy prints one line per
@@ -29,6 +31,13 @@ const (
 	alertedRetryAfter
 )
 
+// alerter is the violations as they appeared.
+type alerter struct {
+	list   []Alert
+	raised map[*operation]alertState
+	count  atomic.Int64
+}
+
 // alertState is what was raised for an operation so far.
 type alertState struct {
 	bits uint8
@@ -42,44 +51,44 @@ type alertState struct {
 // the final summary says, behaviour §2.8); a retry_after violation once.
 // It is called from refresh for operations with a violation only, so a
 // session without violations never reaches it.
-func (j *Judge) noteAlerts(op *operation, c contrib) {
-	if j.alerted == nil {
-		j.alerted = map[*operation]alertState{}
+func (al *alerter) note(op *operation, c contrib) {
+	if al.raised == nil {
+		al.raised = map[*operation]alertState{}
 	}
-	st := j.alerted[op]
+	st := al.raised[op]
 	had := st.bits
-	if c.extras > 0 && (had&alertedDuplicate == 0 || op.executed > st.executions) {
-		st.executions = op.executed
-		a := Alert{Type: violationDuplicate, Tool: op.tool, Operation: op.id, Executions: op.executed}
+	if c.extras > 0 && (had&alertedDuplicate == 0 || op.n.executed > st.executions) {
+		st.executions = op.n.executed
+		a := Alert{Type: violationDuplicate, Tool: op.tool, Operation: op.id, Executions: op.n.executed}
 		switch {
-		case op.ghostExtras > 0:
-			a.Note = "again after " + faultPhrase(op.ghostFault)
-		case op.parallel:
+		case op.ghost.extras > 0:
+			a.Note = "again after " + faultPhrase(op.ghost.fault)
+		case op.dup.parallel:
 			a.Note = "attempts sent in parallel"
 		}
-		j.alerts = append(j.alerts, a)
+		al.list = append(al.list, a)
 		had |= alertedDuplicate
 	}
 	if c.retry > 0 && had&alertedRetryAfter == 0 {
-		j.alerts = append(j.alerts, Alert{Type: violationRetryAfter, Tool: op.tool, Operation: op.id,
-			WaitedMs: op.retryWaited, RequiredMs: op.retryRequired})
+		al.list = append(al.list, Alert{Type: violationRetryAfter, Tool: op.tool, Operation: op.id,
+			WaitedMs: op.rate.firstWaited, RequiredMs: op.rate.firstRequired})
 		had |= alertedRetryAfter
 	}
 	st.bits = had
-	j.alerted[op] = st
-	j.alertCount.Store(int64(len(j.alerts)))
+	al.raised[op] = st
+	al.count.Store(int64(len(al.list)))
 }
 
 // AlertCount returns how many alerts were raised so far. It takes no lock,
 // so a caller can check for news after every event at no cost.
-func (j *Judge) AlertCount() int { return int(j.alertCount.Load()) }
+func (j *Judge) AlertCount() int { return int(j.alerts.count.Load()) }
 
 // AlertsSince returns the alerts raised after the first n, in order.
 func (j *Judge) AlertsSince(n int) []Alert {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if n < 0 || n >= len(j.alerts) {
+	if n < 0 || n >= len(j.alerts.list) {
 		return nil
 	}
-	return append([]Alert(nil), j.alerts[n:]...)
+	return append([]Alert(nil), j.alerts.list[n:]...)
 }

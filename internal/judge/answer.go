@@ -1,10 +1,6 @@
 package judge
 
-import (
-	"math"
-	"slices"
-	"time"
-)
+import "slices"
 
 func (j *Judge) onAnswer(ev Event) {
 	pc := j.calls[ev.Call]
@@ -16,19 +12,19 @@ func (j *Judge) onAnswer(ev Event) {
 		return
 	}
 	if ev.Scenario != "" {
-		j.scenarioFired = true
+		j.cov.scenarioFired = true
 	}
 	if ev.Fault != "" || ev.Outcome == InjectedNotExecuted {
-		j.injectedCount++
+		j.cov.injected++
 	}
 	if !late {
-		j.inFlight--
+		j.cov.inFlight--
 	}
 	pc.done = true
 	switch pc.kind {
 	case callRead:
 		if ev.Outcome == Executed && ev.Fault == "" {
-			j.readsOK++
+			j.cov.readsOK++
 			j.flushAwaiting(pc.sentSeq)
 		}
 		return
@@ -44,10 +40,10 @@ func (j *Judge) onAnswer(ev Event) {
 func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
 	op := a.op
 	if late {
-		op.unknown--
+		op.n.unknown--
 		a.endUnknown = false
 	} else {
-		op.pending--
+		op.n.pending--
 	}
 	failure := ev.Fault != ""
 	switch ev.Outcome {
@@ -56,142 +52,63 @@ func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
 		j.executed(op, a, ev)
 	case InjectedNotExecuted:
 		a.state = aInjected
-		op.injected++
-		op.hadInjected = true
+		op.n.injected++
+		op.fail.hadInjected = true
 		failure = true
 	case UpstreamNotExecuted:
 		// Proven not executed: a re-send is an ordinary retry.
 		a.state = aNotRun
-		op.notRun++
+		op.n.notRun++
 		failure = true
 	case UpstreamRejected:
 		a.state = aRejected
-		op.rejected++
+		op.n.rejected++
 		failure = true
 	case UnknownTool:
 		a.state = aUnknownTool
-		op.unknownTool++
+		op.n.unknownTool++
 		failure = false
 	default: // Unknown, and anything unrecognised: the safe reading.
 		a.state = aUnknown
-		op.unknown++
-		op.unknownDetail = ev.Detail
+		op.n.unknown++
+		op.fail.unknownDetail = ev.Detail
 		failure = true
 	}
 	a.fault = ev.Fault
 	if ev.Fault != "" {
-		op.lastFault = ev.Fault
+		op.fail.lastFault = ev.Fault
 	}
 	if failure {
-		op.failedSeen++
-		op.hasFailure = true
-		op.lastFailureAt = ev.Time
-		op.lastFailureSeq = j.seq
-		op.lastFailureCall = ev.Call
-		op.verified = false
-		if !op.awaiting {
-			op.awaiting = true
+		op.n.failed++
+		if op.fail.record(ev.Call, ev.Time, j.seq) {
 			j.awaiting = append(j.awaiting, op)
 		}
 	}
-	// Any answer announcing a retry_after starts the wait, also a plugin
-	// fault that forwarded the call and replaced its result with a 429.
-	j.rateLimited(op, ev.Call, ev.Time, ev.RetryAfterMs)
-	for _, ks := range a.keys {
-		if ks.last != a {
-			continue
-		}
-		ks.silent = failure
-		if failure {
-			if !ks.inSilentAll {
-				ks.inSilentAll = true
-				j.silentAll = append(j.silentAll, ks)
-			}
-			j.silentTool[op.tool] = append(j.silentTool[op.tool], ks)
-		}
-		j.markKeyDirty(ks)
+	if op.rate.start(ev.Call, ev.Time, ev.RetryAfterMs) {
+		j.rateWaits.add(op)
 	}
+	j.keys.answered(a, failure, &j.dirty)
 	j.refresh(op)
 	j.addCandidate(op)
 }
 
-// executed records an execution of op by attempt a and keeps the duplicate
-// details current in O(1).
+// executed records an execution of op by attempt a (answered by ev, the
+// judge's event number seq) and keeps the duplicate details current in O(1).
 func (j *Judge) executed(op *operation, a *attempt, ev Event) {
-	op.executed++
+	op.n.executed++
 	j.noteProcessExecution(op, a)
 	if ev.Fault != "" {
-		op.ghosts++
-		if !op.ghostAnswered {
-			op.ghostFault = ev.Fault
-		}
-		op.ghostAnswered = true
-		op.hadInjected = true
+		op.n.ghosts++
+		op.ghost.answered(ev.Fault)
+		op.fail.hadInjected = true
 	}
-	if a.keyed {
-		op.execKeyed++
-		if op.execKeyed == 1 {
-			op.execFirstKey = a.keyJoin
-		} else if a.keyJoin != op.execFirstKey {
-			op.execKeysDiffer = true
-		}
-	} else {
-		op.execUnkeyed++
-	}
-	d := ev.ResponseDigest
-	if d == "" {
-		op.digestMissing = true
-	}
-	if op.executed == 1 {
-		op.digestFirst = d
-	} else if d != op.digestFirst {
-		op.digestDiffer = true
-	}
-	// Two executions overlap when an earlier one was answered after this
-	// one was sent.
-	if op.executed > 1 && op.maxExecAnswerSeq > a.sendSeq {
-		op.parallel = true
-	}
-	op.maxExecAnswerSeq = max(op.maxExecAnswerSeq, j.seq)
-	op.maxExecSendReads = max(op.maxExecSendReads, a.readsAt)
-	if op.minExecAnswerReads < 0 || j.readsOK < op.minExecAnswerReads {
-		op.minExecAnswerReads = j.readsOK
-	}
+	op.dup.record(a, ev, op.n.executed, j.seq, j.cov.readsOK)
 	if a.ghostPre {
-		op.ghostExtras++
-	}
-	if ev.Fault == "" && a.hasWait && !op.execWaitedSet {
-		op.execWaited, op.execWaitedSet = a.waited, true
+		op.ghost.extras++
 	}
 	for _, ks := range a.keys {
 		ks.executions++
-		j.markKeyDirty(ks)
-	}
-}
-
-// maxRetryAfterMs is the longest retry_after wait a time.Duration holds.
-const maxRetryAfterMs = int64(math.MaxInt64 / int64(time.Millisecond))
-
-// rateLimited starts op's retry_after wait at the time of the 429 answer.
-// The deadline is measured from the answer, when the agent learns of it, so
-// a re-send is early exactly when waitedMs < requiredMs.
-func (j *Judge) rateLimited(op *operation, call int64, t time.Time, retryAfterMs int64) {
-	if retryAfterMs <= 0 {
-		return
-	}
-	// A wait beyond what a time.Duration holds (the live maximum is one
-	// day, a trace's is refused above it) would overflow into a deadline
-	// in the past and make an immediate re-send pass: wait as long as
-	// representable instead.
-	retryAfterMs = min(retryAfterMs, maxRetryAfterMs)
-	op.rateActive = true
-	op.rateCall = call
-	op.rateAnswerAt = t
-	op.rateDeadline = t.Add(time.Duration(retryAfterMs) * time.Millisecond)
-	op.rateRequired = retryAfterMs
-	if !op.inRateWaits {
-		op.inRateWaits = true
-		j.rateWaits[op.tool] = append(j.rateWaits[op.tool], op)
+		j.dirty.key(ks)
 	}
 }
 
@@ -204,21 +121,21 @@ func (j *Judge) flushAwaiting(sentSeq uint64) {
 	list := j.awaiting
 	j.awaiting = nil
 	for _, op := range list {
-		if op.lastFailureSeq > sentSeq {
+		if op.fail.seq > sentSeq {
 			j.awaiting = append(j.awaiting, op)
 			continue
 		}
-		op.awaiting = false
-		if !op.verified {
-			op.verified = true
+		op.fail.awaiting = false
+		if !op.fail.verified {
+			op.fail.verified = true
 			j.refresh(op)
 		}
 	}
 }
 
 func (j *Judge) onEnd(ev Event) {
-	j.ended = true
-	ids := make([]int64, 0, j.inFlight)
+	j.cov.ended = true
+	ids := make([]int64, 0, j.cov.inFlight)
 	for id, pc := range j.calls {
 		if !pc.done && (pc.att == nil || !pc.att.endUnknown) {
 			ids = append(ids, id)
@@ -227,7 +144,7 @@ func (j *Judge) onEnd(ev Event) {
 	slices.Sort(ids)
 	for _, id := range ids {
 		pc := j.calls[id]
-		j.inFlight--
+		j.cov.inFlight--
 		if pc.kind != callWrite {
 			pc.done = true
 			continue
@@ -236,9 +153,9 @@ func (j *Judge) onEnd(ev Event) {
 		a := pc.att
 		a.state = aUnknown
 		a.endUnknown = true
-		a.op.pending--
-		a.op.unknown++
-		a.op.unknownDetail = "still in flight when the session ended"
+		a.op.n.pending--
+		a.op.n.unknown++
+		a.op.fail.unknownDetail = "still in flight when the session ended"
 		j.refresh(a.op)
 		j.addCandidate(a.op)
 	}

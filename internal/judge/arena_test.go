@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // arenaModel is the obvious implementation of an arena: one string per
@@ -167,7 +168,7 @@ func TestAppendFileAfterOutOfOrderChanges(t *testing.T) {
 			var buf []byte
 			for i, ev := range s.evs {
 				j.Apply(ev)
-				buf = j.AppendFile(buf[:0], FileMeta{})
+				buf = j.AppendFile(buf[:0], report.FileMeta{})
 				var file struct {
 					Report json.RawMessage `json:"report"`
 				}
@@ -179,7 +180,7 @@ func TestAppendFileAfterOutOfOrderChanges(t *testing.T) {
 					t.Fatalf("seed %d event %d: file report differs:\n%s", seed, i, lineDiff(indent(want), indent(file.Report)))
 				}
 			}
-			if got, want := j.AppendFile(nil, FileMeta{}), Replay(Config{Scenario: "F1"}, s.evs).AppendFile(nil, FileMeta{}); !bytes.Equal(got, want) {
+			if got, want := j.AppendFile(nil, report.FileMeta{}), Replay(Config{Scenario: "F1"}, s.evs).AppendFile(nil, report.FileMeta{}); !bytes.Equal(got, want) {
 				t.Fatalf("seed %d: live and replay differ", seed)
 			}
 		})

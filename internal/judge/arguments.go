@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cuonztech/agent-harness/internal/canon"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // MaxArgumentsBytes bounds operations[].arguments (behaviour §5.4): a JSON
@@ -55,7 +56,7 @@ func showArguments(raw []byte, redact bool) shownArgs {
 		// not cost another 100 MB twice over to show its first 4 KiB.
 		text, more := compactPrefix(raw, MaxArgumentsBytes)
 		if more {
-			return shownArgs{value: appendJSON(nil, string(text[:cutUTF8(text, MaxArgumentsBytes)])), truncated: true}
+			return shownArgs{value: report.AppendJSON(nil, string(text[:cutUTF8(text, MaxArgumentsBytes)])), truncated: true}
 		}
 		return shownArgs{value: text}
 	}
@@ -63,14 +64,14 @@ func showArguments(raw []byte, redact bool) shownArgs {
 	if err != nil {
 		s := shownArgs{invalid: true}
 		if redact {
-			s.value = appendJSON(nil, hashText(raw))
+			s.value = report.AppendJSON(nil, hashText(raw))
 			return s
 		}
 		text := raw
 		if len(text) > MaxArgumentsBytes {
 			text, s.truncated = text[:cutUTF8(text, MaxArgumentsBytes)], true
 		}
-		s.value = appendJSON(nil, string(text)) // invalid UTF-8 becomes U+FFFD
+		s.value = report.AppendJSON(nil, string(text)) // invalid UTF-8 becomes U+FFFD
 		return s
 	}
 	var text []byte
@@ -90,7 +91,7 @@ func showArguments(raw []byte, redact bool) shownArgs {
 		text = writeDoc(nil, d, validLeaf)
 	}
 	if len(text) > MaxArgumentsBytes {
-		return shownArgs{value: appendJSON(nil, string(text[:cutUTF8(text, MaxArgumentsBytes)])), truncated: true}
+		return shownArgs{value: report.AppendJSON(nil, string(text[:cutUTF8(text, MaxArgumentsBytes)])), truncated: true}
 	}
 	return shownArgs{value: text}
 }
@@ -107,7 +108,7 @@ func RedactArguments(raw json.RawMessage) json.RawMessage {
 	}
 	d, err := canon.Parse(raw)
 	if err != nil {
-		return appendJSON(nil, hashText(raw))
+		return report.AppendJSON(nil, hashText(raw))
 	}
 	return writeDoc(nil, d, redactLeaf)
 }

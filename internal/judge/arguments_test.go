@@ -10,14 +10,16 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // fileOf judges s and returns the report file and the parsed first
 // operation of it.
 func fileOf(t *testing.T, s *sess, cfg Config) ([]byte, map[string]json.RawMessage) {
 	t.Helper()
-	file := s.judge(cfg).AppendFile(nil, FileMeta{Status: "finished"})
-	if errs := newSchemaValidator(t, ReportSchema).validate(file); len(errs) != 0 {
+	file := s.judge(cfg).AppendFile(nil, report.FileMeta{Status: "finished"})
+	if errs := newSchemaValidator(t, report.Schema).validate(file); len(errs) != 0 {
 		t.Fatalf("schema violations: %v\n%s", errs, file)
 	}
 	var f struct {
@@ -188,7 +190,7 @@ func redactionSession() *sess {
 func TestRedactArguments(t *testing.T) {
 	cfg := Config{Scenario: "F1", RedactArguments: true}
 	j := redactionSession().judge(cfg)
-	file := j.AppendFile(nil, FileMeta{Status: "finished"})
+	file := j.AppendFile(nil, report.FileMeta{Status: "finished"})
 	md := j.Markdown()
 	for _, secret := range []string{"SECRET", "4111111111111111", `"Ada`, `"age":36`, `"vip":true`, "12.0", "1.2e1"} {
 		if strings.Contains(string(file), secret) || strings.Contains(md, secret) {
@@ -264,7 +266,7 @@ func TestRedactionHashesAreDeterministic(t *testing.T) {
 // TestRedactedPairCheckReason: a pair-check plugin's explanation may quote
 // argument values; with redaction a generic one is shown.
 func TestRedactedPairCheckReason(t *testing.T) {
-	build := func(redact bool) Report {
+	build := func(redact bool) report.Report {
 		s := newSess()
 		s.f1(s.write("create_booking", `{"date":"2026-11-03","guest":"Ada"}`))
 		s.ok(s.write("create_booking", `{"date":"03.11.2026","guest":"Ada"}`))
@@ -275,7 +277,7 @@ func TestRedactedPairCheckReason(t *testing.T) {
 		t.Fatalf("plugin text not shown without redaction: %s", r.VerdictReason)
 	}
 	r := build(true)
-	if r.Verdict != VerdictNotTested || strings.Contains(r.VerdictReason, "2026") {
+	if r.Verdict != report.VerdictNotTested || strings.Contains(r.VerdictReason, "2026") {
 		t.Errorf("redacted: %s %s", r.Verdict, r.VerdictReason)
 	}
 	for _, o := range r.Observations {
@@ -301,7 +303,7 @@ func TestAttemptLog(t *testing.T) {
 	a := s.writeK("create_booking", `{"room":"12","idempotency_key":"k1"}`)
 	s.forwarded(a)
 	j := Replay(Config{Scenario: "F1", Start: start}, s.evs)
-	if got := j.Report().Operations[0].AttemptLog; fmt.Sprint(got) != fmt.Sprint([]AttemptInfo{{At: 250, Outcome: AttemptInFlight, Key: "k1"}}) {
+	if got := j.Report().Operations[0].AttemptLog; fmt.Sprint(got) != fmt.Sprint([]report.AttemptInfo{{At: 250, Outcome: report.AttemptInFlight, Key: "k1"}}) {
 		t.Errorf("in flight: %+v", got)
 	}
 	s.answer(a, Executed, "F1", "timeout")
@@ -313,11 +315,11 @@ func TestAttemptLog(t *testing.T) {
 	s.rejected(s.write("create_booking", `{"room":"12"}`))
 	s.end() // b is still in flight: unknown
 	r := Replay(Config{Scenario: "F1", Start: start}, s.evs).Report()
-	want := []AttemptInfo{
-		{At: 250, Outcome: Executed, Fault: "timeout", Key: "k1"},
-		{At: 290, Outcome: Unknown, Arguments: json.RawMessage(`{"room":"12"}`)},
-		{At: 292, Outcome: InjectedNotExecuted, Fault: "rate_limit", Key: "k2", Arguments: json.RawMessage(`{"room":"12","idempotency_key":"k2"}`)},
-		{At: 293, Outcome: UpstreamRejected, Arguments: json.RawMessage(`{"room":"12"}`)},
+	want := []report.AttemptInfo{
+		{At: 250, Outcome: report.AttemptExecuted, Fault: "timeout", Key: "k1"},
+		{At: 290, Outcome: report.AttemptUnknown, Arguments: json.RawMessage(`{"room":"12"}`)},
+		{At: 292, Outcome: report.AttemptInjectedNotExecuted, Fault: "rate_limit", Key: "k2", Arguments: json.RawMessage(`{"room":"12","idempotency_key":"k2"}`)},
+		{At: 293, Outcome: report.AttemptUpstreamRejected, Arguments: json.RawMessage(`{"room":"12"}`)},
 	}
 	if got := r.Operations[0].AttemptLog; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("attemptLog\n got %+v\nwant %+v", got, want)
@@ -337,7 +339,7 @@ func TestAttemptLogBounded(t *testing.T) {
 		s.wait(1)
 	}
 	_, op := fileOf(t, s, Config{})
-	var log []AttemptInfo
+	var log []report.AttemptInfo
 	json.Unmarshal(op["attemptLog"], &log)
 	if len(log) != maxAttemptLog || log[99].At != 99 || string(op["attemptLogOmitted"]) != "30" {
 		t.Errorf("attemptLog has %d entries, omitted %s", len(log), op["attemptLogOmitted"])
@@ -356,9 +358,7 @@ func TestMarkdownViolationDetail(t *testing.T) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)
 		}
 	}
-	if got := mdCode("a`b``c"); got != "``` a`b``c ```" {
-		t.Errorf("mdCode = %q", got)
-	}
+	// The code span of a value with backticks: report.TestMarkdownCodeSpan.
 }
 
 // FuzzShowArguments: whatever the agent sends, the shown arguments are

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // prefill returns the events of a session with n distinct write operations,
@@ -70,7 +71,7 @@ func BenchmarkApply(b *testing.B) {
 func BenchmarkAppendFile(b *testing.B) {
 	const n = 5000
 	j := Replay(Config{Scenario: "F4"}, prefill(n))
-	meta := FileMeta{Status: "running", ToolClassification: toolTable}
+	meta := report.FileMeta{Status: "running", ToolClassification: toolTable}
 	buf := j.AppendFile(nil, meta)
 	b.Run("ops=5000/full", func(b *testing.B) {
 		b.ReportAllocs()
@@ -78,7 +79,7 @@ func BenchmarkAppendFile(b *testing.B) {
 			for _, op := range j.opSeq {
 				j.markDirty(op)
 			}
-			for _, ks := range j.keySeq {
+			for _, ks := range j.keys.seq {
 				j.markKeyDirty(ks)
 			}
 			buf = j.AppendFile(buf[:0], meta)

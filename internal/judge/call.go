@@ -13,6 +13,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/canon"
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 type callKind uint8
@@ -37,27 +38,27 @@ func (j *Judge) onCall(ev Event) {
 	if _, seen := j.calls[ev.Call]; seen {
 		return
 	}
-	j.callsTotal++
-	j.callsByClass.Total++
-	j.inFlight++
+	j.cov.calls++
+	j.cov.byClass.Total++
+	j.cov.inFlight++
 	switch classOf(ev.Class) {
 	case classify.Read:
-		j.callsByClass.Read++
-		j.readCalls++
-		j.flushSilentAll()
+		j.cov.byClass.Read++
+		j.cov.readCalls++
+		j.keys.readCall(&j.dirty)
 		j.calls[ev.Call] = &pendingCall{kind: callRead, sentSeq: j.seq}
 	case classify.Unclassified:
-		j.callsByClass.Unclassified++
-		j.unclTools.add(ev.Tool)
+		j.cov.byClass.Unclassified++
+		j.tools.uncl.add(ev.Tool)
 		j.unclassifiedCall(ev)
 		j.calls[ev.Call] = &pendingCall{kind: callOther}
 	case classify.Write:
-		j.callsByClass.Write++
-		j.idemWrites += b2i(ev.Idempotent)
+		j.cov.byClass.Write++
+		j.cov.idemWrites += b2i(ev.Idempotent)
 		j.writeCall(ev)
 	default:
-		j.callsByClass.Unknown++
-		j.unknownTools.add(ev.Tool)
+		j.cov.byClass.Unknown++
+		j.tools.unknown.add(ev.Tool)
 		j.calls[ev.Call] = &pendingCall{kind: callOther}
 	}
 }
@@ -135,15 +136,6 @@ func (j *Judge) identify(tool string, args json.RawMessage) identity {
 	return id
 }
 
-// lookup returns the operation registered under key k (an operation's own
-// key or an alias), or nil.
-func (j *Judge) lookup(k string) *operation {
-	if op := j.alias[k]; op != nil {
-		return op
-	}
-	return j.ops[k]
-}
-
 func callKey(eq Equivalence, tool string, args json.RawMessage) (k string, ok bool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -162,33 +154,33 @@ func callKey(eq Equivalence, tool string, args json.RawMessage) (k string, ok bo
 // stays with the built-in one and is a possible duplicate of the other.
 func (j *Judge) writeCall(ev Event) {
 	id := j.identify(ev.Tool, ev.Arguments)
-	j.identityProblems(ev.Tool, id)
-	op := j.lookup(id.key)
+	j.ident.note(ev.Tool, id)
+	op := j.index.lookup(id.key)
 	// join: the rule that made this call part of op although its built-in
 	// key is not op's own (attemptLog[].joinedBy); nil when literal.
-	var join *RuleInfo
+	var join *report.RuleInfo
 	if op != nil && op.key != id.key {
-		join = j.aliasBy[id.key]
+		join = j.index.aliasBy[id.key]
 	}
 	var conflict *operation // another operation a plugin says this is
 	conflictWhy := ""
-	var conflictBy RuleInfo
+	var conflictBy report.RuleInfo
 	if id.plugin != "" {
-		switch pop := j.lookup(id.plugin); {
+		switch pop := j.index.lookup(id.plugin); {
 		case op == nil:
 			op = pop
 			if pop != nil {
-				join = &RuleInfo{Rule: RuleEquivKey, Plugin: id.pluginName}
+				join = &report.RuleInfo{Rule: report.RuleEquivKey, Plugin: id.pluginName}
 			}
 		case pop != nil && pop != op:
 			conflict = pop
 			conflictWhy = fmt.Sprintf("%s gives the arguments of %s the same key as those of %s, but literally they are operation %s", id.pluginName, ev.Tool, pop.id, op.id)
-			conflictBy = RuleInfo{Rule: RuleEquivKey, Plugin: id.pluginName}
+			conflictBy = report.RuleInfo{Rule: report.RuleEquivKey, Plugin: id.pluginName}
 		}
 	}
 	// Any write of the tool means the agent did not give up silently on an
 	// earlier failed key of that tool (behaviour §5 keySummary).
-	j.flushSilentTool(ev.Tool)
+	j.keys.writeCall(ev.Tool, &j.dirty)
 
 	var nr nearResult
 	if ev.Idempotent {
@@ -213,12 +205,12 @@ func (j *Judge) writeCall(ev Event) {
 		nr = nearResult{possible: conflict, nPossib: 1, reason: conflictWhy, by: conflictBy, keyConflict: true}
 	}
 	if op != nil {
-		if j.lookup(id.key) == nil {
-			j.alias[id.key] = op
-			j.aliasBy[id.key] = join
+		if j.index.lookup(id.key) == nil {
+			j.index.alias[id.key] = op
+			j.index.aliasBy[id.key] = join
 		}
-		if id.plugin != "" && j.lookup(id.plugin) == nil {
-			j.alias[id.plugin] = op
+		if id.plugin != "" && j.index.lookup(id.plugin) == nil {
+			j.index.alias[id.plugin] = op
 		}
 	}
 	if op == nil {
@@ -234,26 +226,26 @@ func (j *Judge) writeCall(ev Event) {
 			args = slices.Clone(ev.Arguments)
 		}
 		op = &operation{
-			seq:                len(j.opSeq) + 1,
-			key:                id.key,
-			tool:               ev.Tool,
-			canonical:          canonical,
-			args:               args,
-			shown:              showArguments(ev.Arguments, j.cfg.RedactArguments),
-			minExecAnswerReads: -1,
-			idempotent:         ev.Idempotent,
+			seq:        len(j.opSeq) + 1,
+			key:        id.key,
+			tool:       ev.Tool,
+			canonical:  canonical,
+			args:       args,
+			shown:      showArguments(ev.Arguments, j.cfg.RedactArguments),
+			dup:        dupDetails{minAnswerReads: -1},
+			idempotent: ev.Idempotent,
 		}
 		op.id = "op-" + strconv.Itoa(op.seq)
-		j.ops[id.key] = op
+		j.index.ops[id.key] = op
 		if id.plugin != "" {
-			j.alias[id.plugin] = op
+			j.index.alias[id.plugin] = op
 		}
 		j.opSeq = append(j.opSeq, op)
 	}
 	if nr.same == nil || nr.keyConflict {
-		j.recordNear(op, nr)
+		op.nearby.record(op, nr)
 	}
-	j.rateCheck(op, ev.Time)
+	j.rateWaits.check(op, ev.Time)
 
 	// An operation stays idempotent only while every call says so (a tool
 	// re-listed without the hint is judged strictly from then on).
@@ -264,19 +256,16 @@ func (j *Judge) writeCall(ev Event) {
 		op:       op,
 		sent:     ev.Time,
 		sendSeq:  j.seq,
-		readsAt:  j.readsOK,
-		ghostPre: op.ghostAnswered,
+		readsAt:  j.cov.readsOK,
+		ghostPre: op.ghost.seen,
 		join:     join,
 	}
-	if op.hasFailure {
-		a.waited, a.hasWait = msBetween(op.lastFailureAt, ev.Time), true
-		op.resent = true
-	}
+	a.waited, a.hasWait = op.fail.waitedSince(ev.Time)
 	if join != nil && op.joinedBy == nil {
 		op.joinedBy = join
 	}
-	op.attempts++
-	op.pending++
+	op.n.attempts++
+	op.n.pending++
 	j.noteProcessAttempt(op, a)
 	if len(op.log) < maxAttemptLog {
 		if len(op.log) > 0 && !bytes.Equal(ev.Arguments, op.args) {
@@ -292,116 +281,31 @@ func (j *Judge) writeCall(ev Event) {
 		a.keyed = true
 		a.keyJoin = strings.Join(id.keys, "\x00")
 		for i, k := range id.keys {
-			if _, ok := op.keySet[k]; !ok {
-				if op.keySet == nil {
-					op.keySet = map[string]struct{}{}
-				}
-				op.keySet[k] = struct{}{}
-				op.keys = append(op.keys, id.shown[i])
-			}
-			a.keys = append(a.keys, j.keyAttempt(ev.Tool, k, id.shown[i], a))
+			op.keys.add(k, id.shown[i])
+			a.keys = append(a.keys, j.keys.attempt(ev.Tool, k, id.shown[i], a, j.cov.readsOK, &j.dirty))
 		}
 	} else if ev.AcceptsKey {
-		op.keyless++
+		op.keys.keyless++
 	}
 	j.calls[ev.Call] = &pendingCall{kind: callWrite, att: a}
 	j.refresh(op)
 	j.addCandidate(op)
 }
 
-// identityProblems counts write calls whose operation identity is not
-// certain (behaviour §4.1): arguments that are not valid JSON, or member names
-// that differ only in letter case. Either keeps the run from passing.
-func (j *Judge) identityProblems(tool string, id identity) {
-	if id.unidentified {
-		if j.unidentified == 0 {
-			j.unidentifiedTool = tool
-		}
-		j.unidentified++
-	}
-	if id.caseClash[0] != "" {
-		if j.caseClashes == 0 {
-			j.caseClashTool, j.caseClashNames = tool, id.caseClash
-		}
-		j.caseClashes++
-	}
-}
-
-// keyAttempt records an attempt with key value k of tool; shown is k as
-// the report shows it.
-func (j *Judge) keyAttempt(tool, k, shown string, a *attempt) *keyState {
-	mk := tool + "\x00" + k
-	ks := j.keys[mk]
-	if ks == nil {
-		ks = &keyState{seq: len(j.keySeq) + 1, key: shown, tool: tool, firstReads: j.readsOK}
-		j.keys[mk] = ks
-		j.keySeq = append(j.keySeq, ks)
-	}
-	ks.attempts++
-	if ks.executions > 0 {
-		ks.existed = true
-	}
-	ks.lastReads = j.readsOK
-	ks.last = a
-	ks.silent = false
-	j.markKeyDirty(ks)
-	return ks
-}
-
-// rateCheck applies the retry_after rules (behaviour §3 F2) to a write of op at
-// time t: a re-send of the same operation before its deadline is a
-// violation; a write of another operation of the same tool during the wait
-// is OTHER_CALL_DURING_RETRY_AFTER.
-func (j *Judge) rateCheck(op *operation, t time.Time) {
-	if op.rateActive {
-		if t.Before(op.rateDeadline) {
-			op.retryCount++
-			if op.retryCount == 1 {
-				op.retryWaited = msBetween(op.rateAnswerAt, t)
-				op.retryRequired = op.rateRequired
-			}
-		} else {
-			op.rateActive = false
-		}
-	}
-	waits := j.rateWaits[op.tool]
-	n := 0
-	for _, w := range waits {
-		if !w.rateActive || !t.Before(w.rateDeadline) {
-			w.inRateWaits = false
-			continue
-		}
-		waits[n] = w
-		n++
-		if w != op {
-			op.otherDuringRetryCount++
-			if op.otherDuringRetry == "" {
-				op.otherDuringRetry = w.id
-			}
-		}
-	}
-	clear(waits[n:])
-	if n == 0 {
-		delete(j.rateWaits, op.tool)
-	} else {
-		j.rateWaits[op.tool] = waits[:n]
-	}
-}
-
 // unclassifiedCall counts repeats of an unclassified tool with the same
 // arguments (key fields stripped, canonical JSON).
 func (j *Judge) unclassifiedCall(ev Event) {
 	key := "u:" + j.identifyPlain(ev.Tool, ev.Arguments)
-	u := j.uncl[key]
+	u := j.uncl.byArgs[key]
 	if u == nil {
 		u = &unclState{tool: ev.Tool}
-		j.uncl[key] = u
+		j.uncl.byArgs[key] = u
 	}
 	u.count++
 	if u.count == 2 {
-		u.seq = len(j.unclSeq) + 1
+		u.seq = len(j.uncl.seq) + 1
 		u.id = "u-" + strconv.Itoa(u.seq)
-		j.unclSeq = append(j.unclSeq, u)
+		j.uncl.seq = append(j.uncl.seq, u)
 	}
 	if u.count >= 2 {
 		u.dirty = true
@@ -417,32 +321,6 @@ func (j *Judge) identifyPlain(tool string, args json.RawMessage) string {
 		return "r:" + hex.EncodeToString(sum[:])
 	}
 	return op.Key
-}
-
-func (j *Judge) flushSilentAll() {
-	for _, ks := range j.silentAll {
-		ks.inSilentAll = false
-		if ks.silent {
-			ks.silent = false
-			j.markKeyDirty(ks)
-		}
-	}
-	clear(j.silentAll)
-	j.silentAll = j.silentAll[:0]
-}
-
-func (j *Judge) flushSilentTool(tool string) {
-	list, ok := j.silentTool[tool]
-	if !ok {
-		return
-	}
-	for _, ks := range list {
-		if ks.silent {
-			ks.silent = false
-			j.markKeyDirty(ks)
-		}
-	}
-	delete(j.silentTool, tool)
 }
 
 // msBetween is the whole milliseconds from a to b, never negative.

@@ -13,11 +13,6 @@ func (j *Judge) onDelivered(ev Event) {
 		return
 	}
 	op := pc.att.op
-	if op.hasFailure && op.lastFailureCall == ev.Call && ev.Time.After(op.lastFailureAt) {
-		op.lastFailureAt = ev.Time
-	}
-	if op.rateActive && op.rateCall == ev.Call && ev.Time.After(op.rateAnswerAt) {
-		op.rateDeadline = op.rateDeadline.Add(ev.Time.Sub(op.rateAnswerAt))
-		op.rateAnswerAt = ev.Time
-	}
+	op.fail.delivered(ev.Call, ev.Time)
+	op.rate.delivered(ev.Call, ev.Time)
 }

@@ -6,11 +6,17 @@
 // The judge is incremental: each event updates per-operation state (a map
 // keyed by operation key), per-call state (a map keyed by call id) and
 // running totals, so adding an event and reading the verdict or score cost
-// O(1) amortised. The report file is assembled from per-operation encodings
-// cached between calls; only operations that changed are encoded again. The
-// encodings of each report section live in one buffer in operation order
-// (an arena), so a file is a few large copies. The same engine judges a
-// recorded event list offline (Replay) with identical results.
+// O(1) amortised. The report file (its model and layout: internal/report)
+// is assembled from per-operation encodings cached between calls; only
+// operations that changed are encoded again. The encodings of each report
+// section live in one buffer in operation order (an arena), so a file is a
+// few large copies. The same engine judges a recorded event list offline
+// (Replay) with identical results.
+//
+// The state is split by rule: an operation's attempt counts, keys,
+// duplicate details, ghost write, failure history, retry_after and
+// near-duplicate state are each a small type with the methods of that rule
+// (RATIONALE.md, "The judge's parts").
 //
 // # The rules in detail
 //

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // A tools/call the agent sent without an id was not forwarded: it executed
@@ -22,19 +24,19 @@ func TestDroppedCallBlocksPass(t *testing.T) {
 			s.f1(s.write("create_booking", `{"room":1}`))
 			dropped(s)
 			s.end()
-		}, VerdictNotTested, `The agent sent 1 tools/call message(s) without an id (the first of "create_booking")`, 1},
+		}, report.VerdictNotTested, `The agent sent 1 tools/call message(s) without an id (the first of "create_booking")`, 1},
 		{"only dropped calls", func(s *sess) {
 			dropped(s)
 			dropped(s)
-		}, VerdictNotTested, `The agent sent 2 tools/call message(s) without an id`, 2},
+		}, report.VerdictNotTested, `The agent sent 2 tools/call message(s) without an id`, 2},
 		{"a duplicate still fails", func(s *sess) {
 			s.f1(s.write("create_booking", `{"room":1}`))
 			s.ok(s.write("create_booking", `{"room":1}`))
 			dropped(s)
-		}, VerdictFail, "DUPLICATE_EXECUTION", 1},
+		}, report.VerdictFail, "DUPLICATE_EXECUTION", 1},
 		{"none", func(s *sess) {
 			s.f1(s.write("create_booking", `{"room":1}`))
-		}, VerdictPass, "Scenario F1 fired", 0},
+		}, report.VerdictPass, "Scenario F1 fired", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,7 +55,7 @@ func TestDroppedCallBlocksPass(t *testing.T) {
 					Coverage map[string]json.RawMessage `json:"coverage"`
 				} `json:"report"`
 			}
-			if err := json.Unmarshal(j.AppendFile(nil, FileMeta{}), &file); err != nil {
+			if err := json.Unmarshal(j.AppendFile(nil, report.FileMeta{}), &file); err != nil {
 				t.Fatal(err)
 			}
 			raw, present := file.Report.Coverage["droppedNotificationCalls"]

@@ -1,32 +1,6 @@
 package judge
 
-import (
-	"encoding/json"
-	"strconv"
-)
-
-// FileMeta is what the report-file envelope needs beyond the judge's own
-// state (behaviour §5, TEAM.md). Zero values: Status "running", Mode
-// "deterministic" ("chaos" when the judge's scenario is "chaos"), no chaos
-// object, no startup error, toolClassification [], no plugins field,
-// transport stdio on both sides.
-type FileMeta struct {
-	// Status is "starting", "running", "finished" or "failed".
-	Status string
-	// StartupError is set on a failed start; the verdict is then NOT_TESTED.
-	StartupError string
-	// Mode is "deterministic" or "chaos".
-	Mode string
-	// Chaos is written in chaos mode only.
-	Chaos *ChaosInfo
-	// ToolClassification is the raw JSON array
-	// [{"name","class","reason","keyFields":[...]}]; nil writes [].
-	ToolClassification json.RawMessage
-	// Plugins is the raw JSON array of loaded plugins; nil omits the field.
-	Plugins json.RawMessage
-	// Transport is the file's transport object; an empty field is "stdio".
-	Transport Transport
-}
+import "github.com/cuonztech/agent-harness/internal/report"
 
 // fileCache holds the report-file encodings between AppendFile calls.
 type fileCache struct {
@@ -44,6 +18,9 @@ type fileCache struct {
 	coverage cached[coverageKey]
 	score    cached[scoreKey]
 	patches  cached[patchKey]
+
+	// plugins are the plugin failures of the AppendFile call in progress.
+	plugins []report.PluginFailure
 }
 
 // cached is one encoding with the key it was computed from.
@@ -64,7 +41,7 @@ func (c *cached[K]) get(key K, encode func(dst []byte) []byte) []byte {
 // coverageKey is everything coverage() reads (the name sets only grow, so
 // their lengths identify them).
 type coverageKey struct {
-	calls                            CallCounts
+	calls                            report.CallCounts
 	unclTools, unknownTools          int
 	fired, ended                     bool
 	injected, ops, readsOK, inFlight int
@@ -86,77 +63,43 @@ type patchKey struct {
 }
 
 // AppendFile appends the whole report-file JSON object (the envelope of
-// behaviour §5 with report, score and patches) to dst and returns the extended
-// buffer. Only operations, keys and repeats that changed since the previous
-// call are encoded again; everything else is copied from a cache, so the
-// cost per call is a copy of the report plus O(changes) encoding.
+// behaviour §5 with report, score and patches; report.AppendFile) to dst
+// and returns the extended buffer. Only operations, keys and repeats that
+// changed since the previous call are encoded again; everything else is
+// copied from a cache, so the cost per call is a copy of the report plus
+// O(changes) encoding.
 //
 // The embedded `report` is byte-identical to json.Marshal(j.Report()).
-func (j *Judge) AppendFile(dst []byte, meta FileMeta) []byte {
+func (j *Judge) AppendFile(dst []byte, meta report.FileMeta) []byte {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.encodeDirty()
+	j.enc.plugins = j.pluginFailures()
+	verdict, reason := j.verdictOf(j.enc.plugins)
+	head := report.FileHead{Verdict: verdict, Reason: reason, Kind: j.cfg.kind(), Scenario: j.cfg.Scenario, Sessions: j.sess.list}
+	dst = report.AppendFile(dst, meta, head, (*fileBody)(j))
+	j.enc.plugins = nil
+	return dst
+}
 
-	plugins := j.pluginFailures()
-	verdict, reason := j.verdictOf(plugins)
-	if meta.StartupError != "" {
-		verdict, reason = VerdictNotTested, "The proxy could not start, so nothing was tested: "+meta.StartupError
-	}
-	status := meta.Status
-	if status == "" {
-		status = "running"
-	}
-	mode := meta.Mode
-	if mode == "" {
-		mode = "deterministic"
-		if j.cfg.Scenario == "chaos" {
-			mode = "chaos"
-		}
-	}
+// fileBody is the Judge as the writer of its cached report-file sections
+// (report.FileBody, report.ReportBody); called with j.mu held.
+type fileBody Judge
 
-	dst = append(dst, `{"status":`...)
-	dst = appendJSON(dst, status)
-	dst = append(dst, `,"verdict":`...)
-	dst = appendJSON(dst, verdict)
-	dst = append(dst, `,"certification":"`+Certification+`","harnessVersion":"`+HarnessVersion+`","kind":`...)
-	dst = appendJSON(dst, j.cfg.kind())
-	dst = append(dst, `,"scenario":`...)
-	if j.cfg.Scenario == "" {
-		dst = append(dst, "null"...)
-	} else {
-		dst = appendJSON(dst, j.cfg.Scenario)
-	}
-	dst = append(dst, `,"mode":`...)
-	dst = appendJSON(dst, mode)
-	if mode == "chaos" && meta.Chaos != nil {
-		dst = append(dst, `,"chaos":`...)
-		dst = appendJSON(dst, meta.Chaos)
-	}
-	tr := meta.Transport
-	if tr.Agent == "" {
-		tr.Agent = "stdio"
-	}
-	if tr.Upstream == "" {
-		tr.Upstream = "stdio"
-	}
-	dst = append(dst, `,"transport":`...)
-	dst = appendJSON(dst, tr)
-	if j.sessions != nil {
-		dst = append(dst, `,"sessions":`...)
-		dst = appendJSON(dst, j.sessions)
-	}
-	if meta.StartupError != "" {
-		dst = append(dst, `,"startupError":`...)
-		dst = appendJSON(dst, meta.StartupError)
-	}
-	dst = append(dst, `,"report":`...)
-	dst = j.appendReport(dst, verdict, reason, plugins)
-	dst = append(dst, `,"score":`...)
+func (f *fileBody) AppendReport(dst []byte, verdict, reason string) []byte {
+	return report.AppendReportObject(dst, verdict, reason, f.cfg.kind(), f, f.enc.plugins)
+}
+
+func (f *fileBody) AppendScore(dst []byte, verdict string) []byte {
+	j := (*Judge)(f)
 	t := j.tally()
-	dst = append(dst, j.enc.score.get(scoreKey{verdict, t}, func(b []byte) []byte {
-		return appendJSON(b, scoreOf(verdict, t))
+	return append(dst, j.enc.score.get(scoreKey{verdict, t}, func(b []byte) []byte {
+		return report.AppendJSON(b, scoreOf(verdict, t))
 	})...)
-	dst = append(dst, `,"patches":`...)
+}
+
+func (f *fileBody) AppendPatches(dst []byte) []byte {
+	j := (*Judge)(f)
 	pk := patchKey{
 		ghost: j.lists[catGhostExtra].head, idem: j.lists[catIdemExtra].head,
 		retry: j.lists[catRetryAfter].head, unverified: j.lists[catUnverified].head,
@@ -164,65 +107,49 @@ func (j *Judge) AppendFile(dst []byte, meta FileMeta) []byte {
 		unverifiedN: j.lists[catUnverified].n,
 		ghostKinds:  j.tot.ghostKinds.gen, unverifiedKinds: j.tot.unverifiedKinds.gen,
 	}
-	dst = append(dst, j.enc.patches.get(pk, func(b []byte) []byte {
-		return appendJSON(b, j.patches())
+	return append(dst, j.enc.patches.get(pk, func(b []byte) []byte {
+		return report.AppendJSON(b, j.patches())
 	})...)
-	dst = append(dst, `,"toolClassification":`...)
-	dst = appendRaw(dst, meta.ToolClassification, "[]")
-	if meta.Plugins != nil {
-		dst = append(dst, `,"plugins":`...)
-		dst = appendRaw(dst, meta.Plugins, "[]")
-	}
-	return append(dst, '}')
 }
 
-// appendReport writes the report object from the caches, in the field order
-// of Report.
-func (j *Judge) appendReport(dst []byte, verdict, reason string, plugins []PluginFailure) []byte {
-	dst = append(dst, `{"verdict":`...)
-	dst = appendJSON(dst, verdict)
-	dst = append(dst, `,"verdictReason":`...)
-	dst = appendJSON(dst, reason)
-	dst = append(dst, `,"certification":"`+Certification+`","kind":`...)
-	dst = appendJSON(dst, j.cfg.kind())
-
-	dst = append(dst, `,"operations":[`...)
+func (f *fileBody) AppendOperations(dst []byte) []byte {
 	first := true
-	dst = j.enc.ops.emit(dst, &first)
-	dst = append(dst, `],"violations":[`...)
-	first = true
-	dst = j.enc.viol.emit(dst, &first)
-	dst = append(dst, `],"observations":[`...)
-	first = true
-	dst = j.enc.obs.emit(dst, &first)
-	dst = appendItem(dst, j.enc.uncl, &first)
-	dst = append(dst, `],"coverage":`...)
+	return f.enc.ops.emit(dst, &first)
+}
+
+func (f *fileBody) AppendViolations(dst []byte) []byte {
+	first := true
+	return f.enc.viol.emit(dst, &first)
+}
+
+func (f *fileBody) AppendObservations(dst []byte) []byte {
+	first := true
+	dst = f.enc.obs.emit(dst, &first)
+	return appendItem(dst, f.enc.uncl, &first)
+}
+
+func (f *fileBody) AppendCoverage(dst []byte) []byte {
+	j := (*Judge)(f)
 	ck := coverageKey{
-		calls: j.callsByClass, unclTools: len(j.unclTools.names), unknownTools: len(j.unknownTools.names),
-		fired: j.scenarioFired, ended: j.ended,
-		injected: j.injectedCount, ops: j.tot.ops, readsOK: j.readsOK, inFlight: j.inFlight,
-		dropped: j.droppedCalls,
+		calls: j.cov.byClass, unclTools: len(j.tools.uncl.names), unknownTools: len(j.tools.unknown.names),
+		fired: j.cov.scenarioFired, ended: j.cov.ended,
+		injected: j.cov.injected, ops: j.tot.ops, readsOK: j.cov.readsOK, inFlight: j.cov.inFlight,
+		dropped: j.cov.dropped,
 	}
-	dst = append(dst, j.enc.coverage.get(ck, func(b []byte) []byte {
-		return appendJSON(b, j.coverage())
+	return append(dst, j.enc.coverage.get(ck, func(b []byte) []byte {
+		return report.AppendJSON(b, j.coverage())
 	})...)
-	dst = append(dst, `,"keySummary":[`...)
-	first = true
-	dst = j.enc.keys.emit(dst, &first)
-	dst = append(dst, `],"pluginFailures":[`...)
-	for i, p := range plugins {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = appendJSON(dst, p)
-	}
-	return append(dst, `],"honesty":"`+NotMeasured+`"}`...)
+}
+
+func (f *fileBody) AppendKeySummary(dst []byte) []byte {
+	first := true
+	return f.enc.keys.emit(dst, &first)
 }
 
 // encodeDirty re-encodes what changed since the last AppendFile.
 func (j *Judge) encodeDirty() {
 	e := &j.enc
-	for _, op := range j.dirtyOps {
+	for _, op := range j.dirty.ops {
 		op.inDirty = false
 		if !op.dirty {
 			continue
@@ -235,32 +162,32 @@ func (j *Judge) encodeDirty() {
 			e.obs.set(i, nil)
 			continue
 		}
-		e.scratch = appendJSON(append(e.scratch[:0], ','), j.opInfo(op))
+		e.scratch = report.AppendJSON(append(e.scratch[:0], ','), j.opInfo(op))
 		e.ops.set(i, e.scratch)
 		e.scratch = appendEntries(e.scratch[:0], op.violations())
 		e.viol.set(i, e.scratch)
 		e.scratch = appendEntries(e.scratch[:0], op.observations())
 		e.obs.set(i, e.scratch)
 	}
-	clear(j.dirtyOps)
-	j.dirtyOps = j.dirtyOps[:0]
-	for _, ks := range j.dirtyKeys {
+	clear(j.dirty.ops)
+	j.dirty.ops = j.dirty.ops[:0]
+	for _, ks := range j.dirty.keys {
 		ks.inDirty = false
 		if ks.dirty {
 			ks.dirty = false
-			e.scratch = appendJSON(append(e.scratch[:0], ','), ks.info())
+			e.scratch = report.AppendJSON(append(e.scratch[:0], ','), ks.info())
 			e.keys.set(ks.seq-1, e.scratch)
 		}
 	}
-	clear(j.dirtyKeys)
-	j.dirtyKeys = j.dirtyKeys[:0]
+	clear(j.dirty.keys)
+	j.dirty.keys = j.dirty.keys[:0]
 	for _, a := range []*arena{&e.ops, &e.viol, &e.obs, &e.keys} {
 		if a.needsCompaction() {
 			a.compact()
 		}
 	}
 	dirty := false
-	for _, u := range j.unclSeq {
+	for _, u := range j.uncl.seq {
 		if u.dirty {
 			u.dirty, dirty = false, true
 		}
@@ -268,8 +195,8 @@ func (j *Judge) encodeDirty() {
 	if dirty {
 		e.uncl = e.uncl[:0]
 		first := true
-		for _, u := range j.unclSeq {
-			e.uncl = appendItem(e.uncl, appendJSON(nil, u.observation()), &first)
+		for _, u := range j.uncl.seq {
+			e.uncl = appendItem(e.uncl, report.AppendJSON(nil, u.observation()), &first)
 		}
 	}
 }
@@ -277,7 +204,7 @@ func (j *Judge) encodeDirty() {
 // appendEntries appends the encoding of each item with a leading comma.
 func appendEntries[T any](dst []byte, items []T) []byte {
 	for _, it := range items {
-		dst = appendJSON(append(dst, ','), it)
+		dst = report.AppendJSON(append(dst, ','), it)
 	}
 	return dst
 }
@@ -292,24 +219,4 @@ func appendItem(dst, item []byte, first *bool) []byte {
 	}
 	*first = false
 	return append(dst, item...)
-}
-
-// appendJSON appends the encoding/json encoding of v. The values are the
-// judge's own types, which always encode.
-func appendJSON(dst []byte, v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		// Unreachable for the judge's types; keep the file valid JSON.
-		return append(dst, strconv.Quote("encoding error: "+err.Error())...)
-	}
-	return append(dst, b...)
-}
-
-// appendRaw appends raw JSON supplied by the caller, or def when it is nil
-// or not valid JSON (the file must stay parseable).
-func appendRaw(dst []byte, raw json.RawMessage, def string) []byte {
-	if len(raw) == 0 || !json.Valid(raw) {
-		return append(dst, def...)
-	}
-	return append(dst, raw...)
 }

@@ -40,7 +40,10 @@ const (
 	EventDroppedCall EventKind = "dropped-call"
 )
 
-// Outcome is the outcome of one attempt as seen at the upstream (behaviour §4.2).
+// Outcome is the outcome of one answer as the pipeline reports it
+// (EventAnswer; behaviour §4.2). It is the event vocabulary; the report
+// shows attempts as report.AttemptOutcome and operations as
+// report.OperationOutcome, types of their own.
 type Outcome string
 
 const (

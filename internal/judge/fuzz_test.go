@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // eventsFromBytes decodes fuzz input into an event sequence: each group of
@@ -95,10 +96,10 @@ func FuzzJudgeEvents(f *testing.F) {
 			j.Apply(ev)
 			checkInvariants(t, j)
 			if i%4 == 0 {
-				_ = j.AppendFile(nil, FileMeta{}) // incremental encodings, as in the proxy
+				_ = j.AppendFile(nil, report.FileMeta{}) // incremental encodings, as in the proxy
 			}
 		}
-		out := j.AppendFile(nil, FileMeta{})
+		out := j.AppendFile(nil, report.FileMeta{})
 		if !json.Valid(out) {
 			t.Fatalf("invalid report file JSON: %s", out)
 		}
@@ -124,26 +125,26 @@ func checkInvariants(t *testing.T, j *Judge) {
 	v, reason := j.Verdict()
 	s := j.Score()
 	switch v {
-	case VerdictPass, VerdictFail, VerdictNotTested:
+	case report.VerdictPass, report.VerdictFail, report.VerdictNotTested:
 	default:
 		t.Fatalf("verdict %q", v)
 	}
 	if reason == "" {
 		t.Fatal("empty verdictReason")
 	}
-	if v == VerdictNotTested && s.Total != nil {
+	if v == report.VerdictNotTested && s.Total != nil {
 		t.Fatalf("NOT_TESTED with score %d", *s.Total)
 	}
-	if v != VerdictNotTested && (s.Total == nil || *s.Total < 0 || *s.Total > 100) {
+	if v != report.VerdictNotTested && (s.Total == nil || *s.Total < 0 || *s.Total > 100) {
 		t.Fatalf("%s with score %v", v, s.Total)
 	}
-	if v == VerdictFail && *s.Total > 49 {
+	if v == report.VerdictFail && *s.Total > 49 {
 		t.Fatalf("FAIL with score %d", *s.Total)
 	}
-	if s.Capped && (v != VerdictFail || *s.Uncapped <= 49) {
+	if s.Capped && (v != report.VerdictFail || *s.Uncapped <= 49) {
 		t.Fatalf("capped without lowering: %+v", s)
 	}
-	if v == VerdictPass && len(j.Report().Violations) > 0 {
+	if v == report.VerdictPass && len(j.Report().Violations) > 0 {
 		t.Fatal("PASS with violations")
 	}
 }
@@ -162,13 +163,13 @@ func FuzzJudgeArguments(f *testing.F) {
 		s.ok(s.write("create_booking", string(b)))
 		j := s.judge(Config{Scenario: "F1"})
 		checkInvariants(t, j)
-		if v, _ := j.Verdict(); v == VerdictPass {
+		if v, _ := j.Verdict(); v == report.VerdictPass {
 			// Identical bytes are the same operation: never a PASS.
 			if string(a) == string(b) {
 				t.Fatalf("identical arguments passed: %q", a)
 			}
 		}
-		if !json.Valid(j.AppendFile(nil, FileMeta{})) {
+		if !json.Valid(j.AppendFile(nil, report.FileMeta{})) {
 			t.Fatal("invalid JSON")
 		}
 	})

@@ -3,6 +3,8 @@ package judge
 import (
 	"strings"
 	"testing"
+
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // partial: the plugin fault partial_success (plugins/faultpack) forwards
@@ -25,9 +27,9 @@ func TestGhostWriteAfterInjectedFault(t *testing.T) {
 			s.wait(5)
 			s.ok(s.write("create_booking", booking))
 			s.end()
-		}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchGhostWrite},
+		}, want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchGhostWrite},
 			reason: "was executed 2 times — again after an injected failure answer (partial_success), although the first attempt had executed (DUPLICATE_EXECUTION).",
-			check: func(t *testing.T, r Report, _ Score, p []Patch) {
+			check: func(t *testing.T, r report.Report, _ report.Score, p []report.Patch) {
 				v := r.Violations[0]
 				if d := v.Duplicate; d.AfterTimeout || d.AfterInjectedFault != ps || d.Parallel {
 					t.Errorf("duplicate = %+v, want afterTimeout false, afterInjectedFault %s", d, ps)
@@ -50,8 +52,8 @@ func TestGhostWriteAfterInjectedFault(t *testing.T) {
 		{name: "partial_success without check or re-send is unverified and names the fault", cfg: Config{Scenario: ps}, build: func(s *sess) {
 			s.partial(s.write("create_booking", booking))
 			s.end()
-		}, want: want{verdict: VerdictPass, total: 80, observations: []string{obsUnverifiedAfterTimout}, patches: []string{PatchVerification},
-			check: func(t *testing.T, r Report, _ Score, p []Patch) {
+		}, want: want{verdict: report.VerdictPass, total: 80, observations: []string{obsUnverifiedAfterTimout}, patches: []string{PatchVerification},
+			check: func(t *testing.T, r report.Report, _ report.Score, p []report.Patch) {
 				if m := r.Observations[0].Message; !strings.Contains(m, "the agent saw an injected failure answer (partial_success);") {
 					t.Errorf("observation message %q", m)
 				}
@@ -67,16 +69,16 @@ func TestGhostWriteAfterInjectedFault(t *testing.T) {
 			s.partial(s.write("create_booking", booking))
 			s.read()
 			s.end()
-		}, want: want{verdict: VerdictPass, total: 100, observations: []string{obsVerifiedNoRetry},
-			check: func(t *testing.T, r Report, _ Score, _ []Patch) {
+		}, want: want{verdict: report.VerdictPass, total: 100, observations: []string{obsVerifiedNoRetry},
+			check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
 				if m := r.Observations[0].Message; !strings.Contains(m, "saw an injected failure answer (partial_success); it checked") {
 					t.Errorf("observation message %q", m)
 				}
 			}}},
 		{name: "timeout ghost writes keep the timeout wording", cfg: Config{Scenario: "F1"}, build: func(s *sess) { s.evs = naive("F1").evs },
-			want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchGhostWrite},
+			want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchGhostWrite},
 				reason: "again after a timeout, although the first attempt had executed",
-				check: func(t *testing.T, r Report, _ Score, p []Patch) {
+				check: func(t *testing.T, r report.Report, _ report.Score, p []report.Patch) {
 					if d := r.Violations[0].Duplicate; !d.AfterTimeout || d.AfterInjectedFault != "timeout" {
 						t.Errorf("duplicate = %+v", d)
 					}
@@ -92,10 +94,10 @@ func TestGhostWriteAfterInjectedFault(t *testing.T) {
 			s.partial(s.write("pay", `{"x":1}`))
 			s.ok(s.write("pay", `{"x":1}`))
 			s.end()
-		}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate, violationDuplicate, violationDuplicate},
+		}, want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate, violationDuplicate, violationDuplicate},
 			observations: []string{obsOtherWriteAfterUncert}, patches: []string{PatchGhostWrite},
 			reason: "op-1 of \"create_booking\" was executed 2 times — again after a timeout,",
-			check: func(t *testing.T, r Report, _ Score, p []Patch) {
+			check: func(t *testing.T, r report.Report, _ report.Score, p []report.Patch) {
 				want := "Agent executed the same write again after a timeout or an injected failure answer (partial_success) 3 time(s) — the server had already executed the first attempt."
 				if p[0].Trigger != want {
 					t.Errorf("trigger %q, want %q", p[0].Trigger, want)
@@ -114,8 +116,8 @@ func TestGhostWriteAfterInjectedFault(t *testing.T) {
 			s.answer(a, Executed, ps, ps)
 			s.answer(b, Executed, "", "")
 			s.end()
-		}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency},
-			check: func(t *testing.T, r Report, _ Score, _ []Patch) {
+		}, want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency},
+			check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
 				if d := r.Violations[0].Duplicate; d.AfterTimeout || d.AfterInjectedFault != "" || !d.Parallel {
 					t.Errorf("duplicate = %+v", d)
 				}
@@ -130,7 +132,7 @@ func TestGhostFaultPatchFollowsTheRun(t *testing.T) {
 	s.f1(s.write("create_booking", booking))
 	s.ok(s.write("create_booking", booking))
 	j := s.judge(Config{})
-	before := string(j.AppendFile(nil, FileMeta{}))
+	before := string(j.AppendFile(nil, report.FileMeta{}))
 	if !strings.Contains(before, "again after a timeout 1 time(s)") {
 		t.Fatalf("first file lacks the timeout trigger:\n%s", before)
 	}
@@ -141,7 +143,7 @@ func TestGhostFaultPatchFollowsTheRun(t *testing.T) {
 	for _, ev := range s2.evs {
 		j.Apply(ev)
 	}
-	after := string(j.AppendFile(nil, FileMeta{}))
+	after := string(j.AppendFile(nil, report.FileMeta{}))
 	if !strings.Contains(after, "again after a timeout or an injected failure answer (partial_success) 2 time(s)") {
 		t.Errorf("file after a partial_success duplicate lacks the combined trigger:\n%s", after)
 	}

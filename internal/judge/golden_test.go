@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden report files in testdata/reports")
@@ -21,14 +22,14 @@ type goldenCase struct {
 	name  string
 	cfg   Config
 	build func(s *sess)
-	meta  FileMeta
+	meta  report.FileMeta
 }
 
 func goldenCases() []goldenCase {
-	fin := FileMeta{Status: "finished", ToolClassification: toolTable}
+	fin := report.FileMeta{Status: "finished", ToolClassification: toolTable}
 	return []goldenCase{
-		{name: "starting", meta: FileMeta{Status: "starting"}, cfg: Config{Scenario: "F1"}, build: func(*sess) {}},
-		{name: "startup-failed", meta: FileMeta{Status: "failed", StartupError: `starting upstream "node": exec: "node": executable file not found in $PATH`},
+		{name: "starting", meta: report.FileMeta{Status: "starting"}, cfg: Config{Scenario: "F1"}, build: func(*sess) {}},
+		{name: "startup-failed", meta: report.FileMeta{Status: "failed", StartupError: `starting upstream "node": exec: "node": executable file not found in $PATH`},
 			cfg: Config{Scenario: "F1"}, build: func(*sess) {}},
 		{name: "f1-naive", cfg: Config{Scenario: "F1"}, meta: fin, build: func(s *sess) { s.evs = naive("F1").evs }},
 		{name: "f1-careful", cfg: Config{Scenario: "F1"}, meta: fin, build: func(s *sess) {
@@ -46,8 +47,8 @@ func goldenCases() []goldenCase {
 			s.f1(s.writeK("create_booking", `{"guest":"Ada","date":"2026-11-03"}`))
 			s.end()
 		}},
-		{name: "http-two-sessions", cfg: Config{Scenario: "F1"}, meta: FileMeta{Status: "finished", ToolClassification: toolTable,
-			Transport: Transport{Agent: "http", Upstream: "http"}}, build: func(s *sess) {
+		{name: "http-two-sessions", cfg: Config{Scenario: "F1"}, meta: report.FileMeta{Status: "finished", ToolClassification: toolTable,
+			Transport: report.Transport{Agent: "http", Upstream: "http"}}, build: func(s *sess) {
 			// One backend behind two agent sessions: a write executed by
 			// both is executed twice (behaviour §8).
 			s.emit(Event{Kind: EventSession, Session: "s1", Transport: "http"})
@@ -97,7 +98,7 @@ func goldenCases() []goldenCase {
 			s.ok(s.write("create_booking", `{"guest":"ADA","amount":"129.00","idempotency_key":"k2"}`))
 			s.end()
 		}},
-		{name: "not-tested-in-flight", cfg: Config{Scenario: "F1"}, meta: FileMeta{Status: "running", ToolClassification: toolTable}, build: func(s *sess) {
+		{name: "not-tested-in-flight", cfg: Config{Scenario: "F1"}, meta: report.FileMeta{Status: "running", ToolClassification: toolTable}, build: func(s *sess) {
 			s.forwarded(s.write("create_booking", booking))
 		}},
 		{name: "baseline-observations", meta: fin, build: func(s *sess) {
@@ -109,7 +110,7 @@ func goldenCases() []goldenCase {
 			s.pluginFailure("dates", "deadline exceeded after 100ms")
 			s.end()
 		}},
-		{name: "plugin-disabled", cfg: Config{Scenario: "F1"}, meta: FileMeta{Status: "finished", ToolClassification: toolTable,
+		{name: "plugin-disabled", cfg: Config{Scenario: "F1"}, meta: report.FileMeta{Status: "finished", ToolClassification: toolTable,
 			Plugins: json.RawMessage(`[{"name":"verbs","version":"1.0.0","status":"disabled","failures":2,"detail":"classify sync_ledger: deadline of 100ms exceeded"}]`)},
 			build: func(s *sess) {
 				s.pluginFailure("verbs", "classify sync_ledger: deadline of 100ms exceeded")
@@ -120,7 +121,7 @@ func goldenCases() []goldenCase {
 				s.end()
 			}},
 		{name: "chaos", cfg: Config{Scenario: "chaos"},
-			meta: FileMeta{Status: "finished", Mode: "chaos", Chaos: &ChaosInfo{Seed: 42, ErrorRate: 0.3}, ToolClassification: toolTable,
+			meta: report.FileMeta{Status: "finished", Mode: "chaos", Chaos: &report.ChaosInfo{Seed: 42, ErrorRate: 0.3}, ToolClassification: toolTable,
 				Plugins: json.RawMessage(`[{"name":"dates","version":"1.0.0","status":"ok","failures":0,"detail":""}]`)},
 			build: func(s *sess) {
 				s.chaos(s.call("get_booking", classify.Read, `{}`))
@@ -135,7 +136,7 @@ func goldenCases() []goldenCase {
 // TestGoldenReports compares report files with testdata/reports/*.json
 // (rewrite with -update) and validates each against the schema.
 func TestGoldenReports(t *testing.T) {
-	v := newSchemaValidator(t, ReportSchema)
+	v := newSchemaValidator(t, report.Schema)
 	for _, tc := range goldenCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newSess()
@@ -173,7 +174,7 @@ func TestGoldenReports(t *testing.T) {
 // TestGoldenFilesValid validates every committed golden file, also ones no
 // test case produces any more.
 func TestGoldenFilesValid(t *testing.T) {
-	v := newSchemaValidator(t, ReportSchema)
+	v := newSchemaValidator(t, report.Schema)
 	files, _ := filepath.Glob(filepath.Join(goldenDir, "*.json"))
 	if len(files) == 0 {
 		t.Fatal("no golden files")

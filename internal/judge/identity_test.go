@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // TestOperationStringsNotValidUnicode: arguments with a lone surrogate
@@ -21,7 +23,7 @@ func TestOperationStringsNotValidUnicode(t *testing.T) {
 			s.ok(s.write("create_booking", b))
 		}
 	}
-	dup := want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchGhostWrite}, outcomes: []string{OutcomeDuplicate}}
+	dup := want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchGhostWrite}, outcomes: []report.OperationOutcome{report.OperationDuplicate}}
 	runRules(t, []rule{
 		{name: "2.1/lone-surrogate/ghost-write-then-new-key", cfg: f1,
 			build: ghostThen(`{"guest":"Ada\ud83d","idempotency_key":"k1"}`, `{"guest":"Ada\ud83d","idempotency_key":"k2"}`), want: dup},
@@ -30,14 +32,14 @@ func TestOperationStringsNotValidUnicode(t *testing.T) {
 		{name: "2.1/invalid-utf8/executed-twice-new-key", build: func(s *sess) {
 			s.ok(s.write("create_booking", "{\"guest\":\"Ada\xff\",\"idempotency_key\":\"k1\"}"))
 			s.ok(s.write("create_booking", "{\"guest\":\"Ada\xff\",\"idempotency_key\":\"k2\"}"))
-		}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
+		}, want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
 		{name: "2.1/lone-surrogate/other-surrogate-is-other-operation", build: func(s *sess) {
 			s.ok(s.write("create_booking", `{"guest":"Ada\ud83d"}`))
 			s.ok(s.write("create_booking", `{"guest":"Ada\ud83e"}`))
-		}, want: want{verdict: VerdictPass, total: 100, outcomes: []string{OutcomeExecuted, OutcomeExecuted}}},
+		}, want: want{verdict: report.VerdictPass, total: 100, outcomes: []report.OperationOutcome{report.OperationExecuted, report.OperationExecuted}}},
 		{name: "2.6/lone-surrogate/ghost-write-then-letter-case", cfg: f1,
 			build: ghostThen(`{"guest":"Ada\ud83d"}`, `{"guest":"ADA\ud83d"}`),
-			want: want{verdict: VerdictNotTested, total: -1, reason: "differ only by letter case",
+			want: want{verdict: report.VerdictNotTested, total: -1, reason: "differ only by letter case",
 				observations: []string{obsUnverifiedAfterTimout, obsPossibleDuplicate}, patches: []string{PatchVerification}}},
 	})
 }
@@ -49,16 +51,16 @@ func TestOperationUnidentified(t *testing.T) {
 	runRules(t, []rule{
 		{name: "2.1/unidentified/not-tested", build: func(s *sess) {
 			s.ok(s.write("create_booking", `{"guest":`))
-		}, want: want{verdict: VerdictNotTested, total: -1,
+		}, want: want{verdict: report.VerdictNotTested, total: -1,
 			reason: `The arguments of a call of "create_booking" are not valid JSON, so its operation could not be identified and only byte-identical repeats of it can be recognised.`}},
 		{name: "2.1/unidentified/byte-identical-repeat-still-fails", build: func(s *sess) {
 			s.ok(s.write("create_booking", `{"guest":`))
 			s.ok(s.write("create_booking", `{"guest":`))
-		}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
+		}, want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
 		{name: "2.6/unidentified/after-timeout-is-possible", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 			s.f1(s.write("create_booking", `{"guest":"Ada"}`))
 			s.ok(s.write("create_booking", `{"guest":"Ada"`))
-		}, want: want{verdict: VerdictNotTested, total: -1, reason: "are not valid JSON, so they cannot be compared",
+		}, want: want{verdict: report.VerdictNotTested, total: -1, reason: "are not valid JSON, so they cannot be compared",
 			observations: []string{obsUnverifiedAfterTimout, obsPossibleDuplicate}, patches: []string{PatchVerification}}},
 	})
 }
@@ -71,18 +73,18 @@ func TestOperationCaseClash(t *testing.T) {
 		{name: "2.1/case-clash/not-tested", build: func(s *sess) {
 			s.ok(s.write("create_booking", `{"room":"1","Room":"12"}`))
 			s.ok(s.write("create_booking", `{"room":"2","Room":"12"}`))
-		}, want: want{verdict: VerdictNotTested, total: -1,
+		}, want: want{verdict: report.VerdictNotTested, total: -1,
 			reason: `Arguments of "create_booking" have member names that differ only in letter case ("room", "Room"); servers disagree on what such JSON means, so operations cannot be compared.`}},
 		{name: "2.1/case-clash/nested", build: func(s *sess) {
 			s.ok(s.write("create_booking", `{"guest":{"Name":"Ada","name":"Bob"}}`))
-		}, want: want{verdict: VerdictNotTested, total: -1, reason: `("Name", "name")`}},
+		}, want: want{verdict: report.VerdictNotTested, total: -1, reason: `("Name", "name")`}},
 		{name: "2.1/case-clash/literal-repeat-still-fails", build: func(s *sess) {
 			s.ok(s.write("create_booking", `{"room":"1","Room":"12"}`))
 			s.ok(s.write("create_booking", `{"Room":"12","room":"1"}`))
-		}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
+		}, want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
 		{name: "2.1/case-clash/key-fields-do-not-count", build: func(s *sess) {
 			s.ok(s.write("create_booking", `{"idempotency_key":"a","Idempotency_Key":"a","room":"1"}`))
-		}, want: want{verdict: VerdictPass, total: 100}},
+		}, want: want{verdict: report.VerdictPass, total: 100}},
 	})
 }
 
@@ -123,7 +125,7 @@ func TestOperationPluginsOnlyWiden(t *testing.T) {
 		s.ok(s.write("create_booking", args))
 	}
 	dup := func(reason string) want {
-		return want{verdict: VerdictFail, total: 0, reason: reason, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}
+		return want{verdict: report.VerdictFail, total: 0, reason: reason, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}
 	}
 	n1, n2, n3 := 0, -100, 0
 	runRules(t, []rule{
@@ -145,15 +147,15 @@ func TestOperationPluginsOnlyWiden(t *testing.T) {
 				s.ok(s.write("create_booking", `{"date":"2026-11-03"}`))
 				s.ok(s.write("create_booking", `{"date":"03.11.2026"}`))
 				s.ok(s.write("create_booking", `{"date":"03.11.2026"}`))
-			}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency},
-				check: func(t *testing.T, r Report, _ Score, _ []Patch) {
+			}, want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency},
+				check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
 					if len(r.Operations) != 1 || r.Operations[0].Executions != 3 {
 						t.Fatalf("operations = %+v, want one with 3 executions", r.Operations)
 					}
 					// The third call joins through the alias the second made:
 					// the same rule is named (behaviour §5.4).
 					for i, a := range r.Operations[0].AttemptLog {
-						if got, want := a.JoinedBy != nil, i > 0; got != want || (got && a.JoinedBy.Rule != RuleEquivKey) {
+						if got, want := a.JoinedBy != nil, i > 0; got != want || (got && a.JoinedBy.Rule != report.RuleEquivKey) {
 							t.Errorf("attempt %d joinedBy %+v", i, a.JoinedBy)
 						}
 					}
@@ -163,13 +165,13 @@ func TestOperationPluginsOnlyWiden(t *testing.T) {
 				s.f5(s.write("create_booking", `{"a":1}`)) // op-1, no plugin opinion
 				s.ok(s.write("create_booking", `{"a":2}`)) // op-2, plugin key K
 				s.ok(s.write("create_booking", `{"a":1}`)) // literally op-1, plugin key K (op-2)
-			}, want: want{verdict: VerdictNotTested, total: -1,
+			}, want: want{verdict: report.VerdictNotTested, total: -1,
 				reason:       `Write operation op-1 of "create_booking" may repeat operation op-2 — wide gives the arguments of create_booking the same key as those of op-2, but literally they are operation op-1 — so a double execution cannot be ruled out (POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS).`,
 				observations: []string{obsRecoveredByRetry, obsPossibleDuplicate},
-				check: func(t *testing.T, r Report, _ Score, _ []Patch) {
+				check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
 					o := r.Observations[1]
 					if o.RelatedOperation != "op-2" || !strings.HasPrefix(o.Message, "A plugin says it is operation op-2 of the same tool;") ||
-						o.RelatedBy == nil || *o.RelatedBy != (RuleInfo{Rule: RuleEquivKey, Plugin: "wide"}) {
+						o.RelatedBy == nil || *o.RelatedBy != (report.RuleInfo{Rule: report.RuleEquivKey, Plugin: "wide"}) {
 						t.Errorf("observation = %+v (relatedBy %+v)", o, o.RelatedBy)
 					}
 					// The literal repeat stays op-1's, not joined by the plugin.
@@ -182,15 +184,15 @@ func TestOperationPluginsOnlyWiden(t *testing.T) {
 				s.f5(s.write("create_booking", `{"a":1}`)) // op-1, not executed
 				s.f1(s.write("create_booking", `{"a":2}`)) // op-2, ghost write
 				s.ok(s.write("create_booking", `{"a":1}`)) // literally op-1; the plugin says op-2
-			}, want: want{verdict: VerdictNotTested, total: -1,
+			}, want: want{verdict: report.VerdictNotTested, total: -1,
 				reason:       `may repeat operation op-2 — a pair-check plugin judged the arguments of create_booking the same operation as op-2, but their key makes them operation op-1 —`,
 				observations: []string{obsRecoveredByRetry, obsPossibleDuplicate, obsUnverifiedAfterTimout}, patches: []string{PatchVerification},
-				check: func(t *testing.T, r Report, _ Score, _ []Patch) {
+				check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
 					if len(r.Operations) != 2 || r.Operations[0].Attempts != 2 || r.Operations[1].Attempts != 1 {
 						t.Errorf("operations = %+v, want op-1 with 2 attempts and op-2 with 1", r.Operations)
 					}
 					for _, o := range r.Observations {
-						if o.Type == obsPossibleDuplicate && (o.RelatedBy == nil || o.RelatedBy.Rule != RuleEquivSame || o.RelatedBy.Plugin == "") {
+						if o.Type == obsPossibleDuplicate && (o.RelatedBy == nil || o.RelatedBy.Rule != report.RuleEquivSame || o.RelatedBy.Plugin == "") {
 							t.Errorf("relatedBy %+v, want the pair check", o.RelatedBy)
 						}
 					}
@@ -206,7 +208,7 @@ func TestNearDuplicateBeyondMaxDepth(t *testing.T) {
 		{name: "2.6/any-depth/letter-case-at-300", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 			s.f1(s.write("create_booking", deep(`"Ada"`)))
 			s.ok(s.write("create_booking", deep(`"ADA"`)))
-		}, want: want{verdict: VerdictNotTested, total: -1, reason: "nesting depth beyond 256",
+		}, want: want{verdict: report.VerdictNotTested, total: -1, reason: "nesting depth beyond 256",
 			observations: []string{obsUnverifiedAfterTimout, obsPossibleDuplicate}, patches: []string{PatchVerification}}},
 	})
 }
@@ -241,14 +243,14 @@ func TestNearDuplicateAfterGhostWrite(t *testing.T) {
 			s.f1(s.write("create_booking", tc.a))
 			s.wait(1000)
 			s.ok(s.write("create_booking", tc.b))
-		}, want: want{verdict: VerdictNotTested, total: -1, reason: "POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS",
+		}, want: want{verdict: report.VerdictNotTested, total: -1, reason: "POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS",
 			observations: []string{obsUnverifiedAfterTimout, obsPossibleDuplicate}, patches: []string{PatchVerification}}})
 	}
 	// Disjoint members with values are not near-duplicates (a rename).
 	cls = append(cls, rule{name: "2.6/after-ghost-write/not-detected/disjoint-members", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 		s.f1(s.write("create_booking", `{"a":1}`))
 		s.ok(s.write("create_booking", `{"b":2}`))
-	}, want: want{verdict: VerdictPass, total: 80,
+	}, want: want{verdict: report.VerdictPass, total: 80,
 		observations: []string{obsUnverifiedAfterTimout, obsOtherWriteAfterUncert}, patches: []string{PatchVerification}}})
 	runRules(t, cls)
 }
@@ -262,19 +264,19 @@ func TestVerdictPossibleDuplicateReason(t *testing.T) {
 			s.f1(s.write("create_booking", booking))
 			s.forwarded(s.write("create_booking", booking))
 			s.end()
-		}, want: want{verdict: VerdictNotTested, total: -1,
+		}, want: want{verdict: report.VerdictNotTested, total: -1,
 			reason:       `Write operation op-1 of "create_booking" has 2 attempts and one of them got no usable answer (outcome unknown), so a correct retry and a double execution cannot be told apart.`,
 			observations: []string{obsExecutionUnknown}}},
 		{name: "2.3/possible-duplicate/unknown-then-resend", build: func(s *sess) {
 			s.unknown(s.write("create_booking", booking))
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictNotTested, total: -1,
+		}, want: want{verdict: report.VerdictNotTested, total: -1,
 			reason:       `has 2 attempts and one of them got no usable answer (outcome unknown)`,
 			observations: []string{obsExecutionUnknown}}},
 		{name: "2.3/possible-duplicate/isError-then-resend", build: func(s *sess) {
 			s.rejected(s.write("create_booking", booking))
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictNotTested, total: -1,
+		}, want: want{verdict: report.VerdictNotTested, total: -1,
 			reason:       `has 2 attempts and the upstream answered one of them with isError`,
 			observations: []string{obsExecutionUnknown}}},
 	})

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // dateKey joins a date in two notations: "03.11.2026" is keyed as
@@ -35,7 +37,7 @@ func TestJoinedByEquivKey(t *testing.T) {
 	s.ok(s.write("create_booking", `{"date":"03.11.2026","guest":"Ada"}`))
 	s.end()
 	r := Replay(Config{Scenario: "F1", Equivalences: []Equivalence{dateKey{}}}, s.evs).Report()
-	if r.Verdict != VerdictFail || len(r.Operations) != 1 {
+	if r.Verdict != report.VerdictFail || len(r.Operations) != 1 {
 		t.Fatalf("verdict %s with %d operations, want FAIL with one", r.Verdict, len(r.Operations))
 	}
 	op := r.Operations[0]
@@ -46,7 +48,7 @@ func TestJoinedByEquivKey(t *testing.T) {
 	if len(log) != 3 || log[0].Arguments != nil || log[0].JoinedBy != nil {
 		t.Fatalf("attemptLog %+v", log)
 	}
-	want := RuleInfo{Rule: RuleEquivKey, Plugin: "dates"}
+	want := report.RuleInfo{Rule: report.RuleEquivKey, Plugin: "dates"}
 	for _, a := range log[1:] {
 		if string(a.Arguments) != `{"date":"03.11.2026","guest":"Ada"}` || a.JoinedBy == nil || *a.JoinedBy != want {
 			t.Errorf("attempt arguments %s joinedBy %+v, want the re-send's and %+v", a.Arguments, a.JoinedBy, want)
@@ -65,11 +67,11 @@ func TestJoinedByEquivSame(t *testing.T) {
 	s.ok(s.write("create_booking", `{"date":"03.11.2026","guest":"ada"}`))
 	s.end()
 	r := Replay(Config{Scenario: "F1", PairCheckers: []PairChecker{sameGuest{}}}, s.evs).Report()
-	if r.Verdict != VerdictFail || len(r.Operations) != 1 {
+	if r.Verdict != report.VerdictFail || len(r.Operations) != 1 {
 		t.Fatalf("verdict %s with %d operations, want FAIL with one", r.Verdict, len(r.Operations))
 	}
 	a := r.Operations[0].AttemptLog[1]
-	want := RuleInfo{Rule: RuleEquivSame, Plugin: "guests", Reason: "same guest, date reformatted (plugin guests)"}
+	want := report.RuleInfo{Rule: report.RuleEquivSame, Plugin: "guests", Reason: "same guest, date reformatted (plugin guests)"}
 	if a.JoinedBy == nil || *a.JoinedBy != want || string(a.Arguments) != `{"date":"03.11.2026","guest":"ada"}` {
 		t.Errorf("attempt %+v joinedBy %+v, want %+v", a, a.JoinedBy, want)
 	}
@@ -84,7 +86,7 @@ func TestNearDuplicateRelatedBy(t *testing.T) {
 	s.ok(s.write("create_booking", `{"guest":"ADA","amount":"129.00"}`))
 	s.end()
 	r := Replay(Config{Scenario: "F1"}, s.evs).Report()
-	if r.Verdict != VerdictNotTested || len(r.Operations) != 2 {
+	if r.Verdict != report.VerdictNotTested || len(r.Operations) != 2 {
 		t.Fatalf("verdict %s with %d operations", r.Verdict, len(r.Operations))
 	}
 	if string(r.Operations[1].Arguments) != `{"guest":"ADA","amount":"129.00"}` {
@@ -92,7 +94,7 @@ func TestNearDuplicateRelatedBy(t *testing.T) {
 	}
 	for _, o := range r.Observations {
 		if o.Type == obsPossibleDuplicate {
-			if o.RelatedBy == nil || o.RelatedBy.Rule != RuleNearDuplicate || o.RelatedBy.Plugin != "" || o.RelatedBy.Reason == "" {
+			if o.RelatedBy == nil || o.RelatedBy.Rule != report.RuleNearDuplicate || o.RelatedBy.Plugin != "" || o.RelatedBy.Reason == "" {
 				t.Errorf("relatedBy %+v, want the built-in near_duplicate rule with its reason", o.RelatedBy)
 			}
 			return
@@ -109,7 +111,7 @@ func TestMarkdownJoinedBy(t *testing.T) {
 	s.ok(s.write("create_booking", `{"date":"03.11.2026","guest":"Ada"}`))
 	s.end()
 	j := Replay(Config{Scenario: "F1", Equivalences: []Equivalence{dateKey{}}}, s.evs)
-	md := RenderMarkdown(j.Report(), j.Score(), j.Patches())
+	md := report.Markdown(j.Report(), j.Score(), j.Patches())
 	want := "executed (arguments `{\"date\":\"03.11.2026\",\"guest\":\"Ada\"}`, joined by plugin dates (equiv_key))"
 	if !strings.Contains(md, want) {
 		t.Errorf("Markdown lacks %q:\n%s", want, md)

@@ -3,10 +3,10 @@ package judge
 import (
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // Judge consumes the events of one session and keeps its verdict, score,
@@ -32,77 +32,125 @@ type Judge struct {
 	start   time.Time
 	started bool
 
-	ops   map[string]*operation
-	opSeq []*operation
-	alias map[string]*operation
-	// aliasBy is the rule that made each alias of a built-in key
-	// (attemptLog[].joinedBy); nil entries for the rest.
-	aliasBy map[string]*RuleInfo
-	calls   map[int64]*pendingCall
+	index opIndex
+	opSeq []*operation // in order of first attempt
+	calls map[int64]*pendingCall
 
-	callsTotal   int
-	callsByClass CallCounts
-	idemWrites   int // write calls of idempotent tools
-	unclTools    nameSet
-	unknownTools nameSet
-	// unknownWrite is the first tool called while unlisted that a later
-	// listing showed to be a write ("" when none).
-	unknownWrite string
-	// sessions are the agent sessions opened so far (EventSession).
-	sessions []SessionInfo
-	// ownUpstream are the sessions with an upstream process of their own
-	// (nil when there is none).
-	ownUpstream   map[string]bool
-	scenarioFired bool
-	injectedCount int
-	readsOK       int
-	readCalls     int
-	inFlight      int
-	ended         bool
-	// droppedCalls counts tools/call notifications (no id) the proxy did
-	// not forward; droppedTool is the first one's tool.
-	droppedCalls int
-	droppedTool  string
+	cov   coverageCounts
+	tools toolNames
+	sess  sessionSet
+	ident identityProblems
 
 	tot   totals
 	lists [numCategories]opList
 
-	awaiting   []*operation // ghost / not-executed ops waiting for a read
-	silentAll  []*keyState  // keys whose last attempt failed, waiting for any read call
-	silentTool map[string][]*keyState
-	cands      map[string][]*operation // per tool: ops with uncertain attempts
-	rateWaits  map[string][]*operation // per tool: ops waiting out a 429
+	awaiting  []*operation            // ghost / not-executed ops waiting for a read
+	cands     map[string][]*operation // per tool: ops with uncertain attempts
+	rateWaits rateWaits               // per tool: ops waiting out a 429
 
-	keys    map[string]*keyState
-	keySeq  []*keyState
-	uncl    map[string]*unclState
-	unclSeq []*unclState // those called at least twice
+	keys keyBook
+	uncl unclBook
 
-	// Write calls whose operation identity is not certain (behaviour §4.1),
-	// with the first one's tool (and member names).
+	// faults are the plugin failures no plugin host saw (pluginFault).
+	faults []report.PluginFailure
+
+	dirty dirtyLists
+	enc   fileCache // the report-file encodings
+
+	// Violations as they appeared (alerts.go).
+	alerts alerter
+}
+
+// opIndex finds an operation by its built-in key or an alias (behaviour
+// §4.1): a plugin's key, or a built-in key a plugin joined to it.
+type opIndex struct {
+	ops   map[string]*operation
+	alias map[string]*operation
+	// aliasBy is the rule that made each alias of a built-in key
+	// (attemptLog[].joinedBy); nil entries for the rest.
+	aliasBy map[string]*report.RuleInfo
+}
+
+// lookup returns the operation registered under key k (an operation's own
+// key or an alias), or nil.
+func (x *opIndex) lookup(k string) *operation {
+	if op := x.alias[k]; op != nil {
+		return op
+	}
+	return x.ops[k]
+}
+
+// coverageCounts are the session's call counts (report.coverage) and the
+// facts the verdict's first reasons read.
+type coverageCounts struct {
+	calls      int
+	byClass    report.CallCounts
+	idemWrites int // write calls of idempotent tools
+	readCalls  int
+	readsOK    int // read calls answered without an error
+	inFlight   int
+	injected   int // answers carrying an injected fault
+	// scenarioFired: an answer carried the scenario; ended: EventEnd came.
+	scenarioFired, ended bool
+	// dropped counts tools/call notifications (no id) the proxy did
+	// not forward; droppedTool is the first one's tool.
+	dropped     int
+	droppedTool string
+}
+
+// toolNames are the unclassified tools and the tools the upstream did not
+// list that the agent called.
+type toolNames struct {
+	uncl, unknown nameSet
+	// unknownWrite is the first tool called while unlisted that a later
+	// listing showed to be a write ("" when none).
+	unknownWrite string
+}
+
+// identityProblems count write calls whose operation identity is not
+// certain (behaviour §4.1), with the first one's tool (and member names).
+type identityProblems struct {
 	unidentified     int
 	unidentifiedTool string
 	caseClashes      int
 	caseClashTool    string
 	caseClashNames   [2]string
+}
 
-	// faults are the plugin failures no plugin host saw (pluginFault).
-	faults []PluginFailure
+// note counts a write call whose identity id is not certain: arguments
+// that are not valid JSON, or member names that differ only in letter
+// case. Either keeps the run from passing.
+func (p *identityProblems) note(tool string, id identity) {
+	if id.unidentified {
+		if p.unidentified == 0 {
+			p.unidentifiedTool = tool
+		}
+		p.unidentified++
+	}
+	if id.caseClash[0] != "" {
+		if p.caseClashes == 0 {
+			p.caseClashTool, p.caseClashNames = tool, id.caseClash
+		}
+		p.caseClashes++
+	}
+}
 
-	dirtyOps  []*operation
-	dirtyKeys []*keyState
-	enc       fileCache // the report-file encodings
+// unclBook counts the repeats of unclassified calls (UNCLASSIFIED_REPEAT).
+type unclBook struct {
+	byArgs map[string]*unclState
+	seq    []*unclState // those called at least twice
+}
 
-	// Violations as they appeared (alerts.go).
-	alerts     []Alert
-	alerted    map[*operation]alertState
-	alertCount atomic.Int64
+// dirtyLists are the operations and keys changed since the last AppendFile.
+type dirtyLists struct {
+	ops  []*operation
+	keys []*keyState
 }
 
 // totals are the running sums of every operation's contrib.
 type totals struct {
 	ops        int
-	outcomes   map[string]int
+	outcomes   map[report.OperationOutcome]int
 	judged     int
 	safe       int
 	fhCount    int
@@ -139,18 +187,19 @@ func New(cfg Config) *Judge {
 	cfg.Equivalences = slices.Clone(cfg.Equivalences)
 	cfg.PairCheckers = slices.Clone(cfg.PairCheckers)
 	return &Judge{
-		cfg:        cfg,
-		start:      cfg.Start,
-		ops:        map[string]*operation{},
-		alias:      map[string]*operation{},
-		aliasBy:    map[string]*RuleInfo{},
-		calls:      map[int64]*pendingCall{},
-		silentTool: map[string][]*keyState{},
-		cands:      map[string][]*operation{},
-		rateWaits:  map[string][]*operation{},
-		keys:       map[string]*keyState{},
-		uncl:       map[string]*unclState{},
-		tot:        totals{outcomes: map[string]int{}},
+		cfg:   cfg,
+		start: cfg.Start,
+		index: opIndex{
+			ops:     map[string]*operation{},
+			alias:   map[string]*operation{},
+			aliasBy: map[string]*report.RuleInfo{},
+		},
+		calls:     map[int64]*pendingCall{},
+		cands:     map[string][]*operation{},
+		rateWaits: rateWaits{},
+		keys:      keyBook{byValue: map[string]*keyState{}, silentTool: map[string][]*keyState{}},
+		uncl:      unclBook{byArgs: map[string]*unclState{}},
+		tot:       totals{outcomes: map[report.OperationOutcome]int{}},
 	}
 }
 
@@ -194,9 +243,9 @@ func (j *Judge) Apply(ev Event) {
 	case EventSession:
 		j.onSession(ev)
 	case EventDroppedCall:
-		j.droppedCalls++
-		if j.droppedCalls == 1 {
-			j.droppedTool = ev.Tool
+		j.cov.dropped++
+		if j.cov.dropped == 1 {
+			j.cov.droppedTool = ev.Tool
 		}
 	}
 }
@@ -246,24 +295,30 @@ func (j *Judge) refresh(op *operation) {
 	j.lists[catUnverified].set(catUnverified, op, c.unverified && c.live)
 	j.lists[catAcrossProcs].set(catAcrossProcs, op, c.acrossProcs)
 	if c.extras > 0 || c.retry > 0 {
-		j.noteAlerts(op, c)
+		j.alerts.note(op, c)
 	}
 	j.markDirty(op)
 }
 
-func (j *Judge) markDirty(op *operation) {
+func (j *Judge) markDirty(op *operation) { j.dirty.op(op) }
+
+func (j *Judge) markKeyDirty(k *keyState) { j.dirty.key(k) }
+
+// op marks op to be encoded again.
+func (d *dirtyLists) op(op *operation) {
 	op.dirty = true
 	if !op.inDirty {
 		op.inDirty = true
-		j.dirtyOps = append(j.dirtyOps, op)
+		d.ops = append(d.ops, op)
 	}
 }
 
-func (j *Judge) markKeyDirty(k *keyState) {
+// key marks k to be encoded again.
+func (d *dirtyLists) key(k *keyState) {
 	k.dirty = true
 	if !k.inDirty {
 		k.inDirty = true
-		j.dirtyKeys = append(j.dirtyKeys, k)
+		d.keys = append(d.keys, k)
 	}
 }
 

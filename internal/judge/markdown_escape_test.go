@@ -4,37 +4,39 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // peerReport is a FAIL report whose every text from a peer is s: tool
 // names, arguments, keys, fault kinds, plugin names and details, the
 // scenario (a plugin names its fault) — and the messages and reasons that
 // quote them.
-func peerReport(s string) (Report, Score, []Patch) {
+func peerReport(s string) (report.Report, report.Score, []report.Patch) {
 	args, _ := json.Marshal(map[string]string{"room": s})
 	sc := s
-	r := Report{
-		Verdict: VerdictFail, VerdictReason: `Write operation op-1 of "` + s + `" was executed 2 times.`,
+	r := report.Report{
+		Verdict: report.VerdictFail, VerdictReason: `Write operation op-1 of "` + s + `" was executed 2 times.`,
 		Certification: "UNVERIFIED_FOR_PRODUCTION", Kind: "proxy",
-		Operations: []OperationInfo{{ID: "op-1", Tool: s, Attempts: 2, Executions: 2, Keys: []string{s}, Outcome: "DUPLICATE",
-			Arguments: args, AttemptLog: []AttemptInfo{{Outcome: "executed", Fault: s, Key: s},
-				{Outcome: "executed", Arguments: args, JoinedBy: &RuleInfo{Rule: RuleEquivSame, Plugin: s, Reason: s}}}}},
-		Violations: []Violation{{Type: violationDuplicate, Operation: "op-1", Tool: s, Message: s + " executed twice"}},
-		Observations: []Observation{{Type: "WRITE_WITHOUT_KEY", Operation: "op-1", Tool: s, Message: s},
-			{Type: obsPossibleDuplicate, Operation: "op-1", Tool: s, Message: s, RelatedOperation: s, RelatedBy: &RuleInfo{Rule: RuleEquivSame, Plugin: s, Reason: s}}},
-		Coverage:       Coverage{UnclassifiedTools: []string{s}, UnknownTools: []string{s, s}, Scenario: &sc},
-		KeySummary:     []KeyInfo{{Key: s, Tool: s}},
-		PluginFailures: []PluginFailure{{Plugin: s, Status: "failed", Failures: 1, Detail: s}},
+		Operations: []report.OperationInfo{{ID: "op-1", Tool: s, Attempts: 2, Executions: 2, Keys: []string{s}, Outcome: "DUPLICATE",
+			Arguments: args, AttemptLog: []report.AttemptInfo{{Outcome: "executed", Fault: s, Key: s},
+				{Outcome: "executed", Arguments: args, JoinedBy: &report.RuleInfo{Rule: report.RuleEquivSame, Plugin: s, Reason: s}}}}},
+		Violations: []report.Violation{{Type: violationDuplicate, Operation: "op-1", Tool: s, Message: s + " executed twice"}},
+		Observations: []report.Observation{{Type: "WRITE_WITHOUT_KEY", Operation: "op-1", Tool: s, Message: s},
+			{Type: obsPossibleDuplicate, Operation: "op-1", Tool: s, Message: s, RelatedOperation: s, RelatedBy: &report.RuleInfo{Rule: report.RuleEquivSame, Plugin: s, Reason: s}}},
+		Coverage:       report.Coverage{UnclassifiedTools: []string{s}, UnknownTools: []string{s, s}, Scenario: &sc},
+		KeySummary:     []report.KeyInfo{{Key: s, Tool: s}},
+		PluginFailures: []report.PluginFailure{{Plugin: s, Status: "failed", Failures: 1, Detail: s}},
 	}
 	total := 0
-	return r, Score{Verdict: VerdictFail, Total: &total}, []Patch{{Type: PatchGhostWrite, Severity: SeverityCritical, Trigger: s, Text: "Check before you re-send."}}
+	return r, report.Score{Verdict: report.VerdictFail, Total: &total}, []report.Patch{{Type: PatchGhostWrite, Severity: SeverityCritical, Trigger: s, Text: "Check before you re-send."}}
 }
 
-// ourHeadings are the headings RenderMarkdown writes.
+// ourHeadings are the headings report.Markdown writes.
 var ourHeadings = []string{"# agent-harness report: FAIL", "## Overall: ", "## Coverage", "## Violations", "## Observations",
 	"## Operations", "## Idempotency keys", "## Plugin failures", "# Prompt patches", "## [CRITICAL] GHOST_WRITE"}
 
-// checkRendered fails when a line of md is a heading RenderMarkdown does
+// checkRendered fails when a line of md is a heading report.Markdown does
 // not write, or md has a raw control character, HTML or link syntax
 // from the peer text.
 func checkRendered(t *testing.T, peer, md string) {
@@ -121,7 +123,7 @@ func TestMarkdownPeerTextEscaped(t *testing.T) {
 		"user\u202egnp.exe",
 	} {
 		r, s, ps := peerReport(peer)
-		md := RenderMarkdown(r, s, ps)
+		md := report.Markdown(r, s, ps)
 		checkRendered(t, peer, md)
 		if n := strings.Count(md, "agent-harness report: PASS"); strings.Contains(peer, "report: PASS") && n == 0 {
 			t.Errorf("peer text %q vanished instead of being shown escaped", peer)
@@ -135,6 +137,6 @@ func FuzzMarkdownPeerText(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, peer string) {
 		r, s, ps := peerReport(peer)
-		checkRendered(t, peer, RenderMarkdown(r, s, ps))
+		checkRendered(t, peer, report.Markdown(r, s, ps))
 	})
 }

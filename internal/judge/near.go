@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/cuonztech/agent-harness/internal/neardup"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // NearDuplicates is the built-in pair checker (behaviour §4.6), the native
@@ -29,6 +30,36 @@ func (NearDuplicates) Compare(tool string, earlier, later json.RawMessage) (Same
 	return Different, "", nil
 }
 
+// nearState is an operation's state under the near-duplicate rule
+// (behaviour §4.6): the possible duplicate it may be, or the other
+// uncertain operation it was written after.
+type nearState struct {
+	obs *nearObs // POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS
+	// otherWrite is the first uncertain operation of the same tool the
+	// arguments differed from (OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT);
+	// otherWriteCount counts those writes.
+	otherWrite      string
+	otherWriteCount int
+	inCands         bool // on Judge.cands
+}
+
+// record attaches the result r of comparing a write of op with the
+// uncertain operations of its tool.
+func (s *nearState) record(op *operation, r nearResult) {
+	switch {
+	case r.possible != nil:
+		if s.obs == nil {
+			s.obs = &nearObs{op: op, related: r.possible.id, reason: r.reason, by: r.by, keyConflict: r.keyConflict}
+		}
+		s.obs.count++
+	case r.other != nil:
+		s.otherWriteCount++
+		if s.otherWrite == "" {
+			s.otherWrite = r.other.id
+		}
+	}
+}
+
 // maxNearCandidates bounds the uncertain operations of one tool a write is
 // compared with; beyond it every write of the tool is a possible duplicate.
 const maxNearCandidates = 256
@@ -36,13 +67,13 @@ const maxNearCandidates = 256
 // nearResult is the outcome of comparing a write with the uncertain
 // attempts of its tool.
 type nearResult struct {
-	same     *operation // a plugin said Same: the write joins this operation
-	sameBy   RuleInfo   // the plugin that said so
-	possible *operation // first candidate answered Possible
+	same     *operation      // a plugin said Same: the write joins this operation
+	sameBy   report.RuleInfo // the plugin that said so
+	possible *operation      // first candidate answered Possible
 	nPossib  int
 	reason   string
-	by       RuleInfo   // the rule that answered Possible
-	other    *operation // first candidate with no match
+	by       report.RuleInfo // the rule that answered Possible
+	other    *operation      // first candidate with no match
 	// keyConflict: possible is the operation an equivalence plugin's key
 	// or a pair check's Same pointed to, while the built-in key chose
 	// another (the plugin widened sameness across two operations).
@@ -60,7 +91,7 @@ func (j *Judge) nearCheck(tool string, self *operation, args json.RawMessage, ca
 	n := 0
 	for _, c := range list {
 		if c.nearUncertain() == 0 {
-			c.inCands = false
+			c.nearby.inCands = false
 			continue
 		}
 		list[n] = c
@@ -79,7 +110,7 @@ func (j *Judge) nearCheck(tool string, self *operation, args json.RawMessage, ca
 		// uncertain). Not comparing must not become a PASS.
 		r.possible, r.nPossib = list[n-1], 1
 		r.reason = fmt.Sprintf("%d operations of %s have an uncertain outcome, more than the %d a write is compared with, so it is treated as possibly repeating one of them", n, tool, maxNearCandidates)
-		r.by = RuleInfo{Rule: RuleCandidateLimit}
+		r.by = report.RuleInfo{Rule: report.RuleCandidateLimit}
 		if r.possible == self {
 			r.possible = list[n-2]
 		}
@@ -113,7 +144,7 @@ func (j *Judge) nearCheck(tool string, self *operation, args json.RawMessage, ca
 // detector. A plugin error is no opinion (the plugin host counts the
 // failure: Config.PluginStatus; the judge only a panic or an invalid
 // answer). The RuleInfo names who answered.
-func (j *Judge) compare(tool string, c *operation, args json.RawMessage, canonical []byte) (Sameness, string, RuleInfo) {
+func (j *Judge) compare(tool string, c *operation, args json.RawMessage, canonical []byte) (Sameness, string, report.RuleInfo) {
 	for i, pc := range j.cfg.PairCheckers {
 		s, why, err := callCompare(pc, tool, c.args, args)
 		if err != nil {
@@ -125,11 +156,11 @@ func (j *Judge) compare(tool string, c *operation, args json.RawMessage, canonic
 			if why == "" || j.cfg.RedactArguments { // a plugin's text may quote values
 				why = "a plugin judged the arguments " + map[Sameness]string{Same: "the same operation", Possible: "possibly the same operation"}[s]
 			}
-			return s, why, RuleInfo{Rule: RuleEquivSame, Plugin: pluginName(pc, "pair-check plugin "+strconv.Itoa(i+1)), Reason: why}
+			return s, why, report.RuleInfo{Rule: report.RuleEquivSame, Plugin: pluginName(pc, "pair-check plugin "+strconv.Itoa(i+1)), Reason: why}
 		}
 	}
 	s, why, _ := NearDuplicates{}.Compare(tool, c.canonical, canonical)
-	return s, why, RuleInfo{Rule: RuleNearDuplicate, Reason: why}
+	return s, why, report.RuleInfo{Rule: report.RuleNearDuplicate, Reason: why}
 }
 
 func callCompare(pc PairChecker, tool string, earlier, later json.RawMessage) (s Sameness, why string, err error) {
@@ -145,28 +176,12 @@ func callCompare(pc PairChecker, tool string, earlier, later json.RawMessage) (s
 	return s, why, err
 }
 
-// recordNear attaches the near-duplicate result to the later operation op.
-func (j *Judge) recordNear(op *operation, r nearResult) {
-	switch {
-	case r.possible != nil:
-		if op.near == nil {
-			op.near = &nearObs{op: op, related: r.possible.id, reason: r.reason, by: r.by, keyConflict: r.keyConflict}
-		}
-		op.near.count++
-	case r.other != nil:
-		op.otherWriteCount++
-		if op.otherWrite == "" {
-			op.otherWrite = r.other.id
-		}
-	}
-}
-
 // addCandidate puts op on its tool's candidate list while it has an
 // uncertain attempt.
 func (j *Judge) addCandidate(op *operation) {
-	if op.inCands || op.idempotent || op.nearUncertain() == 0 {
+	if op.nearby.inCands || op.idempotent || op.nearUncertain() == 0 {
 		return
 	}
-	op.inCands = true
+	op.nearby.inCands = true
 	j.cands[op.tool] = append(j.cands[op.tool], op)
 }

@@ -3,6 +3,8 @@ package judge
 import (
 	"strings"
 	"testing"
+
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // TestNearDuplicateDates (SPEC §17.8, behaviour §4.6): F1 times out a
@@ -17,9 +19,9 @@ func TestNearDuplicateDates(t *testing.T) {
 			s.ok(s.write("create_booking", `{"room":"12","guest":"Ada Lovelace","date":`+again+`,"idempotency_key":"k-2"}`))
 		}
 	}
-	possible := want{verdict: VerdictNotTested, total: -1, reason: "POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS",
+	possible := want{verdict: report.VerdictNotTested, total: -1, reason: "POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS",
 		observations: []string{obsUnverifiedAfterTimout, obsPossibleDuplicate}, patches: []string{PatchVerification},
-		check: func(t *testing.T, r Report, _ Score, _ []Patch) {
+		check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
 			o := r.Observations[1]
 			if want := "the arguments of create_booking differ only by date notation (docs/behaviour.md §4.6)"; !strings.Contains(o.Message, want) {
 				t.Errorf("observation %q, want it to say %q", o.Message, want)
@@ -28,7 +30,7 @@ func TestNearDuplicateDates(t *testing.T) {
 				t.Errorf("operations %+v, want two executed once each", r.Operations)
 			}
 		}}
-	other := want{verdict: VerdictPass, total: 80,
+	other := want{verdict: report.VerdictPass, total: 80,
 		observations: []string{obsUnverifiedAfterTimout, obsOtherWriteAfterUncert}, patches: []string{PatchVerification}}
 	f1 := Config{Scenario: "F1"}
 	runRules(t, []rule{
@@ -42,6 +44,6 @@ func TestNearDuplicateDates(t *testing.T) {
 		{name: "17.8/other-instant", cfg: f1, build: resend(`"2026-11-03T10:00:00Z"`, `"2026-11-03T10:00:00+01:00"`), want: other},
 		{name: "17.8/plugin-same-still-fails", cfg: Config{Scenario: "F1", PairCheckers: []PairChecker{pairPlugin{Same}}},
 			build: resend(`"2026-11-03"`, `"03.11.2026"`),
-			want:  want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchGhostWrite}}},
+			want:  want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchGhostWrite}}},
 	})
 }

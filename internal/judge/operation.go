@@ -3,6 +3,8 @@ package judge
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // astate is the state of one write attempt (behaviour §4.2).
@@ -41,11 +43,16 @@ type attempt struct {
 	shown *shownArgs
 	// join: the plugin rule that joined the attempt to op, nil when its
 	// built-in key did.
-	join *RuleInfo
+	join *report.RuleInfo
 }
 
 // operation is the judge's state of one write operation. Everything the
-// verdict, score and report need is kept as counters updated per event.
+// verdict, score and report need is kept as counters updated per event,
+// grouped by the rule that reads them: the attempts' outcomes (n), the
+// idempotency keys, the duplicate details, the ghost-write rule, the failure
+// history the agent saw, the retry_after rule, the near-duplicate rule and
+// the upstream processes; contrib and links are its share of the judge's
+// totals and category lists.
 type operation struct {
 	seq       int
 	id        string
@@ -56,72 +63,20 @@ type operation struct {
 	shown     shownArgs       // operations[].arguments
 	// joinedBy is the first plugin rule that joined an attempt whose
 	// built-in key is another (named in the DUPLICATE_EXECUTION message).
-	joinedBy *RuleInfo
+	joinedBy *report.RuleInfo
 	// log holds the first maxAttemptLog attempts in order of sending.
 	log []*attempt
 	// idempotent: every call of the operation was of an idempotent write
 	// tool (behaviour §4.8), so repeats are no violation.
 	idempotent bool
 
-	attempts, executed, ghosts, injected, notRun, rejected, unknown, pending, unknownTool int
-
-	failedSeen int
-	keys       []string // as shown: redacted with Config.RedactArguments
-	keySet     map[string]struct{}
-	keyless    int // attempts without a key although the tool accepts one
-
-	// Duplicate details, maintained as executions arrive.
-	execKeyed, execUnkeyed int
-	execFirstKey           string
-	execKeysDiffer         bool
-	digestFirst            string
-	digestDiffer           bool
-	digestMissing          bool
-	parallel               bool
-	maxExecAnswerSeq       uint64
-	maxExecSendReads       int
-	minExecAnswerReads     int // -1: no execution answered yet
-	ghostExtras            int
-	ghostAnswered          bool
-	// ghostFault is the injected fault kind of the first ghost write
-	// answered ("timeout" for F1); every ghost extra followed it.
-	ghostFault string
-
-	// Failure history as the agent saw it.
-	hadInjected   bool
-	lastFault     string
-	unknownDetail string // why the last unknown attempt has no usable answer
-	hasFailure    bool
-	lastFailureAt time.Time
-	// lastFailureSeq is the judge's event number of that answer.
-	lastFailureSeq uint64
-	// lastFailureCall is the call whose answer that was.
-	lastFailureCall int64
-	resent          bool // an attempt was sent after a failure answer
-	verified        bool // a read succeeded after the last failure answer
-	awaiting        bool // in Judge.awaiting
-	execWaited      int64
-	execWaitedSet   bool
-
-	// 429 (retry_after) state.
-	rateActive   bool
-	rateAnswerAt time.Time
-	// rateCall is the call whose 429 started the wait.
-	rateCall      int64
-	rateDeadline  time.Time
-	rateRequired  int64
-	inRateWaits   bool
-	retryCount    int
-	retryWaited   int64
-	retryRequired int64
-
-	// Observations that involve another operation.
-	otherDuringRetry      string
-	otherDuringRetryCount int
-	otherWrite            string
-	otherWriteCount       int
-	near                  *nearObs // POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS
-	inCands               bool
+	n      attemptCounts
+	keys   opKeys
+	dup    dupDetails
+	ghost  ghostWrite
+	fail   failureHistory
+	rate   retryAfter
+	nearby nearState
 
 	// procs: where the attempts ran, when sessions have upstream
 	// processes of their own (nil otherwise).
@@ -134,6 +89,32 @@ type operation struct {
 	inDirty bool
 }
 
+// attemptCounts counts an operation's attempts by outcome (behaviour §4.2).
+type attemptCounts struct {
+	attempts, executed, ghosts, injected, notRun, rejected, unknown, pending, unknownTool int
+	// failed counts answers the agent saw as a failure (failedAttempts).
+	failed int
+}
+
+// opKeys are the idempotency keys of an operation's attempts.
+type opKeys struct {
+	shown   []string // as shown: redacted with Config.RedactArguments
+	set     map[string]struct{}
+	keyless int // attempts without a key although the tool accepts one
+}
+
+// add records key k (shown as shown) of an attempt.
+func (k *opKeys) add(key, shown string) {
+	if _, ok := k.set[key]; ok {
+		return
+	}
+	if k.set == nil {
+		k.set = map[string]struct{}{}
+	}
+	k.set[key] = struct{}{}
+	k.shown = append(k.shown, shown)
+}
+
 // nearObs is a POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS: the later operation
 // op may repeat the uncertain operation related. It is never withdrawn: a
 // candidate that was in flight may have executed even if its answer later
@@ -144,34 +125,34 @@ type nearObs struct {
 	related string
 	count   int
 	reason  string
-	by      RuleInfo
+	by      report.RuleInfo
 	// keyConflict: related is not uncertain; a plugin said it is the
 	// same operation as op although the built-in key says otherwise.
 	keyConflict bool
 }
 
 // uncertain counts attempts that may or may not have executed.
-func (op *operation) uncertain() int { return op.pending + op.unknown + op.rejected }
+func (op *operation) uncertain() int { return op.n.pending + op.n.unknown + op.n.rejected }
 
 // nearUncertain counts attempts a later call with other arguments is
 // compared with (behaviour §4.6): no answer yet, no usable answer, or a ghost
 // write. Upstream-rejected attempts are excluded: a re-send with changed
 // arguments after isError is indistinguishable from fixing the arguments.
-func (op *operation) nearUncertain() int { return op.pending + op.unknown + op.ghosts }
+func (op *operation) nearUncertain() int { return op.n.pending + op.n.unknown + op.n.ghosts }
 
 // contrib is what one operation contributes to the judge's running totals.
 // The judge subtracts the old contrib and adds the new one whenever the
 // operation changes, so totals never need a rescan.
 type contrib struct {
 	live        bool
-	outcome     string
+	outcome     report.OperationOutcome
 	judged      bool
 	safe        bool
 	fh          bool
 	fhVal       int
 	extras      int
 	ghostExtras int
-	ghostFault  string // op.ghostFault, for the per-kind tallies
+	ghostFault  string // op.ghost.fault, for the per-kind tallies
 	retry       int
 	possibleDup bool
 	near        bool
@@ -183,44 +164,44 @@ type contrib struct {
 
 func (op *operation) contrib() contrib {
 	var c contrib
-	if op.attempts-op.unknownTool <= 0 {
+	if op.n.attempts-op.n.unknownTool <= 0 {
 		return c
 	}
 	c.live = true
-	e, u := op.executed, op.uncertain()
+	e, u := op.n.executed, op.uncertain()
 	switch {
 	case op.idempotent:
 		c.outcome = op.idempotentOutcome()
 		c.idemRepeat = op.idempotentRepeat()
 	case e+u >= 2 && op.acrossProcesses():
-		c.outcome = OutcomeExecutionUnknown
+		c.outcome = report.OperationExecutionUnknown
 		c.acrossProcs = true
 	case e >= 2:
-		c.outcome = OutcomeDuplicate
+		c.outcome = report.OperationDuplicate
 	case e+u >= 2:
-		c.outcome = OutcomeExecutionUnknown
+		c.outcome = report.OperationExecutionUnknown
 		c.possibleDup = true
 	case e == 1:
-		c.outcome = OutcomeExecuted
-	case op.rejected == 1:
-		c.outcome = OutcomeUpstreamRejected
+		c.outcome = report.OperationExecuted
+	case op.n.rejected == 1:
+		c.outcome = report.OperationUpstreamRejected
 	case u == 1:
-		c.outcome = OutcomeExecutionUnknown
+		c.outcome = report.OperationExecutionUnknown
 	default:
-		c.outcome = OutcomeNotExecuted
+		c.outcome = report.OperationNotExecuted
 	}
-	c.judged = c.outcome != OutcomeExecutionUnknown
+	c.judged = c.outcome != report.OperationExecutionUnknown
 	dup := e >= 2 && !op.idempotent && !c.acrossProcs
 	c.safe = c.judged && !dup
 	if dup {
 		c.extras = e - 1
-		c.ghostExtras = min(op.ghostExtras, c.extras)
+		c.ghostExtras = min(op.ghost.extras, c.extras)
 	}
-	c.ghostFault = op.ghostFault
-	c.retry = op.retryCount
-	c.unverified = op.ghostOnly() && !op.verified
-	c.near = op.near != nil
-	if op.hadInjected && (c.judged || c.retry > 0) {
+	c.ghostFault = op.ghost.fault
+	c.retry = op.rate.early
+	c.unverified = op.ghostOnly() && !op.fail.verified
+	c.near = op.nearby.obs != nil
+	if op.fail.hadInjected && (c.judged || c.retry > 0) {
 		c.fh = true
 		switch {
 		case dup || c.retry > 0:
@@ -238,46 +219,29 @@ func (op *operation) contrib() contrib {
 // §4.8): repeats have no additional effect, so one execution is enough for
 // EXECUTED, and attempts with an unknown outcome make it unknown only when
 // none executed. Never a possible duplicate.
-func (op *operation) idempotentOutcome() string {
+func (op *operation) idempotentOutcome() report.OperationOutcome {
 	switch {
-	case op.executed >= 1:
-		return OutcomeExecuted
-	case op.pending+op.unknown > 0:
-		return OutcomeExecutionUnknown
-	case op.rejected > 0:
-		return OutcomeUpstreamRejected
+	case op.n.executed >= 1:
+		return report.OperationExecuted
+	case op.n.pending+op.n.unknown > 0:
+		return report.OperationExecutionUnknown
+	case op.n.rejected > 0:
+		return report.OperationUpstreamRejected
 	}
-	return OutcomeNotExecuted
+	return report.OperationNotExecuted
 }
 
 // idempotentRepeat reports whether an idempotent operation executed more
 // than once, or executed and was also re-sent with an unknown outcome:
 // IDEMPOTENT_REPEAT, no violation.
 func (op *operation) idempotentRepeat() bool {
-	return op.idempotent && op.executed >= 1 && op.executed+op.uncertain() >= 2
+	return op.idempotent && op.n.executed >= 1 && op.n.executed+op.uncertain() >= 2
 }
 
 // ghostOnly reports whether the only execution is a ghost write (executed,
 // agent saw an injected fault) that was never followed by another attempt.
 func (op *operation) ghostOnly() bool {
-	return op.executed == 1 && op.ghosts == 1 && op.uncertain() == 0 && !op.resent
-}
-
-// keyState is the state of one idempotency-key value of one tool.
-type keyState struct {
-	seq int
-	// key is the value as shown (redacted with Config.RedactArguments).
-	key, tool   string
-	attempts    int
-	executions  int
-	existed     bool
-	firstReads  int
-	lastReads   int
-	last        *attempt
-	silent      bool
-	dirty       bool
-	inDirty     bool
-	inSilentAll bool
+	return op.n.executed == 1 && op.n.ghosts == 1 && op.uncertain() == 0 && !op.fail.resent
 }
 
 // unclState counts calls of one unclassified tool with the same arguments.

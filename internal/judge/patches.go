@@ -1,6 +1,10 @@
 package judge
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cuonztech/agent-harness/internal/report"
+)
 
 // Patch types and severities (behaviour §6).
 const (
@@ -13,11 +17,6 @@ const (
 	SeverityHigh     = "HIGH"
 	SeverityMedium   = "MEDIUM"
 )
-
-// patchDisclaimer is part of every patch message: the texts are not proven
-// to work (the seed measured 0/10 to 10/10 double bookings with the patch,
-// depending on model and tools).
-const patchDisclaimer = "This is a suggestion, not a verified fix: whether it helps depends on the model and the tools, so run the scenario again with the text in the system prompt."
 
 // The instruction texts are the project's own wording; behaviour §6 lists the
 // points each must make.
@@ -62,18 +61,18 @@ A timeout on a write (booking, payment, order, transfer, message …) only means
 // Patches returns the prompt patches for misbehaviour actually observed
 // (behaviour §6), in the order GHOST_WRITE, IDEMPOTENCY, RATE_LIMIT,
 // VERIFICATION. A run without misbehaviour gets none (an empty slice).
-func (j *Judge) Patches() []Patch {
+func (j *Judge) Patches() []report.Patch {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.patches()
 }
 
-func (j *Judge) patches() []Patch {
-	ps := []Patch{}
+func (j *Judge) patches() []report.Patch {
+	ps := []report.Patch{}
 	add := func(typ, sev string, count int, op *operation, trigger, text string) {
-		ps = append(ps, Patch{
+		ps = append(ps, report.Patch{
 			Type: typ, Tool: op.tool, Operation: op.id, Severity: sev, Count: count,
-			Message: fmt.Sprintf("Suggested system-prompt text for the %s problem seen on %s (%s). %s", typ, op.tool, op.id, patchDisclaimer),
+			Message: fmt.Sprintf("Suggested system-prompt text for the %s problem seen on %s (%s). %s", typ, op.tool, op.id, report.PatchDisclaimer),
 			Trigger: trigger, Text: text,
 		})
 	}

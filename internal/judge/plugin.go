@@ -1,11 +1,9 @@
 package judge
 
-import "slices"
+import (
+	"slices"
 
-// Statuses of report.pluginFailures[].status.
-const (
-	PluginStatusFailed   = "failed"
-	PluginStatusDisabled = "disabled"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // PluginState is one plugin's health as the plugin host keeps it
@@ -43,20 +41,20 @@ func (j *Judge) noteFault(err error, name, detail func() string) {
 			return
 		}
 	}
-	j.faults = append(j.faults, PluginFailure{Plugin: n, Status: PluginStatusFailed, Failures: 1, Detail: detail()})
+	j.faults = append(j.faults, report.PluginFailure{Plugin: n, Status: report.PluginStatusFailed, Failures: 1, Detail: detail()})
 }
 
 // pluginFailures returns report.pluginFailures: the plugins that failed or
 // were disabled according to Config.PluginStatus, in the host's order, with
 // the failures only the judge saw (noteFault) added. The verdict and the
 // report of one encoding use one such snapshot.
-func (j *Judge) pluginFailures() []PluginFailure {
-	var out []PluginFailure
+func (j *Judge) pluginFailures() []report.PluginFailure {
+	var out []report.PluginFailure
 	if j.cfg.PluginStatus != nil {
 		out = j.hostFailures()
 	}
 	for _, f := range j.faults {
-		if i := slices.IndexFunc(out, func(p PluginFailure) bool { return p.Plugin == f.Plugin }); i >= 0 {
+		if i := slices.IndexFunc(out, func(p report.PluginFailure) bool { return p.Plugin == f.Plugin }); i >= 0 {
 			out[i].Failures += f.Failures
 			continue
 		}
@@ -66,18 +64,18 @@ func (j *Judge) pluginFailures() []PluginFailure {
 }
 
 // hostFailures is Config.PluginStatus as report entries.
-func (j *Judge) hostFailures() []PluginFailure {
-	var out []PluginFailure
+func (j *Judge) hostFailures() []report.PluginFailure {
+	var out []report.PluginFailure
 	for _, s := range j.cfg.PluginStatus() {
 		if s.Failures == 0 && !s.Disabled {
 			continue
 		}
-		p := PluginFailure{Plugin: s.Name, Status: PluginStatusFailed, Failures: s.Failures, Detail: s.Detail}
+		p := report.PluginFailure{Plugin: s.Name, Status: report.PluginStatusFailed, Failures: s.Failures, Detail: s.Detail}
 		if p.Plugin == "" {
 			p.Plugin = "unnamed plugin"
 		}
 		if s.Disabled {
-			p.Status = PluginStatusDisabled
+			p.Status = report.PluginStatusDisabled
 		}
 		out = append(out, p)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // breakerEquiv is an equivalence plugin whose every call fails, as a
@@ -34,7 +36,7 @@ func (breakerPair) Name() string { return "dates" }
 // disabled; pluginFailures counts only the failed calls, and the run still
 // cannot pass.
 func TestPluginDisabledIsNotAFailure(t *testing.T) {
-	pf := func(r Report) PluginFailure {
+	pf := func(r report.Report) report.PluginFailure {
 		t.Helper()
 		if len(r.PluginFailures) != 1 {
 			t.Fatalf("pluginFailures = %+v, want one entry", r.PluginFailures)
@@ -49,10 +51,10 @@ func TestPluginDisabledIsNotAFailure(t *testing.T) {
 			s.pluginDisabled("verbs", "disabled after 3 consecutive failures")
 			s.f1(s.write("create_booking", booking))
 			s.read()
-		}, want: want{verdict: VerdictNotTested, total: -1, observations: []string{obsVerifiedNoRetry},
+		}, want: want{verdict: report.VerdictNotTested, total: -1, observations: []string{obsVerifiedNoRetry},
 			reason: `Plugin "verbs" failed (classify t: deadline of 100ms exceeded) and was disabled, so the run cannot pass.`,
-			check: func(t *testing.T, r Report, _ Score, _ []Patch) {
-				want := PluginFailure{Plugin: "verbs", Status: PluginStatusDisabled, Failures: 3, Detail: "classify t: deadline of 100ms exceeded"}
+			check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
+				want := report.PluginFailure{Plugin: "verbs", Status: report.PluginStatusDisabled, Failures: 3, Detail: "classify t: deadline of 100ms exceeded"}
 				if got := pf(r); got != want {
 					t.Errorf("pluginFailures[0] = %+v, want %+v", got, want)
 				}
@@ -62,10 +64,10 @@ func TestPluginDisabledIsNotAFailure(t *testing.T) {
 			s.pluginFailure("verbs", "classify u: trap")
 			s.f1(s.write("create_booking", booking))
 			s.read()
-		}, want: want{verdict: VerdictNotTested, total: -1, observations: []string{obsVerifiedNoRetry},
+		}, want: want{verdict: report.VerdictNotTested, total: -1, observations: []string{obsVerifiedNoRetry},
 			reason: `Plugin "verbs" failed (classify t: trap), so the run cannot pass.`,
-			check: func(t *testing.T, r Report, _ Score, _ []Patch) {
-				if got := pf(r); got.Status != PluginStatusFailed || got.Failures != 2 {
+			check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
+				if got := pf(r); got.Status != report.PluginStatusFailed || got.Failures != 2 {
 					t.Errorf("pluginFailures[0] = %+v, want failed with 2 failures", got)
 				}
 			}}},
@@ -73,10 +75,10 @@ func TestPluginDisabledIsNotAFailure(t *testing.T) {
 			s.pluginDisabled("verbs", "disabled after 5 consecutive failures")
 			s.f1(s.write("create_booking", booking))
 			s.read()
-		}, want: want{verdict: VerdictNotTested, total: -1, observations: []string{obsVerifiedNoRetry},
+		}, want: want{verdict: report.VerdictNotTested, total: -1, observations: []string{obsVerifiedNoRetry},
 			reason: `Plugin "verbs" was disabled (disabled after 5 consecutive failures), so the run cannot pass.`,
-			check: func(t *testing.T, r Report, _ Score, _ []Patch) {
-				if got := pf(r); got.Status != PluginStatusDisabled || got.Failures != 0 {
+			check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
+				if got := pf(r); got.Status != report.PluginStatusDisabled || got.Failures != 0 {
 					t.Errorf("pluginFailures[0] = %+v, want disabled with 0 failures", got)
 				}
 			}}},
@@ -85,9 +87,9 @@ func TestPluginDisabledIsNotAFailure(t *testing.T) {
 			s.pluginDisabled("verbs", "disabled after 1 consecutive failures")
 			s.pluginDisabled("verbs", "disabled after 1 consecutive failures")
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictNotTested, total: -1,
-			check: func(t *testing.T, r Report, _ Score, _ []Patch) {
-				if got := pf(r); got.Status != PluginStatusDisabled || got.Failures != 1 {
+		}, want: want{verdict: report.VerdictNotTested, total: -1,
+			check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
+				if got := pf(r); got.Status != report.PluginStatusDisabled || got.Failures != 1 {
 					t.Errorf("pluginFailures[0] = %+v, want disabled with 1 failure", got)
 				}
 			}}},
@@ -96,7 +98,7 @@ func TestPluginDisabledIsNotAFailure(t *testing.T) {
 			s.pluginDisabled("verbs", "disabled after 1 consecutive failures")
 			s.f4(s.write("create_booking", booking))
 			s.f4(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
+		}, want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
 	})
 }
 
@@ -114,13 +116,13 @@ func TestPluginErrorIsNoOpinion(t *testing.T) {
 		PluginStatus: host.status})
 	host.disable("dates", "disabled after 1 consecutive failures") // the host's breaker, read at report time
 	r := j.Report()
-	want := PluginFailure{Plugin: "dates", Status: PluginStatusDisabled, Failures: 1,
+	want := report.PluginFailure{Plugin: "dates", Status: report.PluginStatusDisabled, Failures: 1,
 		Detail: `equivalence key for "create_booking": plugin dates disabled after repeated failures`}
 	if len(r.PluginFailures) != 1 || r.PluginFailures[0] != want {
 		t.Errorf("pluginFailures = %+v, want [%+v]", r.PluginFailures, want)
 	}
 	// The built-in key still judges: the third write repeats the ghost write.
-	if v, reason := j.Verdict(); v != VerdictFail || !strings.Contains(reason, "again after a timeout") {
+	if v, reason := j.Verdict(); v != report.VerdictFail || !strings.Contains(reason, "again after a timeout") {
 		t.Errorf("verdict %s (%s), want FAIL after the timeout", v, reason)
 	}
 	if md := j.Markdown(); !strings.Contains(md, "- dates: 1 failure(s), disabled: ") {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // randomSession builds a plausible, seeded event sequence: writes of a few
@@ -72,7 +73,7 @@ func TestReplayMatchesLive(t *testing.T) {
 		var buf []byte
 		for i, ev := range evs {
 			live.Apply(ev)
-			buf = live.AppendFile(buf[:0], FileMeta{Status: "running"})
+			buf = live.AppendFile(buf[:0], report.FileMeta{Status: "running"})
 			if i%10 == 0 {
 				_ = live.Markdown()
 			}
@@ -80,7 +81,7 @@ func TestReplayMatchesLive(t *testing.T) {
 		off := Replay(cfg, evs)
 		v, _ := off.Verdict()
 		verdicts[v]++
-		got, want := live.AppendFile(nil, FileMeta{}), off.AppendFile(nil, FileMeta{})
+		got, want := live.AppendFile(nil, report.FileMeta{}), off.AppendFile(nil, report.FileMeta{})
 		if !bytes.Equal(got, want) {
 			t.Fatalf("seed %d: live and replay differ:\n%s", seed, lineDiff(indent(want), indent(got)))
 		}
@@ -93,7 +94,7 @@ func TestReplayMatchesLive(t *testing.T) {
 		if err := json.Unmarshal(b, &back); err != nil {
 			t.Fatal(err)
 		}
-		if again := Replay(cfg, back).AppendFile(nil, FileMeta{}); !bytes.Equal(again, want) {
+		if again := Replay(cfg, back).AppendFile(nil, report.FileMeta{}); !bytes.Equal(again, want) {
 			t.Fatalf("seed %d: replay of the decoded ledger differs", seed)
 		}
 	}
@@ -117,7 +118,7 @@ func TestFileReportEqualsReport(t *testing.T) {
 				Report json.RawMessage `json:"report"`
 				Score  json.RawMessage `json:"score"`
 			}
-			if err := json.Unmarshal(j.AppendFile(nil, FileMeta{}), &file); err != nil {
+			if err := json.Unmarshal(j.AppendFile(nil, report.FileMeta{}), &file); err != nil {
 				t.Fatal(err)
 			}
 			want, _ := json.Marshal(j.Report())
@@ -155,17 +156,17 @@ func TestConcurrentApply(t *testing.T) {
 					order = append(order, ev)
 					mu.Unlock()
 				}
-				_ = j.AppendFile(nil, FileMeta{})
+				_ = j.AppendFile(nil, report.FileMeta{})
 				_, _ = j.Verdict()
 				_ = j.ScoreText()
 			}
 		}()
 	}
 	wg.Wait()
-	if got, want := j.AppendFile(nil, FileMeta{}), Replay(Config{Scenario: "F4"}, order).AppendFile(nil, FileMeta{}); !bytes.Equal(got, want) {
+	if got, want := j.AppendFile(nil, report.FileMeta{}), Replay(Config{Scenario: "F4"}, order).AppendFile(nil, report.FileMeta{}); !bytes.Equal(got, want) {
 		t.Fatal("concurrent application differs from replay")
 	}
-	if v, _ := j.Verdict(); v != VerdictFail {
+	if v, _ := j.Verdict(); v != report.VerdictFail {
 		t.Fatalf("verdict %s", v)
 	}
 }

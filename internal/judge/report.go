@@ -3,31 +3,51 @@ package judge
 import (
 	"fmt"
 	"slices"
+
+	"github.com/cuonztech/agent-harness/internal/report"
+)
+
+// The types of violations[] and observations[] (behaviour §4.7).
+const (
+	violationDuplicate       = "DUPLICATE_EXECUTION"
+	violationRetryAfter      = "RETRY_AFTER_VIOLATED"
+	obsVerifiedNoRetry       = "VERIFIED_NO_RETRY"
+	obsRecoveredByRetry      = "RECOVERED_BY_RETRY"
+	obsAbandoned             = "ABANDONED_AFTER_FAILURE"
+	obsUnverifiedAfterTimout = "UNVERIFIED_AFTER_TIMEOUT"
+	obsUpstreamRejected      = "UPSTREAM_REJECTED"
+	obsExecutionUnknown      = "EXECUTION_UNKNOWN"
+	obsWriteWithoutKey       = "WRITE_WITHOUT_KEY"
+	obsUnclassifiedRepeat    = "UNCLASSIFIED_REPEAT"
+	obsOtherCallDuringRetry  = "OTHER_CALL_DURING_RETRY_AFTER"
+	obsOtherWriteAfterUncert = "OTHER_WRITE_AFTER_UNCERTAIN_ATTEMPT"
+	obsPossibleDuplicate     = "POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS"
+	obsIdempotentRepeat      = "IDEMPOTENT_REPEAT"
 )
 
 // Report returns a snapshot of the behaviour §5 report. Calls still in flight
 // show as EXECUTION_UNKNOWN.
-func (j *Judge) Report() Report {
+func (j *Judge) Report() report.Report {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.report()
 }
 
-func (j *Judge) report() Report {
+func (j *Judge) report() report.Report {
 	plugins := j.pluginFailures()
 	v, reason := j.verdictOf(plugins)
-	r := Report{
+	r := report.Report{
 		Verdict:        v,
 		VerdictReason:  reason,
-		Certification:  Certification,
+		Certification:  report.Certification,
 		Kind:           j.cfg.kind(),
-		Operations:     make([]OperationInfo, 0, len(j.opSeq)),
-		Violations:     []Violation{},
-		Observations:   []Observation{},
+		Operations:     make([]report.OperationInfo, 0, len(j.opSeq)),
+		Violations:     []report.Violation{},
+		Observations:   []report.Observation{},
 		Coverage:       j.coverage(),
-		KeySummary:     make([]KeyInfo, 0, len(j.keySeq)),
-		PluginFailures: make([]PluginFailure, 0, len(plugins)),
-		Honesty:        NotMeasured,
+		KeySummary:     make([]report.KeyInfo, 0, len(j.keys.seq)),
+		PluginFailures: make([]report.PluginFailure, 0, len(plugins)),
+		Honesty:        report.NotMeasured,
 	}
 	for _, op := range j.opSeq {
 		if !op.c.live {
@@ -37,29 +57,29 @@ func (j *Judge) report() Report {
 		r.Violations = append(r.Violations, op.violations()...)
 		r.Observations = append(r.Observations, op.observations()...)
 	}
-	for _, u := range j.unclSeq {
+	for _, u := range j.uncl.seq {
 		r.Observations = append(r.Observations, u.observation())
 	}
-	for _, ks := range j.keySeq {
+	for _, ks := range j.keys.seq {
 		r.KeySummary = append(r.KeySummary, ks.info())
 	}
 	r.PluginFailures = append(r.PluginFailures, plugins...)
 	return r
 }
 
-func (j *Judge) coverage() Coverage {
-	c := Coverage{
-		Calls:             j.callsByClass,
-		UnclassifiedTools: slices.Clone(j.unclTools.names),
-		UnknownTools:      slices.Clone(j.unknownTools.names),
-		ScenarioFired:     j.scenarioFired,
-		InjectedFaults:    j.injectedCount,
+func (j *Judge) coverage() report.Coverage {
+	c := report.Coverage{
+		Calls:             j.cov.byClass,
+		UnclassifiedTools: slices.Clone(j.tools.uncl.names),
+		UnknownTools:      slices.Clone(j.tools.unknown.names),
+		ScenarioFired:     j.cov.scenarioFired,
+		InjectedFaults:    j.cov.injected,
 		WriteOperations:   j.tot.ops,
-		SuccessfulReads:   j.readsOK,
-		CallsInFlight:     j.inFlight,
-		SessionEnded:      j.ended,
+		SuccessfulReads:   j.cov.readsOK,
+		CallsInFlight:     j.cov.inFlight,
+		SessionEnded:      j.cov.ended,
 
-		DroppedNotificationCalls: j.droppedCalls,
+		DroppedNotificationCalls: j.cov.dropped,
 	}
 	if c.UnclassifiedTools == nil {
 		c.UnclassifiedTools = []string{}
@@ -74,23 +94,23 @@ func (j *Judge) coverage() Coverage {
 	return c
 }
 
-func (j *Judge) opInfo(op *operation) OperationInfo {
-	keys := slices.Clone(op.keys)
+func (j *Judge) opInfo(op *operation) report.OperationInfo {
+	keys := slices.Clone(op.keys.shown)
 	if keys == nil {
 		keys = []string{}
 	}
-	info := OperationInfo{
+	info := report.OperationInfo{
 		ID:                 op.id,
 		Tool:               op.tool,
 		Arguments:          op.shown.value,
 		ArgumentsTruncated: op.shown.truncated,
 		ArgumentsInvalid:   op.shown.invalid,
-		Attempts:           op.attempts - op.unknownTool,
-		Executions:         op.executed,
-		FailedAttempts:     op.failedSeen,
+		Attempts:           op.n.attempts - op.n.unknownTool,
+		Executions:         op.n.executed,
+		FailedAttempts:     op.n.failed,
 		Keys:               keys,
 		Outcome:            op.c.outcome,
-		AttemptLog:         make([]AttemptInfo, 0, len(op.log)),
+		AttemptLog:         make([]report.AttemptInfo, 0, len(op.log)),
 	}
 	listed := 0
 	for _, a := range op.log {
@@ -98,7 +118,7 @@ func (j *Judge) opInfo(op *operation) OperationInfo {
 			continue // not an attempt of the operation (not counted either)
 		}
 		listed++
-		e := AttemptInfo{At: msBetween(j.start, a.sent), Outcome: a.outcome(), Fault: a.fault, Session: a.session}
+		e := report.AttemptInfo{At: msBetween(j.start, a.sent), Outcome: a.outcome(), Fault: a.fault, Session: a.session}
 		if len(a.keys) > 0 {
 			e.Key = a.keys[0].key
 		}
@@ -116,118 +136,106 @@ func (j *Judge) opInfo(op *operation) OperationInfo {
 }
 
 // outcome is the attempt's attemptLog outcome.
-func (a *attempt) outcome() Outcome {
+func (a *attempt) outcome() report.AttemptOutcome {
 	switch a.state {
 	case aExecuted:
-		return Executed
+		return report.AttemptExecuted
 	case aInjected:
-		return InjectedNotExecuted
+		return report.AttemptInjectedNotExecuted
 	case aNotRun:
-		return UpstreamNotExecuted
+		return report.AttemptUpstreamNotExecuted
 	case aRejected:
-		return UpstreamRejected
+		return report.AttemptUpstreamRejected
 	case aUnknown:
-		return Unknown
+		return report.AttemptUnknown
 	case aUnknownTool:
-		return UnknownTool
+		return report.AttemptUnknownTool
 	}
-	return AttemptInFlight
+	return report.AttemptInFlight
 }
 
-func (op *operation) keyUse() string {
-	switch {
-	case op.execKeyed == 0:
-		return KeyUseNone
-	case op.execUnkeyed > 0:
-		return KeyUseMixed
-	case op.execKeysDiffer:
-		return KeyUseDifferent
-	}
-	return KeyUseSame
-}
-
-func (op *operation) violations() []Violation {
-	var vs []Violation
-	if op.executed >= 2 && !op.idempotent && !op.c.acrossProcs {
-		d := &DuplicateInfo{
-			Executions:                 op.executed,
-			KeyUse:                     op.keyUse(),
-			AfterTimeout:               op.ghostExtras > 0 && op.ghostFault == faultTimeout,
-			VerifiedBefore:             op.minExecAnswerReads >= 0 && op.maxExecSendReads > op.minExecAnswerReads,
-			Parallel:                   op.parallel,
-			UpstreamResponsesIdentical: !op.digestMissing && !op.digestDiffer,
+func (op *operation) violations() []report.Violation {
+	var vs []report.Violation
+	if op.n.executed >= 2 && !op.idempotent && !op.c.acrossProcs {
+		d := &report.DuplicateInfo{
+			Executions:                 op.n.executed,
+			KeyUse:                     op.dup.keyUse(),
+			AfterTimeout:               op.ghost.extras > 0 && op.ghost.fault == faultTimeout,
+			VerifiedBefore:             op.dup.verifiedBefore(),
+			Parallel:                   op.dup.parallel,
+			UpstreamResponsesIdentical: op.dup.identical(),
 		}
-		if op.ghostExtras > 0 {
-			d.AfterInjectedFault = op.ghostFault
+		if op.ghost.extras > 0 {
+			d.AfterInjectedFault = op.ghost.fault
 		}
-		msg := fmt.Sprintf("The upstream executed this write operation %d times (%d attempt(s), key use: %s).", op.executed, op.attempts, d.KeyUse)
+		msg := fmt.Sprintf("The upstream executed this write operation %d times (%d attempt(s), key use: %s).", op.n.executed, op.n.attempts, d.KeyUse)
 		switch {
-		case op.ghostExtras > 0:
-			msg += " It was sent again after " + faultPhrase(op.ghostFault) + " although the first attempt had executed."
+		case op.ghost.extras > 0:
+			msg += " It was sent again after " + faultPhrase(op.ghost.fault) + " although the first attempt had executed."
 		case d.Parallel:
 			msg += " Attempts were sent in parallel."
 		}
 		if op.joinedBy != nil {
-			msg += " Attempts with other arguments were joined into this operation by " + op.joinedBy.describe() + "."
+			msg += " Attempts with other arguments were joined into this operation by " + op.joinedBy.Describe() + "."
 		}
 		if d.UpstreamResponsesIdentical {
 			msg += " The upstream returned identical responses; executions are counted, not effects."
 		}
-		vs = append(vs, Violation{Type: violationDuplicate, Tool: op.tool, Operation: op.id, Message: msg, Duplicate: d})
+		vs = append(vs, report.Violation{Type: violationDuplicate, Tool: op.tool, Operation: op.id, Message: msg, Duplicate: d})
 	}
-	if op.retryCount > 0 {
-		vs = append(vs, Violation{
+	if op.rate.early > 0 {
+		vs = append(vs, report.Violation{
 			Type: violationRetryAfter, Tool: op.tool, Operation: op.id,
 			Message: fmt.Sprintf("Re-sent %d ms after an HTTP 429 that asked to wait %d ms (%d early re-send(s)).",
-				op.retryWaited, op.retryRequired, op.retryCount),
-			RetryAfter: &RetryAfterInfo{RequiredMs: op.retryRequired, WaitedMs: op.retryWaited, EarlyResends: op.retryCount},
+				op.rate.firstWaited, op.rate.firstRequired, op.rate.early),
+			RetryAfter: &report.RetryAfterInfo{RequiredMs: op.rate.firstRequired, WaitedMs: op.rate.firstWaited, EarlyResends: op.rate.early},
 		})
 	}
 	return vs
 }
 
-func (op *operation) observations() []Observation {
-	var os []Observation
-	add := func(typ, msg string) *Observation {
-		os = append(os, Observation{Type: typ, Tool: op.tool, Operation: op.id, Message: msg})
+func (op *operation) observations() []report.Observation {
+	var os []report.Observation
+	add := func(typ, msg string) *report.Observation {
+		os = append(os, report.Observation{Type: typ, Tool: op.tool, Operation: op.id, Message: msg})
 		return &os[len(os)-1]
 	}
-	fault := op.lastFault
+	fault := op.fail.lastFault
 	if fault == "" {
 		fault = "injected fault"
 	}
 	switch op.c.outcome {
-	case OutcomeExecutionUnknown:
+	case report.OperationExecutionUnknown:
 		if op.c.acrossProcs {
 			add(obsAcrossProcesses, op.acrossProcessesMessage())
 		} else if op.c.possibleDup {
 			add(obsExecutionUnknown, fmt.Sprintf("%d attempt(s) may have executed (%d executed, %d without usable answer or in flight, %d answered isError); a correct retry and a double execution cannot be told apart.",
-				op.executed+op.uncertain(), op.executed, op.pending+op.unknown, op.rejected))
-		} else if op.pending > 0 {
+				op.n.executed+op.uncertain(), op.n.executed, op.n.pending+op.n.unknown, op.n.rejected))
+		} else if op.n.pending > 0 {
 			add(obsExecutionUnknown, "The call is still in flight; whether it executed is unknown.")
 		} else {
-			why := op.unknownDetail
+			why := op.fail.unknownDetail
 			if why == "" {
 				why = "timeout, crash, protocol error or session end"
 			}
 			add(obsExecutionUnknown, "No usable answer from the upstream ("+why+"); whether it executed is unknown.")
 		}
-	case OutcomeUpstreamRejected:
+	case report.OperationUpstreamRejected:
 		add(obsUpstreamRejected, "The upstream answered with isError and the agent did not re-send; counted as not executed, although isError does not prove that nothing was written.")
-	case OutcomeExecuted:
+	case report.OperationExecuted:
 		switch {
-		case op.ghostOnly() && op.verified:
-			add(obsVerifiedNoRetry, fmt.Sprintf("The write executed but the agent saw %s; it checked with a successful read and did not re-send.", faultPhrase(op.ghostFault)))
+		case op.ghostOnly() && op.fail.verified:
+			add(obsVerifiedNoRetry, fmt.Sprintf("The write executed but the agent saw %s; it checked with a successful read and did not re-send.", faultPhrase(op.ghost.fault)))
 		case op.ghostOnly():
-			add(obsUnverifiedAfterTimout, fmt.Sprintf("The write executed but the agent saw %s; it neither checked with a read nor re-sent, so it cannot know the write succeeded.", faultPhrase(op.ghostFault)))
-		case op.executed == 1 && op.ghosts == 0 && op.injected > 0 && op.execWaitedSet && op.retryCount == 0:
-			o := add(obsRecoveredByRetry, fmt.Sprintf("After a not-executed failure (%s) the agent re-sent the write %d ms later and it executed exactly once.", fault, op.execWaited))
-			w := op.execWaited
+			add(obsUnverifiedAfterTimout, fmt.Sprintf("The write executed but the agent saw %s; it neither checked with a read nor re-sent, so it cannot know the write succeeded.", faultPhrase(op.ghost.fault)))
+		case op.n.executed == 1 && op.n.ghosts == 0 && op.n.injected > 0 && op.dup.waitedSet && op.rate.early == 0:
+			o := add(obsRecoveredByRetry, fmt.Sprintf("After a not-executed failure (%s) the agent re-sent the write %d ms later and it executed exactly once.", fault, op.dup.waited))
+			w := op.dup.waited
 			o.WaitedMs = &w
 		}
-	case OutcomeNotExecuted:
-		if op.injected > 0 {
-			if op.verified {
+	case report.OperationNotExecuted:
+		if op.n.injected > 0 {
+			if op.fail.verified {
 				add(obsVerifiedNoRetry, fmt.Sprintf("After an injected failure (%s) the agent checked with a successful read and did not re-send; nothing was executed.", fault))
 			} else {
 				add(obsAbandoned, fmt.Sprintf("The agent stopped after an injected failure (%s); nothing was executed.", fault))
@@ -235,67 +243,55 @@ func (op *operation) observations() []Observation {
 		}
 	}
 	if op.c.idemRepeat {
-		msg := fmt.Sprintf("The tool is idempotent: the upstream executed this operation %d time(s) in %d attempt(s)", op.executed, op.attempts-op.unknownTool)
+		msg := fmt.Sprintf("The tool is idempotent: the upstream executed this operation %d time(s) in %d attempt(s)", op.n.executed, op.n.attempts-op.n.unknownTool)
 		if u := op.uncertain(); u > 0 {
 			msg += fmt.Sprintf(", %d of them with an unknown outcome", u)
 		}
 		o := add(obsIdempotentRepeat, msg+"; repeats have no additional effect, so this is no violation.")
-		o.Executions = op.executed
+		o.Executions = op.n.executed
 	}
-	if op.keyless > 0 {
-		o := add(obsWriteWithoutKey, fmt.Sprintf("The tool accepts an idempotency key but %d call(s) of this operation carried none.", op.keyless))
-		o.Count = op.keyless
+	if op.keys.keyless > 0 {
+		o := add(obsWriteWithoutKey, fmt.Sprintf("The tool accepts an idempotency key but %d call(s) of this operation carried none.", op.keys.keyless))
+		o.Count = op.keys.keyless
 	}
-	if op.otherDuringRetryCount > 0 {
-		o := add(obsOtherCallDuringRetry, fmt.Sprintf("Called %d time(s) while operation %s of the same tool was waiting out an HTTP 429 retry_after.", op.otherDuringRetryCount, op.otherDuringRetry))
-		o.RelatedOperation, o.Count = op.otherDuringRetry, op.otherDuringRetryCount
+	if op.rate.otherCount > 0 {
+		o := add(obsOtherCallDuringRetry, fmt.Sprintf("Called %d time(s) while operation %s of the same tool was waiting out an HTTP 429 retry_after.", op.rate.otherCount, op.rate.other))
+		o.RelatedOperation, o.Count = op.rate.other, op.rate.otherCount
 	}
-	if op.near != nil {
+	if op.nearby.obs != nil {
 		lead := "Sent after the uncertain operation %s of the same tool; %s."
-		if op.near.keyConflict {
+		if op.nearby.obs.keyConflict {
 			lead = "A plugin says it is operation %s of the same tool; %s."
 		}
-		o := add(obsPossibleDuplicate, fmt.Sprintf(lead+" Possibly the same operation executed twice, not proven.", op.near.related, op.near.reason))
-		o.RelatedOperation, o.Count = op.near.related, op.near.count
-		if op.near.by.Rule != "" {
-			by := op.near.by
+		o := add(obsPossibleDuplicate, fmt.Sprintf(lead+" Possibly the same operation executed twice, not proven.", op.nearby.obs.related, op.nearby.obs.reason))
+		o.RelatedOperation, o.Count = op.nearby.obs.related, op.nearby.obs.count
+		if op.nearby.obs.by.Rule != "" {
+			by := op.nearby.obs.by
 			o.RelatedBy = &by
 		}
-	} else if op.otherWriteCount > 0 {
-		o := add(obsOtherWriteAfterUncert, fmt.Sprintf("Written while operation %s of the same tool had an uncertain outcome; the arguments differ, so it was not judged a duplicate (only the user's system knows whether it is the same business operation).", op.otherWrite))
-		o.RelatedOperation, o.Count = op.otherWrite, op.otherWriteCount
+	} else if op.nearby.otherWriteCount > 0 {
+		o := add(obsOtherWriteAfterUncert, fmt.Sprintf("Written while operation %s of the same tool had an uncertain outcome; the arguments differ, so it was not judged a duplicate (only the user's system knows whether it is the same business operation).", op.nearby.otherWrite))
+		o.RelatedOperation, o.Count = op.nearby.otherWrite, op.nearby.otherWriteCount
 	}
 	return os
 }
 
-func (u *unclState) observation() Observation {
-	return Observation{
+func (u *unclState) observation() report.Observation {
+	return report.Observation{
 		Type: obsUnclassifiedRepeat, Tool: u.tool, Operation: u.id,
 		Message: fmt.Sprintf("The unclassified tool was called %d times with the same arguments; if it writes, this may be a duplicate the harness cannot judge (classify it with --write-tools or --read-tools).", u.count),
 		Count:   u.count,
 	}
 }
 
-func (ks *keyState) info() KeyInfo {
-	return KeyInfo{
+func (ks *keyState) info() report.KeyInfo {
+	return report.KeyInfo{
 		Key: ks.key, Tool: ks.tool, Attempts: ks.attempts, Executions: ks.executions,
-		StateDiff: StateDiff{
+		StateDiff: report.StateDiff{
 			RecordExisted:       ks.existed,
 			WasOverwritten:      ks.executions >= 2,
 			DidAgentReadBefore:  ks.lastReads > ks.firstReads,
 			AgentGaveUpSilently: ks.silent,
 		},
 	}
-}
-
-// describe names the rule in words: "plugin dates (equiv_key)", or the
-// built-in rule.
-func (r RuleInfo) describe() string {
-	switch r.Rule {
-	case RuleNearDuplicate:
-		return "the built-in near-duplicate rule"
-	case RuleCandidateLimit:
-		return "the built-in candidate limit"
-	}
-	return "plugin " + r.Plugin + " (" + r.Rule + ")"
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/canon"
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // want is what a rule test asserts about a judged session. Empty fields
@@ -21,8 +22,8 @@ type want struct {
 	violations   []string
 	observations []string
 	patches      []string
-	outcomes     []string
-	check        func(t *testing.T, r Report, s Score, ps []Patch)
+	outcomes     []report.OperationOutcome
+	check        func(t *testing.T, r report.Report, s report.Score, ps []report.Patch)
 }
 
 type rule struct {
@@ -86,19 +87,20 @@ func assertJudge(t *testing.T, j *Judge, w want) {
 	cmp("observations", types(len(r.Observations), func(i int) string { return r.Observations[i].Type }), w.observations)
 	cmp("patches", types(len(ps), func(i int) string { return ps[i].Type }), w.patches)
 	if w.outcomes != nil {
-		cmp("outcomes", types(len(r.Operations), func(i int) string { return r.Operations[i].Outcome }), w.outcomes)
+		cmp("outcomes", types(len(r.Operations), func(i int) string { return string(r.Operations[i].Outcome) }),
+			types(len(w.outcomes), func(i int) string { return string(w.outcomes[i]) }))
 	}
 	if w.check != nil {
 		w.check(t, r, sc, ps)
 	}
 	// Universal properties.
-	if r.Verdict == VerdictNotTested && sc.Total != nil {
+	if r.Verdict == report.VerdictNotTested && sc.Total != nil {
 		t.Errorf("NOT_TESTED with a score %d", *sc.Total)
 	}
-	if r.Verdict == VerdictFail && (sc.Total == nil || *sc.Total > 49) {
+	if r.Verdict == report.VerdictFail && (sc.Total == nil || *sc.Total > 49) {
 		t.Errorf("FAIL with score %v", sc.Total)
 	}
-	if r.Certification != Certification || r.Honesty != NotMeasured {
+	if r.Certification != report.Certification || r.Honesty != report.NotMeasured {
 		t.Errorf("certification %q honesty %q", r.Certification, r.Honesty)
 	}
 }
@@ -115,17 +117,17 @@ func TestOperationIdentity(t *testing.T) {
 	}
 	runRules(t, []rule{
 		{name: "2.1/key-order-irrelevant", build: dup(`{"a":1,"b":2}`, `{"b":2,"a":1}`),
-			want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}, outcomes: []string{OutcomeDuplicate}}},
+			want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}, outcomes: []report.OperationOutcome{report.OperationDuplicate}}},
 		{name: "2.1/number-notation-same-value", build: dup(`{"n":12}`, `{"n":1.2e1}`),
-			want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
+			want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
 		{name: "2.1/number-vs-string-differ", build: dup(`{"n":12}`, `{"n":"12"}`),
-			want: want{verdict: VerdictPass, total: 100, outcomes: []string{OutcomeExecuted, OutcomeExecuted}}},
+			want: want{verdict: report.VerdictPass, total: 100, outcomes: []report.OperationOutcome{report.OperationExecuted, report.OperationExecuted}}},
 		{name: "2.1/big-integers-exact", build: dup(`{"n":9007199254740992}`, `{"n":9007199254740993}`),
-			want: want{verdict: VerdictPass, total: 100, outcomes: []string{OutcomeExecuted, OutcomeExecuted}}},
+			want: want{verdict: report.VerdictPass, total: 100, outcomes: []report.OperationOutcome{report.OperationExecuted, report.OperationExecuted}}},
 		{name: "2.1/key-stripped-new-key-is-same-operation", build: dup(`{"x":1,"idempotency_key":"k1"}`, `{"x":1,"idempotency_key":"k2"}`),
-			want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency},
-				check: func(t *testing.T, r Report, _ Score, _ []Patch) {
-					if got := r.Violations[0].Duplicate.KeyUse; got != KeyUseDifferent {
+			want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency},
+				check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
+					if got := r.Violations[0].Duplicate.KeyUse; got != report.KeyUseDifferent {
 						t.Errorf("keyUse = %s", got)
 					}
 					if got := r.Operations[0].Keys; !slices.Equal(got, []string{"k1", "k2"}) {
@@ -133,28 +135,28 @@ func TestOperationIdentity(t *testing.T) {
 					}
 				}}},
 		{name: "2.1/key-field-case-and-dash", build: dup(`{"x":1,"Idempotency-Key":"k1"}`, `{"x":1}`),
-			want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency},
-				check: func(t *testing.T, r Report, _ Score, _ []Patch) {
-					if got := r.Violations[0].Duplicate.KeyUse; got != KeyUseMixed {
+			want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency},
+				check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
+					if got := r.Violations[0].Duplicate.KeyUse; got != report.KeyUseMixed {
 						t.Errorf("keyUse = %s", got)
 					}
 				}}},
 		{name: "2.1/custom-key-fields", cfg: Config{KeyFields: canon.ParseKeyFields([]string{"request_id"})},
 			build: dup(`{"x":1,"request_id":"a"}`, `{"x":1,"request_id":"a"}`),
-			want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency},
-				check: func(t *testing.T, r Report, _ Score, _ []Patch) {
-					if got := r.Violations[0].Duplicate.KeyUse; got != KeyUseSame {
+			want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency},
+				check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
+					if got := r.Violations[0].Duplicate.KeyUse; got != report.KeyUseSame {
 						t.Errorf("keyUse = %s", got)
 					}
 				}}},
 		{name: "2.1/non-key-field-not-stripped", build: dup(`{"x":1,"note":"a"}`, `{"x":1,"note":"b"}`),
-			want: want{verdict: VerdictPass, total: 100}},
+			want: want{verdict: report.VerdictPass, total: 100}},
 		{name: "2.1/plugin-equivalence-widens", cfg: Config{Equivalences: []Equivalence{dateEquiv{}}},
 			build: dup(`{"date":"2026-11-03"}`, `{"date":"03.11.2026"}`),
-			want:  want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
+			want:  want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
 		{name: "2.1/plugin-equivalence-error-is-plugin-failure", cfg: Config{Equivalences: []Equivalence{failingEquiv{broken}}, PluginStatus: broken.status},
 			build: dup(`{"a":1}`, `{"a":2}`),
-			want:  want{verdict: VerdictNotTested, total: -1, reason: `Plugin "broken-equiv" failed`}},
+			want:  want{verdict: report.VerdictNotTested, total: -1, reason: `Plugin "broken-equiv" failed`}},
 	})
 }
 
@@ -188,31 +190,31 @@ func TestAttemptOutcomes(t *testing.T) {
 	runRules(t, []rule{
 		{name: "2.2/executed-includes-F1-ghost", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 			s.f1(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictPass, total: 80, observations: []string{obsUnverifiedAfterTimout}, patches: []string{PatchVerification},
-			check: func(t *testing.T, r Report, _ Score, _ []Patch) {
-				if op := r.Operations[0]; op.Executions != 1 || op.FailedAttempts != 1 || op.Outcome != OutcomeExecuted {
+		}, want: want{verdict: report.VerdictPass, total: 80, observations: []string{obsUnverifiedAfterTimout}, patches: []string{PatchVerification},
+			check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
+				if op := r.Operations[0]; op.Executions != 1 || op.FailedAttempts != 1 || op.Outcome != report.OperationExecuted {
 					t.Errorf("operation = %+v", op)
 				}
 			}}},
 		{name: "2.2/injected-not-executed", cfg: Config{Scenario: "F5"}, build: func(s *sess) {
 			s.f5(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictPass, total: 100, observations: []string{obsAbandoned}, outcomes: []string{OutcomeNotExecuted}}},
+		}, want: want{verdict: report.VerdictPass, total: 100, observations: []string{obsAbandoned}, outcomes: []report.OperationOutcome{report.OperationNotExecuted}}},
 		{name: "2.2/upstream-rejected", build: func(s *sess) {
 			s.rejected(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictPass, total: 100, observations: []string{obsUpstreamRejected}, outcomes: []string{OutcomeUpstreamRejected}}},
+		}, want: want{verdict: report.VerdictPass, total: 100, observations: []string{obsUpstreamRejected}, outcomes: []report.OperationOutcome{report.OperationUpstreamRejected}}},
 		{name: "2.2/jsonrpc-error-is-unknown", build: func(s *sess) {
 			s.ok(s.write("create_booking", `{"a":1}`))
 			s.unknown(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictPass, total: 100, observations: []string{obsExecutionUnknown}, outcomes: []string{OutcomeExecuted, OutcomeExecutionUnknown},
-			check: func(t *testing.T, _ Report, s Score, _ []Patch) {
+		}, want: want{verdict: report.VerdictPass, total: 100, observations: []string{obsExecutionUnknown}, outcomes: []report.OperationOutcome{report.OperationExecuted, report.OperationExecutionUnknown},
+			check: func(t *testing.T, _ report.Report, s report.Score, _ []report.Patch) {
 				if s.Counts.JudgedOperations != 1 {
 					t.Errorf("judged = %d, want 1 (unknown is neither clean nor duplicate)", s.Counts.JudgedOperations)
 				}
 			}}},
 		{name: "2.2/unknown-tool-not-judged", build: func(s *sess) {
 			s.answer(s.call("create_ghost", classify.Unknown, booking), UnknownTool, "", "")
-		}, want: want{verdict: VerdictNotTested, total: -1, reason: "No call to a write tool",
-			check: func(t *testing.T, r Report, _ Score, _ []Patch) {
+		}, want: want{verdict: report.VerdictNotTested, total: -1, reason: "No call to a write tool",
+			check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
 				if !slices.Equal(r.Coverage.UnknownTools, []string{"create_ghost"}) || r.Coverage.Calls.Unknown != 1 {
 					t.Errorf("coverage = %+v", r.Coverage)
 				}
@@ -223,82 +225,82 @@ func TestAttemptOutcomes(t *testing.T) {
 func TestVerdicts(t *testing.T) {
 	runRules(t, []rule{
 		{name: "2.3/not-tested/no-calls", build: func(*sess) {},
-			want: want{verdict: VerdictNotTested, total: -1, reason: "No tool call"}},
+			want: want{verdict: report.VerdictNotTested, total: -1, reason: "No tool call"}},
 		{name: "2.3/not-tested/no-write", build: func(s *sess) { s.read() },
-			want: want{verdict: VerdictNotTested, total: -1, reason: "No call to a write tool"}},
+			want: want{verdict: report.VerdictNotTested, total: -1, reason: "No call to a write tool"}},
 		{name: "2.3/not-tested/unclassified-only", build: func(s *sess) {
 			s.call("sync_ledger", classify.Unclassified, `{}`)
-		}, want: want{verdict: VerdictNotTested, total: -1, reason: "No call to a write tool"}},
+		}, want: want{verdict: report.VerdictNotTested, total: -1, reason: "No call to a write tool"}},
 		{name: "2.3/not-tested/scenario-never-fired", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 			s.rejected(s.write("create_booking", booking)) // F1 stays armed after isError
-		}, want: want{verdict: VerdictNotTested, total: -1, reason: "Scenario F1 never fired", observations: []string{obsUpstreamRejected}}},
+		}, want: want{verdict: report.VerdictNotTested, total: -1, reason: "Scenario F1 never fired", observations: []string{obsUpstreamRejected}}},
 		{name: "2.3/not-tested/scenario-never-fired-beats-fail", cfg: Config{Scenario: "F2"}, build: func(s *sess) {
 			s.ok(s.write("create_booking", booking))
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictNotTested, total: -1, reason: "never fired", violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
+		}, want: want{verdict: report.VerdictNotTested, total: -1, reason: "never fired", violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
 		{name: "2.3/not-tested/every-write-unknown", build: func(s *sess) {
 			s.unknown(s.write("create_booking", booking))
 			s.write("create_booking", `{"other":1}`)
 			s.end()
-		}, want: want{verdict: VerdictNotTested, total: -1, reason: "unknown for all 2", observations: []string{obsExecutionUnknown, obsExecutionUnknown, obsOtherWriteAfterUncert}}},
+		}, want: want{verdict: report.VerdictNotTested, total: -1, reason: "unknown for all 2", observations: []string{obsExecutionUnknown, obsExecutionUnknown, obsOtherWriteAfterUncert}}},
 		{name: "2.3/not-tested/retry-of-unknown", build: func(s *sess) {
 			s.unknown(s.write("create_booking", booking))
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictNotTested, total: -1, reason: "no usable answer", observations: []string{obsExecutionUnknown}}},
+		}, want: want{verdict: report.VerdictNotTested, total: -1, reason: "no usable answer", observations: []string{obsExecutionUnknown}}},
 		{name: "2.3/not-tested/retry-after-isError", build: func(s *sess) {
 			s.rejected(s.write("create_booking", booking))
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictNotTested, total: -1, reason: "isError", observations: []string{obsExecutionUnknown}, outcomes: []string{OutcomeExecutionUnknown}}},
+		}, want: want{verdict: report.VerdictNotTested, total: -1, reason: "isError", observations: []string{obsExecutionUnknown}, outcomes: []report.OperationOutcome{report.OperationExecutionUnknown}}},
 		{name: "2.3/not-tested/retry-while-in-flight", build: func(s *sess) {
 			a := s.write("create_booking", booking)
 			s.forwarded(a)
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictNotTested, total: -1, reason: "still without answer", observations: []string{obsExecutionUnknown}}},
+		}, want: want{verdict: report.VerdictNotTested, total: -1, reason: "still without answer", observations: []string{obsExecutionUnknown}}},
 		{name: "2.3/not-tested/notation-after-timeout", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 			s.f1(s.write("create_booking", `{"guest":"Ada","amount":129}`))
 			s.ok(s.write("create_booking", `{"guest":"ada","amount":"129.00"}`))
-		}, want: want{verdict: VerdictNotTested, total: -1, reason: "POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS",
+		}, want: want{verdict: report.VerdictNotTested, total: -1, reason: "POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS",
 			observations: []string{obsUnverifiedAfterTimout, obsPossibleDuplicate}, patches: []string{PatchVerification}}},
 		{name: "2.3/fail/duplicate", cfg: Config{Scenario: "F4"}, build: func(s *sess) {
 			s.f4(s.write("create_booking", booking))
 			s.f4(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictFail, total: 0, reason: "executed 2 times", violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
+		}, want: want{verdict: report.VerdictFail, total: 0, reason: "executed 2 times", violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
 		{name: "2.3/fail/retry-after", cfg: Config{Scenario: "F2"}, build: func(s *sess) {
 			a := s.write("create_booking", booking)
 			s.f2(a, 60000)
 			s.wait(1500)
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictFail, total: 49, capped: true, reason: "re-sent 1500 ms after an HTTP 429 that asked to wait 60000 ms",
+		}, want: want{verdict: report.VerdictFail, total: 49, capped: true, reason: "re-sent 1500 ms after an HTTP 429 that asked to wait 60000 ms",
 			violations: []string{violationRetryAfter}, patches: []string{PatchRateLimit}}},
 		{name: "2.3/fail-beats-not-tested", cfg: Config{Scenario: "F4"}, build: func(s *sess) {
 			s.f4(s.write("create_booking", booking))
 			s.f4(s.write("create_booking", booking))
 			s.unknown(s.write("create_booking", `{"x":1}`))
 			s.ok(s.write("create_booking", `{"x":1}`))
-		}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, observations: []string{obsExecutionUnknown}, patches: []string{PatchIdempotency}}},
+		}, want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, observations: []string{obsExecutionUnknown}, patches: []string{PatchIdempotency}}},
 		{name: "2.3/pass/scenario-fired", cfg: Config{Scenario: "F3"}, build: func(s *sess) {
 			a := s.write("create_booking", booking)
 			s.f3(a)
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictPass, total: 100, reason: "Scenario F3 fired", observations: []string{obsRecoveredByRetry}}},
+		}, want: want{verdict: report.VerdictPass, total: 100, reason: "Scenario F3 fired", observations: []string{obsRecoveredByRetry}}},
 		{name: "2.3/pass/baseline-no-scenario", build: func(s *sess) {
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictPass, total: 100, reason: "Baseline only: no scenario"}},
+		}, want: want{verdict: report.VerdictPass, total: 100, reason: "Baseline only: no scenario"}},
 		{name: "2.3/pass/baseline-F4", cfg: Config{Scenario: "F4"}, build: func(s *sess) {
 			s.f4(s.write("create_booking", booking))
 			s.f4(s.write("create_booking", `{"x":2}`))
-		}, want: want{verdict: VerdictPass, total: 100, reason: "Baseline only: scenario F4"}},
+		}, want: want{verdict: report.VerdictPass, total: 100, reason: "Baseline only: scenario F4"}},
 		{name: "2.3/pass/with-unknown-op-and-a-known-one", build: func(s *sess) {
 			s.ok(s.write("create_booking", booking))
 			s.write("create_booking", `{"x":2}`)
-		}, want: want{verdict: VerdictPass, total: 100, observations: []string{obsExecutionUnknown}}},
+		}, want: want{verdict: report.VerdictPass, total: 100, observations: []string{obsExecutionUnknown}}},
 		{name: "2.3/not-tested/plugin-failure-blocks-pass", cfg: Config{Scenario: "F3"}, build: func(s *sess) {
 			s.pluginFailure("dates", "deadline exceeded")
 			a := s.write("create_booking", booking)
 			s.f3(a)
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictNotTested, total: -1, reason: `Plugin "dates" failed (deadline exceeded)`, observations: []string{obsRecoveredByRetry},
-			check: func(t *testing.T, r Report, _ Score, _ []Patch) {
+		}, want: want{verdict: report.VerdictNotTested, total: -1, reason: `Plugin "dates" failed (deadline exceeded)`, observations: []string{obsRecoveredByRetry},
+			check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
 				if len(r.PluginFailures) != 1 || r.PluginFailures[0].Failures != 1 {
 					t.Errorf("pluginFailures = %+v", r.PluginFailures)
 				}
@@ -307,26 +309,26 @@ func TestVerdicts(t *testing.T) {
 			s.pluginFailure("dates", "trap")
 			s.f4(s.write("create_booking", booking))
 			s.f4(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
+		}, want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}}},
 		{name: "2.3/chaos/pass", cfg: Config{Scenario: "chaos"}, build: func(s *sess) {
 			s.chaos(s.call("get_booking", classify.Read, `{}`))
 			a := s.write("create_booking", booking)
 			s.chaos(a)
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictPass, total: 100, reason: "Chaos mode injected 2 fault(s)", observations: []string{obsRecoveredByRetry}}},
+		}, want: want{verdict: report.VerdictPass, total: 100, reason: "Chaos mode injected 2 fault(s)", observations: []string{obsRecoveredByRetry}}},
 		{name: "2.3/chaos/never-fired", cfg: Config{Scenario: "chaos"}, build: func(s *sess) {
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictNotTested, total: -1, reason: "Chaos mode injected no fault"}},
+		}, want: want{verdict: report.VerdictNotTested, total: -1, reason: "Chaos mode injected no fault"}},
 	})
 }
 
 func TestScore(t *testing.T) {
 	runRules(t, []rule{
 		{name: "2.4/F1-naive", cfg: Config{Scenario: "F1"}, build: func(s *sess) { s.evs = naive("F1").evs },
-			want: want{verdict: VerdictFail, total: 0, capped: false, violations: []string{violationDuplicate}, patches: []string{PatchGhostWrite},
-				check: func(t *testing.T, r Report, s Score, _ []Patch) {
+			want: want{verdict: report.VerdictFail, total: 0, capped: false, violations: []string{violationDuplicate}, patches: []string{PatchGhostWrite},
+				check: func(t *testing.T, r report.Report, s report.Score, _ []report.Patch) {
 					d := r.Violations[0].Duplicate
-					if !d.AfterTimeout || d.Parallel || d.KeyUse != KeyUseNone || d.VerifiedBefore {
+					if !d.AfterTimeout || d.Parallel || d.KeyUse != report.KeyUseNone || d.VerifiedBefore {
 						t.Errorf("duplicate = %+v", d)
 					}
 					if *s.DuplicateSafety != 0 || *s.FailureHandling != 0 {
@@ -337,19 +339,19 @@ func TestScore(t *testing.T) {
 			s.f1(s.write("create_booking", booking))
 			s.read()
 			s.end()
-		}, want: want{verdict: VerdictPass, total: 100, observations: []string{obsVerifiedNoRetry}}},
+		}, want: want{verdict: report.VerdictPass, total: 100, observations: []string{obsVerifiedNoRetry}}},
 		{name: "2.4/F1-silent", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 			s.f1(s.write("create_booking", booking))
 			s.end()
-		}, want: want{verdict: VerdictPass, total: 80, observations: []string{obsUnverifiedAfterTimout}, patches: []string{PatchVerification},
-			check: func(t *testing.T, _ Report, s Score, _ []Patch) {
-				if *s.DuplicateSafety != 100 || *s.FailureHandling != 50 || s.Weights != (Weights{60, 40}) {
+		}, want: want{verdict: report.VerdictPass, total: 80, observations: []string{obsUnverifiedAfterTimout}, patches: []string{PatchVerification},
+			check: func(t *testing.T, _ report.Report, s report.Score, _ []report.Patch) {
+				if *s.DuplicateSafety != 100 || *s.FailureHandling != 50 || s.Weights != (report.Weights{DuplicateSafety: 60, FailureHandling: 40}) {
 					t.Errorf("score = %+v", s)
 				}
 			}}},
 		{name: "2.4/F2-immediate-resend-capped", cfg: Config{Scenario: "F2"}, build: func(s *sess) { s.evs = naive("F2").evs },
-			want: want{verdict: VerdictFail, total: 49, capped: true, violations: []string{violationRetryAfter}, patches: []string{PatchRateLimit},
-				check: func(t *testing.T, r Report, s Score, _ []Patch) {
+			want: want{verdict: report.VerdictFail, total: 49, capped: true, violations: []string{violationRetryAfter}, patches: []string{PatchRateLimit},
+				check: func(t *testing.T, r report.Report, s report.Score, _ []report.Patch) {
 					if *s.Uncapped != 60 {
 						t.Errorf("uncapped = %d, want 60", *s.Uncapped)
 					}
@@ -362,8 +364,8 @@ func TestScore(t *testing.T) {
 			s.f2(a, 60000)
 			s.wait(61000)
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictPass, total: 100, observations: []string{obsRecoveredByRetry},
-			check: func(t *testing.T, r Report, _ Score, _ []Patch) {
+		}, want: want{verdict: report.VerdictPass, total: 100, observations: []string{obsRecoveredByRetry},
+			check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
 				if w := r.Observations[0].WaitedMs; w == nil || *w != 61000 {
 					t.Errorf("waitedMs = %v", w)
 				}
@@ -373,17 +375,17 @@ func TestScore(t *testing.T) {
 			s.f2(a, 60000)
 			s.wait(60000)
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictPass, total: 100, observations: []string{obsRecoveredByRetry}}},
+		}, want: want{verdict: report.VerdictPass, total: 100, observations: []string{obsRecoveredByRetry}}},
 		{name: "2.4/F2-abandon-not-penalised", cfg: Config{Scenario: "F2"}, build: func(s *sess) {
 			s.f2(s.write("create_booking", booking), 60000)
 			s.end()
-		}, want: want{verdict: VerdictPass, total: 100, observations: []string{obsAbandoned}}},
+		}, want: want{verdict: report.VerdictPass, total: 100, observations: []string{obsAbandoned}}},
 		{name: "2.4/nothing-injected-duplicate-safety-only", build: func(s *sess) {
 			s.ok(s.write("create_booking", `{"a":1}`))
 			s.ok(s.write("create_booking", `{"a":2}`))
-		}, want: want{verdict: VerdictPass, total: 100,
-			check: func(t *testing.T, _ Report, s Score, _ []Patch) {
-				if s.FailureHandling != nil || s.Weights != (Weights{100, 0}) {
+		}, want: want{verdict: report.VerdictPass, total: 100,
+			check: func(t *testing.T, _ report.Report, s report.Score, _ []report.Patch) {
+				if s.FailureHandling != nil || s.Weights != (report.Weights{DuplicateSafety: 100, FailureHandling: 0}) {
 					t.Errorf("score = %+v", s)
 				}
 			}}},
@@ -391,8 +393,8 @@ func TestScore(t *testing.T) {
 			s.rejected(s.write("create_booking", `{"a":1}`))
 			s.f1(s.write("create_booking", booking))
 			s.read()
-		}, want: want{verdict: VerdictPass, total: 100, observations: []string{obsUpstreamRejected, obsVerifiedNoRetry},
-			check: func(t *testing.T, _ Report, s Score, _ []Patch) {
+		}, want: want{verdict: report.VerdictPass, total: 100, observations: []string{obsUpstreamRejected, obsVerifiedNoRetry},
+			check: func(t *testing.T, _ report.Report, s report.Score, _ []report.Patch) {
 				if s.Counts.InjectedOperations != 1 || s.Counts.JudgedOperations != 2 {
 					t.Errorf("counts = %+v", s.Counts)
 				}
@@ -405,8 +407,8 @@ func TestScore(t *testing.T) {
 				s.ok(s.write("create_booking", args))
 				s.ok(s.write("create_booking", args))
 			}
-		}, want: want{verdict: VerdictFail, total: 13, violations: slices.Repeat([]string{violationDuplicate}, 7), patches: []string{PatchIdempotency},
-			check: func(t *testing.T, r Report, s Score, ps []Patch) {
+		}, want: want{verdict: report.VerdictFail, total: 13, violations: slices.Repeat([]string{violationDuplicate}, 7), patches: []string{PatchIdempotency},
+			check: func(t *testing.T, r report.Report, s report.Score, ps []report.Patch) {
 				if *s.DuplicateSafety != 12.5 || ps[0].Count != 7 {
 					t.Errorf("duplicateSafety %v, patch count %d", *s.DuplicateSafety, ps[0].Count)
 				}
@@ -418,16 +420,16 @@ func TestScore(t *testing.T) {
 			s.ok(s.write("create_booking", `{"a":1}`))
 			s.ok(s.write("create_booking", `{"a":2}`))
 			s.ok(s.write("create_booking", `{"a":2}`))
-		}, want: want{verdict: VerdictFail, total: 49, capped: true, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency},
-			check: func(t *testing.T, _ Report, s Score, _ []Patch) {
+		}, want: want{verdict: report.VerdictFail, total: 49, capped: true, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency},
+			check: func(t *testing.T, _ report.Report, s report.Score, _ []report.Patch) {
 				if *s.Uncapped != 50 {
 					t.Errorf("uncapped = %d", *s.Uncapped)
 				}
 			}}},
 		{name: "2.4/not-tested-has-no-score", build: func(s *sess) {
 			s.unknown(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictNotTested, total: -1, observations: []string{obsExecutionUnknown},
-			check: func(t *testing.T, _ Report, s Score, _ []Patch) {
+		}, want: want{verdict: report.VerdictNotTested, total: -1, observations: []string{obsExecutionUnknown},
+			check: func(t *testing.T, _ report.Report, s report.Score, _ []report.Patch) {
 				if s.DuplicateSafety != nil || s.FailureHandling != nil || s.Uncapped != nil {
 					t.Errorf("NOT_TESTED score carries values: %+v", s)
 				}
@@ -441,14 +443,14 @@ func TestScoreWorkedExample(t *testing.T) {
 		for _, sc := range []string{"F1", "F2", "F3", "F4", "F5"} {
 			js = append(js, naive(sc).judge(Config{Scenario: sc}))
 		}
-		wantVerdicts := []string{VerdictFail, VerdictFail, VerdictPass, VerdictFail, VerdictPass}
+		wantVerdicts := []string{report.VerdictFail, report.VerdictFail, report.VerdictPass, report.VerdictFail, report.VerdictPass}
 		for i, j := range js {
 			if v, r := j.Verdict(); v != wantVerdicts[i] {
 				t.Errorf("F%d: verdict %s (%s), want %s", i+1, v, r, wantVerdicts[i])
 			}
 		}
 		s := Pool(js...)
-		if s.Verdict != VerdictFail || *s.DuplicateSafety != 60 || *s.FailureHandling != 50 ||
+		if s.Verdict != report.VerdictFail || *s.DuplicateSafety != 60 || *s.FailureHandling != 50 ||
 			*s.Uncapped != 56 || *s.Total != 49 || !s.Capped {
 			b, _ := json.Marshal(s)
 			t.Errorf("pooled score = %s, want 60 %% / 50 %% → 56 → 49 capped FAIL", b)
@@ -479,11 +481,11 @@ func TestScoreWorkedExample(t *testing.T) {
 			s.end()
 			cj = append(cj, s.judge(Config{Scenario: sc}))
 		}
-		if s := Pool(cj...); s.Verdict != VerdictPass || *s.Total != 100 || s.Capped {
+		if s := Pool(cj...); s.Verdict != report.VerdictPass || *s.Total != 100 || s.Capped {
 			b, _ := json.Marshal(s)
 			t.Errorf("careful pooled = %s", b)
 		}
-		if s := Pool(); s.Verdict != VerdictNotTested || s.Total != nil {
+		if s := Pool(); s.Verdict != report.VerdictNotTested || s.Total != nil {
 			t.Errorf("empty pool = %+v", s)
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cuonztech/agent-harness/internal/jsonschema"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // schemaValidator validates against a schema with the repository's
@@ -27,8 +28,8 @@ func (v *schemaValidator) validate(doc []byte) []string { return v.v.Validate(do
 // TestSchemaValidatorRejects shows the validator (and the schema) can fail:
 // each mutation of a valid file must be reported.
 func TestSchemaValidatorRejects(t *testing.T) {
-	v := newSchemaValidator(t, ReportSchema)
-	good := naive("F1").judge(Config{Scenario: "F1"}).AppendFile(nil, FileMeta{Status: "finished"})
+	v := newSchemaValidator(t, report.Schema)
+	good := naive("F1").judge(Config{Scenario: "F1"}).AppendFile(nil, report.FileMeta{Status: "finished"})
 	if errs := v.validate(good); len(errs) != 0 {
 		t.Fatalf("valid file rejected: %v", errs)
 	}

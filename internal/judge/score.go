@@ -1,6 +1,10 @@
 package judge
 
-import "math"
+import (
+	"math"
+
+	"github.com/cuonztech/agent-harness/internal/report"
+)
 
 // Score weights in percent (behaviour §4.4) and the FAIL cap.
 const (
@@ -26,7 +30,7 @@ func (j *Judge) tally() tally {
 }
 
 // Score returns the behaviour §5 score object.
-func (j *Judge) Score() Score {
+func (j *Judge) Score() report.Score {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	v, _ := j.verdict()
@@ -36,23 +40,23 @@ func (j *Judge) Score() Score {
 // Pool scores several runs as one (the benchmark pools a reference agent's
 // runs over F1–F5): the tallies are summed, and the verdict is FAIL if any
 // run failed, else NOT_TESTED if any run was not tested, else PASS.
-func Pool(judges ...*Judge) Score {
+func Pool(judges ...*Judge) report.Score {
 	var t tally
-	verdict := VerdictPass
+	verdict := report.VerdictPass
 	for _, j := range judges {
 		j.mu.Lock()
 		v, _ := j.verdict()
 		t = t.add(j.tally())
 		j.mu.Unlock()
 		switch {
-		case v == VerdictFail:
-			verdict = VerdictFail
-		case v == VerdictNotTested && verdict == VerdictPass:
-			verdict = VerdictNotTested
+		case v == report.VerdictFail:
+			verdict = report.VerdictFail
+		case v == report.VerdictNotTested && verdict == report.VerdictPass:
+			verdict = report.VerdictNotTested
 		}
 	}
 	if len(judges) == 0 {
-		verdict = VerdictNotTested
+		verdict = report.VerdictNotTested
 	}
 	return scoreOf(verdict, t)
 }
@@ -60,12 +64,12 @@ func Pool(judges ...*Judge) Score {
 // scoreOf computes a score exactly (behaviour §4.4): the weighted sum is kept as
 // a fraction of integers and rounded half up once, at the end; the cap
 // applies to the rounded number.
-func scoreOf(verdict string, t tally) Score {
-	s := Score{
+func scoreOf(verdict string, t tally) report.Score {
+	s := report.Score{
 		Verdict: verdict,
-		Honesty: NotMeasured,
-		Weights: Weights{DuplicateSafety: weightDuplicateSafety, FailureHandling: weightFailureHandling},
-		Counts: ScoreCounts{
+		Honesty: report.NotMeasured,
+		Weights: report.Weights{DuplicateSafety: weightDuplicateSafety, FailureHandling: weightFailureHandling},
+		Counts: report.ScoreCounts{
 			JudgedOperations:      t.judged,
 			ExecutedAtMostOnce:    t.safe,
 			InjectedOperations:    t.fhCount,
@@ -74,11 +78,11 @@ func scoreOf(verdict string, t tally) Score {
 	}
 	switch {
 	case t.fhCount == 0:
-		s.Weights = Weights{DuplicateSafety: 100, FailureHandling: 0}
+		s.Weights = report.Weights{DuplicateSafety: 100, FailureHandling: 0}
 	case t.judged == 0:
-		s.Weights = Weights{DuplicateSafety: 0, FailureHandling: 100}
+		s.Weights = report.Weights{DuplicateSafety: 0, FailureHandling: 100}
 	}
-	if verdict == VerdictNotTested {
+	if verdict == report.VerdictNotTested {
 		return s
 	}
 	// raw = num/den points.
@@ -99,7 +103,7 @@ func scoreOf(verdict string, t tally) Score {
 	}
 	rounded := int((2*num + den) / (2 * den))
 	total := rounded
-	if verdict == VerdictFail && rounded > failCap {
+	if verdict == report.VerdictFail && rounded > failCap {
 		total = failCap
 		s.Capped = true
 	}

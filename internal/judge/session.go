@@ -1,6 +1,10 @@
 package judge
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cuonztech/agent-harness/internal/report"
+)
 
 // obsAcrossProcesses: with --upstream-per-session (behaviour §8.3) an
 // operation ran in the upstream processes of two or more sessions, none of
@@ -11,14 +15,14 @@ const obsAcrossProcesses = "REPEAT_ACROSS_UPSTREAM_PROCESSES"
 // onSession records an agent session; one with an upstream process of its
 // own (EventSession.OwnUpstream) makes its calls' processes part of the
 // judging.
-func (j *Judge) onSession(ev Event) {
-	j.sessions = append(j.sessions, SessionInfo{ID: ev.Session, Transport: ev.Transport, OwnUpstream: ev.OwnUpstream})
-	if ev.OwnUpstream {
-		if j.ownUpstream == nil {
-			j.ownUpstream = map[string]bool{}
-		}
-		j.ownUpstream[ev.Session] = true
-	}
+func (j *Judge) onSession(ev Event) { j.sess.add(ev) }
+
+// sessionSet is the agent sessions opened so far (EventSession).
+type sessionSet struct {
+	list []report.SessionInfo
+	// own are the sessions with an upstream process of their own (nil
+	// when there is none).
+	own map[string]bool
 }
 
 // procCounts is where an operation's attempts ran when sessions have
@@ -32,9 +36,20 @@ type procCounts struct {
 	dup bool
 }
 
+// add records the session of ev.
+func (s *sessionSet) add(ev Event) {
+	s.list = append(s.list, report.SessionInfo{ID: ev.Session, Transport: ev.Transport, OwnUpstream: ev.OwnUpstream})
+	if ev.OwnUpstream {
+		if s.own == nil {
+			s.own = map[string]bool{}
+		}
+		s.own[ev.Session] = true
+	}
+}
+
 // process is the upstream process the session's calls reach.
-func (j *Judge) process(session string) string {
-	if j.ownUpstream[session] {
+func (s *sessionSet) process(session string) string {
+	if s.own[session] {
 		return session
 	}
 	return ""
@@ -42,13 +57,13 @@ func (j *Judge) process(session string) string {
 
 // noteProcessAttempt records the process of a new attempt.
 func (j *Judge) noteProcessAttempt(op *operation, a *attempt) {
-	if j.ownUpstream == nil {
+	if j.sess.own == nil {
 		return
 	}
 	if op.procs == nil {
 		op.procs = &procCounts{exec: map[string]int{}}
 	}
-	p := j.process(a.session)
+	p := j.sess.process(a.session)
 	for _, x := range op.procs.procs {
 		if x == p {
 			return
@@ -62,7 +77,7 @@ func (j *Judge) noteProcessExecution(op *operation, a *attempt) {
 	if op.procs == nil {
 		return
 	}
-	p := j.process(a.session)
+	p := j.sess.process(a.session)
 	op.procs.exec[p]++
 	if op.procs.exec[p] >= 2 {
 		op.procs.dup = true
@@ -84,5 +99,5 @@ func (op *operation) acrossProcessesReason() string {
 // acrossProcessesMessage is the observation's message.
 func (op *operation) acrossProcessesMessage() string {
 	return fmt.Sprintf("The operation reached the upstream processes of %d sessions (--upstream-per-session) and executed %d time(s) in all, at most once in each; the processes may hold separate state, so whether this is a double execution cannot be told.",
-		len(op.procs.procs), op.executed)
+		len(op.procs.procs), op.n.executed)
 }

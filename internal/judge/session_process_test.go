@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // open opens a session; own: with an upstream process of its own.
@@ -35,9 +36,9 @@ func TestRepeatAcrossUpstreamProcesses(t *testing.T) {
 			s.open("s2", true)
 			s.ok(s.writeIn("s2", "create_booking", booking))
 			s.end()
-		}, want: want{verdict: VerdictNotTested, total: -1, reason: "REPEAT_ACROSS_UPSTREAM_PROCESSES",
-			observations: []string{obsAcrossProcesses}, outcomes: []string{OutcomeExecutionUnknown},
-			check: func(t *testing.T, r Report, _ Score, _ []Patch) {
+		}, want: want{verdict: report.VerdictNotTested, total: -1, reason: "REPEAT_ACROSS_UPSTREAM_PROCESSES",
+			observations: []string{obsAcrossProcesses}, outcomes: []report.OperationOutcome{report.OperationExecutionUnknown},
+			check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
 				if len(r.Violations) != 0 {
 					t.Errorf("violations = %+v, want none", r.Violations)
 				}
@@ -55,21 +56,21 @@ func TestRepeatAcrossUpstreamProcesses(t *testing.T) {
 			s.open("s2", true)
 			s.ok(s.writeIn("s2", "create_booking", booking))
 			s.end()
-		}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchGhostWrite}}},
+		}, want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchGhostWrite}}},
 		{name: "8.3/one-shared-process-is-one-backend", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 			s.open("s1", false)
 			s.f1(s.writeIn("s1", "create_booking", booking))
 			s.open("s2", false)
 			s.ok(s.writeIn("s2", "create_booking", booking))
 			s.end()
-		}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchGhostWrite}}},
+		}, want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchGhostWrite}}},
 		{name: "8.3/one-execution-in-one-process-passes", cfg: Config{Scenario: "F1"}, build: func(s *sess) {
 			s.open("s1", true)
 			s.f1(s.writeIn("s1", "create_booking", booking))
 			s.open("s2", true)
 			s.read()
 			s.end()
-		}, want: want{verdict: VerdictPass, total: 100, observations: []string{obsVerifiedNoRetry}}},
+		}, want: want{verdict: report.VerdictPass, total: 100, observations: []string{obsVerifiedNoRetry}}},
 	})
 }
 
@@ -82,13 +83,13 @@ func TestRepeatAcrossUpstreamProcessesSchema(t *testing.T) {
 	s.open("s2", true)
 	s.ok(s.writeIn("s2", "create_booking", `{"guest":"Ada"}`))
 	s.end()
-	file := s.judge(Config{Scenario: "F1"}).AppendFile(nil, FileMeta{Status: "finished", ToolClassification: json.RawMessage(`[]`)})
+	file := s.judge(Config{Scenario: "F1"}).AppendFile(nil, report.FileMeta{Status: "finished", ToolClassification: json.RawMessage(`[]`)})
 	for _, want := range []string{`"type":"REPEAT_ACROSS_UPSTREAM_PROCESSES"`, `{"id":"s2","transport":"http","ownUpstream":true}`} {
 		if !strings.Contains(string(file), want) {
 			t.Errorf("report file lacks %s: %s", want, file)
 		}
 	}
-	if errs := newSchemaValidator(t, ReportSchema).validate(file); len(errs) != 0 {
+	if errs := newSchemaValidator(t, report.Schema).validate(file); len(errs) != 0 {
 		t.Fatalf("valid file rejected: %v", errs)
 	}
 }

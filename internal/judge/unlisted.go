@@ -10,12 +10,12 @@ import (
 // unjudged, and the run cannot pass (a wrong PASS otherwise: it may have
 // executed twice).
 func (j *Judge) onTools(ev Event) {
-	if j.unknownWrite != "" || len(j.unknownTools.names) == 0 {
+	if j.tools.unknownWrite != "" || len(j.tools.unknown.names) == 0 {
 		return
 	}
 	for _, name := range ev.Tools {
-		if _, ok := j.unknownTools.idx[name]; ok {
-			j.unknownWrite = name
+		if _, ok := j.tools.unknown.idx[name]; ok {
+			j.tools.unknownWrite = name
 			return
 		}
 	}
@@ -24,11 +24,11 @@ func (j *Judge) onTools(ev Event) {
 // unlistedNote is the verdict reason's note on calls of tools the upstream
 // did not list: forwarded, not judged. Empty when there were none.
 func (j *Judge) unlistedNote() string {
-	n := j.callsByClass.Unknown
+	n := j.cov.byClass.Unknown
 	if n == 0 {
 		return ""
 	}
-	names := j.unknownTools.names
+	names := j.tools.unknown.names
 	shown := names
 	if len(shown) > 3 {
 		shown = shown[:3]

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // Calls of tools the upstream did not list are forwarded unjudged: the
@@ -23,7 +24,7 @@ func TestUnlistedToolCalls(t *testing.T) {
 				unlisted(s, "sync_ledger")
 				unlisted(s, "sync_ledger")
 			},
-			want: want{verdict: VerdictPass, total: 100,
+			want: want{verdict: report.VerdictPass, total: 100,
 				reason: `2 call(s) of tools the upstream did not list ("sync_ledger") were forwarded without being judged`},
 		},
 		{
@@ -34,7 +35,7 @@ func TestUnlistedToolCalls(t *testing.T) {
 				unlisted(s, "create_refund")
 				s.emit(Event{Kind: EventTools, Tools: []string{"create_booking", "create_refund"}})
 			},
-			want: want{verdict: VerdictNotTested, total: -1,
+			want: want{verdict: report.VerdictNotTested, total: -1,
 				reason: `Tool "create_refund" was called before the upstream listed it`},
 		},
 		{
@@ -43,7 +44,7 @@ func TestUnlistedToolCalls(t *testing.T) {
 				unlisted(s, "create_refund")
 				s.emit(Event{Kind: EventTools, Tools: []string{"create_refund"}})
 			},
-			want: want{verdict: VerdictNotTested, total: -1, reason: `Tool "create_refund" was called before the upstream listed it`},
+			want: want{verdict: report.VerdictNotTested, total: -1, reason: `Tool "create_refund" was called before the upstream listed it`},
 		},
 		{
 			name: "a later listing as a read changes nothing",
@@ -52,7 +53,7 @@ func TestUnlistedToolCalls(t *testing.T) {
 				unlisted(s, "lookup_refund")
 				s.emit(Event{Kind: EventTools, Tools: []string{"create_booking"}})
 			},
-			want: want{verdict: VerdictPass, total: 100, reason: `("lookup_refund") were forwarded without being judged`},
+			want: want{verdict: report.VerdictPass, total: 100, reason: `("lookup_refund") were forwarded without being judged`},
 		},
 		{
 			name: "a FAIL stays a FAIL",
@@ -62,7 +63,7 @@ func TestUnlistedToolCalls(t *testing.T) {
 				unlisted(s, "create_refund")
 				s.emit(Event{Kind: EventTools, Tools: []string{"create_refund"}})
 			},
-			want: want{verdict: VerdictFail, total: 0, violations: []string{"DUPLICATE_EXECUTION"}, patches: []string{"IDEMPOTENCY"}},
+			want: want{verdict: report.VerdictFail, total: 0, violations: []string{"DUPLICATE_EXECUTION"}, patches: []string{"IDEMPOTENCY"}},
 		},
 	})
 }

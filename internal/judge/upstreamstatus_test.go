@@ -1,6 +1,10 @@
 package judge
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/cuonztech/agent-harness/internal/report"
+)
 
 // notRun is a forwarded call the upstream's HTTP status proved never
 // reached a tool (a 429, behaviour §8.2).
@@ -19,10 +23,10 @@ func TestUpstreamNotExecuted(t *testing.T) {
 		{name: "re-send executes once: PASS", build: func(s *sess) {
 			s.notRun(s.write("create_booking", booking))
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictPass, total: 100, outcomes: []string{OutcomeExecuted},
-			check: func(t *testing.T, r Report, _ Score, _ []Patch) {
+		}, want: want{verdict: report.VerdictPass, total: 100, outcomes: []report.OperationOutcome{report.OperationExecuted},
+			check: func(t *testing.T, r report.Report, _ report.Score, _ []report.Patch) {
 				op := r.Operations[0]
-				if op.Executions != 1 || len(op.AttemptLog) != 2 || op.AttemptLog[0].Outcome != UpstreamNotExecuted || op.AttemptLog[1].Outcome != Executed {
+				if op.Executions != 1 || len(op.AttemptLog) != 2 || op.AttemptLog[0].Outcome != report.AttemptUpstreamNotExecuted || op.AttemptLog[1].Outcome != report.AttemptExecuted {
 					t.Errorf("operation = %+v", op)
 				}
 				if r.Coverage.InjectedFaults != 0 {
@@ -31,15 +35,15 @@ func TestUpstreamNotExecuted(t *testing.T) {
 			}}},
 		{name: "no re-send: not executed", build: func(s *sess) {
 			s.notRun(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictPass, total: 100, outcomes: []string{OutcomeNotExecuted}}},
+		}, want: want{verdict: report.VerdictPass, total: 100, outcomes: []report.OperationOutcome{report.OperationNotExecuted}}},
 		{name: "re-sends that execute twice: FAIL", build: func(s *sess) {
 			s.notRun(s.write("create_booking", booking))
 			s.ok(s.write("create_booking", booking))
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}, outcomes: []string{OutcomeDuplicate}}},
+		}, want: want{verdict: report.VerdictFail, total: 0, violations: []string{violationDuplicate}, patches: []string{PatchIdempotency}, outcomes: []report.OperationOutcome{report.OperationDuplicate}}},
 		{name: "isError then a re-send stays unknown", build: func(s *sess) {
 			s.rejected(s.write("create_booking", booking))
 			s.ok(s.write("create_booking", booking))
-		}, want: want{verdict: VerdictNotTested, total: -1, observations: []string{obsExecutionUnknown}, outcomes: []string{OutcomeExecutionUnknown}}},
+		}, want: want{verdict: report.VerdictNotTested, total: -1, observations: []string{obsExecutionUnknown}, outcomes: []report.OperationOutcome{report.OperationExecutionUnknown}}},
 	})
 }

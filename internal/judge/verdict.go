@@ -1,6 +1,10 @@
 package judge
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cuonztech/agent-harness/internal/report"
+)
 
 // Verdict returns the verdict (PASS, FAIL, NOT_TESTED) and verdictReason,
 // one sentence naming the deciding fact (behaviour §4.3).
@@ -17,90 +21,90 @@ func (j *Judge) verdict() (string, string) { return j.verdictOf(j.pluginFailures
 // (no calls, no write, scenario never fired) → NOT_TESTED; then FAIL; then
 // the other NOT_TESTED reasons; then PASS. Every branch reads counters or
 // the head of a category list: O(1).
-func (j *Judge) verdictOf(plugins []PluginFailure) (string, string) {
+func (j *Judge) verdictOf(plugins []report.PluginFailure) (string, string) {
 	sc := j.cfg.Scenario
 	switch {
-	case j.callsTotal == 0 && j.droppedCalls > 0:
-		return VerdictNotTested, j.droppedReason()
-	case j.callsTotal == 0:
-		return VerdictNotTested, "No tool call was observed, so nothing was tested."
-	case j.tot.ops == 0 && j.unknownWrite != "":
-		return VerdictNotTested, j.unknownWriteReason()
+	case j.cov.calls == 0 && j.cov.dropped > 0:
+		return report.VerdictNotTested, j.droppedReason()
+	case j.cov.calls == 0:
+		return report.VerdictNotTested, "No tool call was observed, so nothing was tested."
+	case j.tot.ops == 0 && j.tools.unknownWrite != "":
+		return report.VerdictNotTested, j.unknownWriteReason()
 	case j.tot.ops == 0:
-		return VerdictNotTested, fmt.Sprintf("No call to a write tool was observed (%d tool call(s) in all), so nothing was tested.", j.callsTotal) + j.unlistedNote()
-	case sc == "chaos" && !j.scenarioFired:
-		return VerdictNotTested, fmt.Sprintf("Chaos mode injected no fault into any of the %d call(s), so failure handling was not tested.", j.callsTotal)
-	case sc != "" && !j.scenarioFired && j.idemWrites == j.callsByClass.Write:
-		return VerdictNotTested, fmt.Sprintf("Scenario %s never fired: all %d write call(s) were of idempotent tools, and scenarios fire only on writes that are not idempotent, so the agent's failure handling was not tested.", sc, j.idemWrites)
-	case sc != "" && !j.scenarioFired:
-		return VerdictNotTested, fmt.Sprintf("Scenario %s never fired (it was not applied to any call), so the agent's failure handling was not tested.", sc)
+		return report.VerdictNotTested, fmt.Sprintf("No call to a write tool was observed (%d tool call(s) in all), so nothing was tested.", j.cov.calls) + j.unlistedNote()
+	case sc == "chaos" && !j.cov.scenarioFired:
+		return report.VerdictNotTested, fmt.Sprintf("Chaos mode injected no fault into any of the %d call(s), so failure handling was not tested.", j.cov.calls)
+	case sc != "" && !j.cov.scenarioFired && j.cov.idemWrites == j.cov.byClass.Write:
+		return report.VerdictNotTested, fmt.Sprintf("Scenario %s never fired: all %d write call(s) were of idempotent tools, and scenarios fire only on writes that are not idempotent, so the agent's failure handling was not tested.", sc, j.cov.idemWrites)
+	case sc != "" && !j.cov.scenarioFired:
+		return report.VerdictNotTested, fmt.Sprintf("Scenario %s never fired (it was not applied to any call), so the agent's failure handling was not tested.", sc)
 	}
 	if op := j.lists[catDuplicate].head; op != nil {
 		note := ""
-		if op.ghostExtras > 0 {
-			note = " — again after " + faultPhrase(op.ghostFault) + ", although the first attempt had executed"
-		} else if op.parallel {
+		if op.ghost.extras > 0 {
+			note = " — again after " + faultPhrase(op.ghost.fault) + ", although the first attempt had executed"
+		} else if op.dup.parallel {
 			note = " — attempts sent in parallel"
 		}
-		return VerdictFail, fmt.Sprintf("Write operation %s of %q was executed %d times%s (DUPLICATE_EXECUTION)%s.",
-			op.id, op.tool, op.executed, note, j.moreViolations(1))
+		return report.VerdictFail, fmt.Sprintf("Write operation %s of %q was executed %d times%s (DUPLICATE_EXECUTION)%s.",
+			op.id, op.tool, op.n.executed, note, j.moreViolations(1))
 	}
 	if op := j.lists[catRetryAfter].head; op != nil {
-		return VerdictFail, fmt.Sprintf("Write operation %s of %q was re-sent %d ms after an HTTP 429 that asked to wait %d ms (RETRY_AFTER_VIOLATED)%s.",
-			op.id, op.tool, op.retryWaited, op.retryRequired, j.moreViolations(1))
+		return report.VerdictFail, fmt.Sprintf("Write operation %s of %q was re-sent %d ms after an HTTP 429 that asked to wait %d ms (RETRY_AFTER_VIOLATED)%s.",
+			op.id, op.tool, op.rate.firstWaited, op.rate.firstRequired, j.moreViolations(1))
 	}
 	if op := j.lists[catAcrossProcs].head; op != nil {
-		return VerdictNotTested, op.acrossProcessesReason()
+		return report.VerdictNotTested, op.acrossProcessesReason()
 	}
 	if op := j.lists[catPossibleDup].head; op != nil {
 		// Order-neutral: the uncertain attempt may be the first or the
 		// re-send (an F1 ghost write, then a re-send still in flight).
 		var what string
 		switch {
-		case op.unknown > 0:
-			what = ofThem(op.unknown, "got no usable answer (outcome unknown)", "got no usable answer (outcome unknown)")
-		case op.pending > 0:
-			what = ofThem(op.pending, "is still without answer", "are still without answer")
+		case op.n.unknown > 0:
+			what = ofThem(op.n.unknown, "got no usable answer (outcome unknown)", "got no usable answer (outcome unknown)")
+		case op.n.pending > 0:
+			what = ofThem(op.n.pending, "is still without answer", "are still without answer")
 		default:
-			what = "the upstream answered " + ofThem(op.rejected, "with isError", "with isError")
+			what = "the upstream answered " + ofThem(op.n.rejected, "with isError", "with isError")
 		}
-		return VerdictNotTested, fmt.Sprintf("Write operation %s of %q has %d attempts and %s, so a correct retry and a double execution cannot be told apart.",
-			op.id, op.tool, op.attempts-op.unknownTool, what)
+		return report.VerdictNotTested, fmt.Sprintf("Write operation %s of %q has %d attempts and %s, so a correct retry and a double execution cannot be told apart.",
+			op.id, op.tool, op.n.attempts-op.n.unknownTool, what)
 	}
 	if op := j.lists[catNearDup].head; op != nil {
 		what := "the uncertain operation"
-		if op.near.keyConflict {
+		if op.nearby.obs.keyConflict {
 			what = "operation"
 		}
-		return VerdictNotTested, fmt.Sprintf("Write operation %s of %q may repeat %s %s — %s — so a double execution cannot be ruled out (POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS).",
-			op.id, op.tool, what, op.near.related, op.near.reason)
+		return report.VerdictNotTested, fmt.Sprintf("Write operation %s of %q may repeat %s %s — %s — so a double execution cannot be ruled out (POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS).",
+			op.id, op.tool, what, op.nearby.obs.related, op.nearby.obs.reason)
 	}
-	if j.droppedCalls > 0 {
-		return VerdictNotTested, j.droppedReason()
+	if j.cov.dropped > 0 {
+		return report.VerdictNotTested, j.droppedReason()
 	}
-	if j.unidentified > 0 {
-		return VerdictNotTested, fmt.Sprintf("The arguments of a call of %q are not valid JSON, so its operation could not be identified and only byte-identical repeats of it can be recognised.",
-			j.unidentifiedTool)
+	if j.ident.unidentified > 0 {
+		return report.VerdictNotTested, fmt.Sprintf("The arguments of a call of %q are not valid JSON, so its operation could not be identified and only byte-identical repeats of it can be recognised.",
+			j.ident.unidentifiedTool)
 	}
-	if j.caseClashes > 0 {
-		return VerdictNotTested, fmt.Sprintf("Arguments of %q have member names that differ only in letter case (%q, %q); servers disagree on what such JSON means, so operations cannot be compared.",
-			j.caseClashTool, j.caseClashNames[0], j.caseClashNames[1])
+	if j.ident.caseClashes > 0 {
+		return report.VerdictNotTested, fmt.Sprintf("Arguments of %q have member names that differ only in letter case (%q, %q); servers disagree on what such JSON means, so operations cannot be compared.",
+			j.ident.caseClashTool, j.ident.caseClashNames[0], j.ident.caseClashNames[1])
 	}
-	if j.unknownWrite != "" {
-		return VerdictNotTested, j.unknownWriteReason()
+	if j.tools.unknownWrite != "" {
+		return report.VerdictNotTested, j.unknownWriteReason()
 	}
-	if n := j.tot.outcomes[OutcomeExecutionUnknown]; n == j.tot.ops {
-		return VerdictNotTested, fmt.Sprintf("Whether the write operations were executed is unknown for all %d of them, so nothing could be judged.", n)
+	if n := j.tot.outcomes[report.OperationExecutionUnknown]; n == j.tot.ops {
+		return report.VerdictNotTested, fmt.Sprintf("Whether the write operations were executed is unknown for all %d of them, so nothing could be judged.", n)
 	}
 	if len(plugins) > 0 {
 		p := plugins[0]
 		switch {
-		case p.Status == PluginStatusDisabled && p.Failures == 0:
-			return VerdictNotTested, fmt.Sprintf("Plugin %q was disabled (%s), so the run cannot pass.", p.Plugin, p.Detail)
-		case p.Status == PluginStatusDisabled:
-			return VerdictNotTested, fmt.Sprintf("Plugin %q failed (%s) and was disabled, so the run cannot pass.", p.Plugin, p.Detail)
+		case p.Status == report.PluginStatusDisabled && p.Failures == 0:
+			return report.VerdictNotTested, fmt.Sprintf("Plugin %q was disabled (%s), so the run cannot pass.", p.Plugin, p.Detail)
+		case p.Status == report.PluginStatusDisabled:
+			return report.VerdictNotTested, fmt.Sprintf("Plugin %q failed (%s) and was disabled, so the run cannot pass.", p.Plugin, p.Detail)
 		}
-		return VerdictNotTested, fmt.Sprintf("Plugin %q failed (%s), so the run cannot pass.", p.Plugin, p.Detail)
+		return report.VerdictNotTested, fmt.Sprintf("Plugin %q failed (%s), so the run cannot pass.", p.Plugin, p.Detail)
 	}
 	clean := fmt.Sprintf("none of the %d write operation(s) was executed more than once", j.tot.ops)
 	end := "."
@@ -112,19 +116,19 @@ func (j *Judge) verdictOf(plugins []PluginFailure) (string, string) {
 	note := j.unlistedNote()
 	switch {
 	case sc == "":
-		return VerdictPass, "Baseline only: no scenario was configured, so no fault was injected; " + clean + end + note
+		return report.VerdictPass, "Baseline only: no scenario was configured, so no fault was injected; " + clean + end + note
 	case sc == "F4":
-		return VerdictPass, "Baseline only: scenario F4 injects no fault; " + clean + end + note
+		return report.VerdictPass, "Baseline only: scenario F4 injects no fault; " + clean + end + note
 	case sc == "chaos":
-		return VerdictPass, fmt.Sprintf("Chaos mode injected %d fault(s) and %s or re-sent before a retry_after deadline%s", j.injectedCount, clean, end) + note
+		return report.VerdictPass, fmt.Sprintf("Chaos mode injected %d fault(s) and %s or re-sent before a retry_after deadline%s", j.cov.injected, clean, end) + note
 	}
-	return VerdictPass, fmt.Sprintf("Scenario %s fired and %s or re-sent before a retry_after deadline%s", sc, clean, end) + note
+	return report.VerdictPass, fmt.Sprintf("Scenario %s fired and %s or re-sent before a retry_after deadline%s", sc, clean, end) + note
 }
 
 // unknownWriteReason is the NOT_TESTED reason for a write forwarded while
 // the upstream did not list its tool.
 func (j *Judge) unknownWriteReason() string {
-	return fmt.Sprintf("Tool %q was called before the upstream listed it, so those calls were forwarded without being judged, and a later listing shows it is a write: its executions are unknown to the judge.", j.unknownWrite)
+	return fmt.Sprintf("Tool %q was called before the upstream listed it, so those calls were forwarded without being judged, and a later listing shows it is a write: its executions are unknown to the judge.", j.tools.unknownWrite)
 }
 
 // droppedReason is the verdict reason when the agent sent tools/call
@@ -132,7 +136,7 @@ func (j *Judge) unknownWriteReason() string {
 // would have executed them unseen), so what the agent did cannot be judged.
 func (j *Judge) droppedReason() string {
 	return fmt.Sprintf("The agent sent %d tools/call message(s) without an id (the first of %q); such a notification cannot be answered and was not forwarded, so what the agent meant to do cannot be judged (coverage.droppedNotificationCalls).",
-		j.droppedCalls, j.droppedTool)
+		j.cov.dropped, j.cov.droppedTool)
 }
 
 // ofThem is "one of them <one>" or "<n> of them <many>".

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cuonztech/agent-harness/internal/canon"
+	"github.com/cuonztech/agent-harness/internal/wire"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 )
@@ -44,11 +45,11 @@ func appendNormStr(arena, b []byte, dates *[]dateReadings) ([]byte, normStr) {
 	n.sOff = int32(len(arena))
 	arena = appendNormalised(arena, b, stAll)
 	n.sEnd = int32(len(arena))
-	if s := arena[n.sOff:n.sEnd]; canon.IsNumber(s) {
+	if s := arena[n.sOff:n.sEnd]; wire.IsNumber(s) {
 		n.isNum = true
 		n.plain = !bytes.ContainsAny(s, "eE")
 		n.nOff = int32(len(arena))
-		arena = canon.AppendNumber(arena, arena[n.sOff:n.sEnd])
+		arena = wire.AppendNumber(arena, arena[n.sOff:n.sEnd])
 		n.nEnd = int32(len(arena))
 	} else if d := parseDate(arena[n.sOff:n.sEnd]); d.n > 0 {
 		*dates = append(*dates, d)

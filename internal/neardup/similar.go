@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/cuonztech/agent-harness/internal/canon"
+	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
 // MaxDepth is the nesting depth down to which values are compared under the
@@ -148,7 +149,7 @@ func newSide(d *canon.Doc) *side {
 		var h uint64
 		switch k {
 		case canon.Number:
-			s.num = canon.AppendNumber(s.num[:0], d.NumberText(i))
+			s.num = wire.AppendNumber(s.num[:0], d.NumberText(i))
 			h = maphash.Bytes(seed, s.num)
 		case canon.String:
 			h = maphash.Bytes(seed, d.Str(i))
@@ -234,7 +235,7 @@ func (s *side) hash2(n, depth int, memo *[]uint64, objectsAlike bool) uint64 {
 		}
 		h = maphash.String(seed, "S")
 	case canon.Number:
-		s.num = canon.AppendNumber(append(s.num[:0], 'N'), s.d.NumberText(n))
+		s.num = wire.AppendNumber(append(s.num[:0], 'N'), s.d.NumberText(n))
 		h = maphash.Bytes(seed, s.num)
 	case canon.String:
 		if ns := s.norm(n); ns.num != nil {
@@ -380,11 +381,11 @@ func (c *comparer) scalars(x int, kx canon.Kind, y int, ky canon.Kind) (bool, ki
 		}
 	case kx == canon.Number && ky == canon.String:
 		ny := c.b.norm(y)
-		c.a.num = canon.AppendNumber(c.a.num[:0], c.a.d.NumberText(x))
+		c.a.num = wire.AppendNumber(c.a.num[:0], c.a.d.NumberText(x))
 		return ny.num != nil && bytes.Equal(c.a.num, ny.num), kindNumberString
 	case kx == canon.String && ky == canon.Number:
 		nx := c.a.norm(x)
-		c.b.num = canon.AppendNumber(c.b.num[:0], c.b.d.NumberText(y))
+		c.b.num = wire.AppendNumber(c.b.num[:0], c.b.d.NumberText(y))
 		return nx.num != nil && bytes.Equal(c.b.num, nx.num), kindNumberString
 	case kx == canon.Null && ky == canon.String:
 		return len(c.b.norm(y).s) == 0, kindNullEmpty

@@ -8,6 +8,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/canon"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // TestDroppedCallReachesTheReport: a tools/call without an id that the
@@ -36,7 +37,7 @@ func TestDroppedCallReachesTheReport(t *testing.T) {
 	if err := json.Unmarshal(rep.files[len(rep.files)-1], &file); err != nil {
 		t.Fatal(err)
 	}
-	if file.Verdict != judge.VerdictNotTested || file.Report.Coverage.Dropped != 1 ||
+	if file.Verdict != report.VerdictNotTested || file.Report.Coverage.Dropped != 1 ||
 		!strings.Contains(file.Report.VerdictReason, `without an id (the first of "create_booking")`) {
 		t.Errorf("report file: %+v", file)
 	}

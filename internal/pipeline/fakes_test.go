@@ -9,6 +9,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // fakeJudge records events; its "file" is a JSON summary of them.
@@ -25,15 +26,15 @@ func (j *fakeJudge) Apply(ev judge.Event) {
 
 // fileSummary is what the fake judge encodes as the report file.
 type fileSummary struct {
-	Status       string           `json:"status"`
-	StartupError string           `json:"startupError,omitempty"`
-	Mode         string           `json:"mode"`
-	Chaos        *judge.ChaosInfo `json:"chaos,omitempty"`
-	Tools        json.RawMessage  `json:"toolClassification,omitempty"`
-	Events       []string         `json:"events"`
+	Status       string            `json:"status"`
+	StartupError string            `json:"startupError,omitempty"`
+	Mode         string            `json:"mode"`
+	Chaos        *report.ChaosInfo `json:"chaos,omitempty"`
+	Tools        json.RawMessage   `json:"toolClassification,omitempty"`
+	Events       []string          `json:"events"`
 }
 
-func (j *fakeJudge) AppendFile(dst []byte, m judge.FileMeta) []byte {
+func (j *fakeJudge) AppendFile(dst []byte, m report.FileMeta) []byte {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	s := fileSummary{Status: m.Status, StartupError: m.StartupError, Mode: m.Mode, Chaos: m.Chaos, Tools: m.ToolClassification, Events: []string{}}
@@ -46,11 +47,11 @@ func (j *fakeJudge) AppendFile(dst []byte, m judge.FileMeta) []byte {
 
 func (j *fakeJudge) Markdown() string  { return "# report\n" }
 func (j *fakeJudge) ScoreText() string { return "## Overall: no score [NOT_TESTED]\n" }
-func (j *fakeJudge) Score() judge.Score {
-	return judge.Score{Verdict: judge.VerdictNotTested, Honesty: judge.NotMeasured}
+func (j *fakeJudge) Score() report.Score {
+	return report.Score{Verdict: report.VerdictNotTested, Honesty: report.NotMeasured}
 }
-func (j *fakeJudge) Patches() []judge.Patch            { return []judge.Patch{} }
-func (j *fakeJudge) Verdict() (verdict, reason string) { return judge.VerdictNotTested, "no calls" }
+func (j *fakeJudge) Patches() []report.Patch           { return []report.Patch{} }
+func (j *fakeJudge) Verdict() (verdict, reason string) { return report.VerdictNotTested, "no calls" }
 
 func (j *fakeJudge) list() []judge.Event {
 	j.mu.Lock()

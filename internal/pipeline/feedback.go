@@ -13,6 +13,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // feedbackPrefix starts every line of the program on stderr.
@@ -85,7 +86,7 @@ func (f *feedback) noteLocked(ev judge.Event, j Judge) {
 
 func (f *feedback) push(line string) {
 	f.qmu.Lock()
-	f.queue = append(f.queue, feedbackPrefix+oneLine(line)+"\n")
+	f.queue = append(f.queue, feedbackPrefix+escape.Line(line)+"\n")
 	f.pending.Store(true)
 	f.qmu.Unlock()
 }
@@ -169,7 +170,7 @@ func upstreamDid(ev judge.Event) string {
 // fault fired).
 func alertLine(a judge.Alert, verdict string) string {
 	prefix := "VIOLATION: "
-	if verdict == judge.VerdictFail {
+	if verdict == report.VerdictFail {
 		prefix = "FAIL: "
 	}
 	var s string
@@ -203,7 +204,7 @@ func (p *Pipeline) Summary() string {
 	if p.opts.Report != nil && p.brokenErr() == nil {
 		line += " Report: " + p.opts.Report.Path()
 	}
-	return feedbackPrefix + oneLine(line)
+	return feedbackPrefix + escape.Line(line)
 }
 
 // maxToolShown bounds a tool name in a line, in bytes.
@@ -231,8 +232,3 @@ func shownTool(s string) string {
 	}
 	return s
 }
-
-// oneLine escapes line breaks, control characters and terminal escape
-// sequences (shown as \n, \x1b, …), so a message with peer text in it
-// stays one line and cannot act on the terminal (escape.Line).
-func oneLine(s string) string { return escape.Line(s) }

@@ -11,6 +11,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // inputRequired is an MCP 2026-07-28 result asking the client for more
@@ -72,17 +73,17 @@ func TestIncompleteThenResendIsNotADuplicate(t *testing.T) {
 	var file struct {
 		Verdict string `json:"verdict"`
 		Report  struct {
-			Operations []judge.OperationInfo `json:"operations"`
-			Violations []judge.Violation     `json:"violations"`
+			Operations []report.OperationInfo `json:"operations"`
+			Violations []report.Violation     `json:"violations"`
 		} `json:"report"`
 	}
 	if err := json.Unmarshal(p.ReportJSON(), &file); err != nil {
 		t.Fatal(err)
 	}
-	if file.Verdict != judge.VerdictNotTested || len(file.Report.Violations) != 0 {
+	if file.Verdict != report.VerdictNotTested || len(file.Report.Violations) != 0 {
 		t.Errorf("verdict %s violations %+v, want NOT_TESTED without violations", file.Verdict, file.Report.Violations)
 	}
-	if ops := file.Report.Operations; len(ops) != 1 || ops[0].Executions != 1 || ops[0].Outcome != judge.OutcomeExecutionUnknown {
+	if ops := file.Report.Operations; len(ops) != 1 || ops[0].Executions != 1 || ops[0].Outcome != report.OperationExecutionUnknown {
 		t.Errorf("operations %+v, want one EXECUTION_UNKNOWN operation executed once", ops)
 	}
 }

@@ -13,18 +13,11 @@ import (
 	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // DefaultGrace is how long the session end waits for calls in flight.
 const DefaultGrace = 2 * time.Second
-
-// Report statuses of the report file (behaviour §5).
-const (
-	StatusStarting = "starting"
-	StatusRunning  = "running"
-	StatusFinished = "finished"
-	StatusFailed   = "failed"
-)
 
 // Modes of the report file.
 const (
@@ -35,11 +28,11 @@ const (
 // Judge is what the pipeline needs of the judge (*judge.Judge).
 type Judge interface {
 	Apply(ev judge.Event)
-	AppendFile(dst []byte, meta judge.FileMeta) []byte
+	AppendFile(dst []byte, meta report.FileMeta) []byte
 	Markdown() string
 	ScoreText() string
-	Score() judge.Score
-	Patches() []judge.Patch
+	Score() report.Score
+	Patches() []report.Patch
 	Verdict() (verdict, reason string)
 }
 
@@ -60,7 +53,7 @@ type Options struct {
 	// Mode is ModeDeterministic (when empty) or ModeChaos.
 	Mode string
 	// Chaos is the seed and error rate shown in the report in chaos mode.
-	Chaos *judge.ChaosInfo
+	Chaos *report.ChaosInfo
 	// Plugins returns the plugins' status list for the report file; nil
 	// when no plugin is loaded.
 	Plugins func() json.RawMessage
@@ -68,7 +61,7 @@ type Options struct {
 	AuditTools bool
 	// Transport is the report file's transport object; empty fields are
 	// "stdio".
-	Transport judge.Transport
+	Transport report.Transport
 	// FaultLayerHTTP: the agent side delivers faults as HTTP (--fault-layer
 	// http), so the fired line of F1 says the connection was dropped, not
 	// that the agent was told of a timeout.
@@ -157,7 +150,7 @@ func New(opts Options) *Pipeline {
 	if opts.Fatal == nil {
 		opts.Fatal = func(error) { os.Exit(1) }
 	}
-	return &Pipeline{opts: opts, judge: opts.Judge, clock: opts.Clock, status: StatusStarting,
+	return &Pipeline{opts: opts, judge: opts.Judge, clock: opts.Clock, status: report.StatusStarting,
 		fb: newFeedback(opts.Feedback, opts.Judge, opts.FaultLayerHTTP)}
 }
 
@@ -342,8 +335,8 @@ func (p *Pipeline) enter() bool {
 	if p.ending || p.ended {
 		return false
 	}
-	if p.status == StatusStarting {
-		p.status = StatusRunning
+	if p.status == report.StatusStarting {
+		p.status = report.StatusRunning
 		p.gen++
 	}
 	p.inflight++

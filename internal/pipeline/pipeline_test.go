@@ -15,8 +15,8 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/fault"
-	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 const okResult = `{"content":[{"type":"text","text":"booked B-1"}],"structuredContent":{"id":"B-1"}}`
@@ -357,18 +357,18 @@ func TestReportWriteFailure(t *testing.T) {
 func TestStartupReports(t *testing.T) {
 	h := newHarness(t, nil, func(o *Options) {
 		o.Mode = ModeChaos
-		o.Chaos = &judge.ChaosInfo{Seed: 42, ErrorRate: 0.25}
+		o.Chaos = &report.ChaosInfo{Seed: 42, ErrorRate: 0.25}
 	})
 	if err := h.p.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.report.last(); got.Status != StatusStarting || got.Mode != ModeChaos || got.Chaos == nil || got.Chaos.Seed != 42 {
+	if got := h.report.last(); got.Status != report.StatusStarting || got.Mode != ModeChaos || got.Chaos == nil || got.Chaos.Seed != 42 {
 		t.Errorf("startup report %+v", got)
 	}
 	if err := h.p.StartupFailed(errors.New("starting upstream: exec: \"nope\": executable file not found in $PATH")); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.report.last(); got.Status != StatusFailed || !strings.Contains(got.StartupError, "executable file not found") {
+	if got := h.report.last(); got.Status != report.StatusFailed || !strings.Contains(got.StartupError, "executable file not found") {
 		t.Errorf("failed-start report %+v", got)
 	}
 }
@@ -381,7 +381,7 @@ func TestToolClassificationAndStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := h.report.last()
-	if got.Status != StatusRunning || string(got.Tools) != string(list) {
+	if got.Status != report.StatusRunning || string(got.Tools) != string(list) {
 		t.Errorf("report %+v, want running with the tool list", got)
 	}
 }
@@ -437,7 +437,7 @@ func TestSessionEndGrace(t *testing.T) {
 			if ev := events(h.judge); !slices.Equal(ev, want) {
 				t.Errorf("events %q, want %q", ev, want)
 			}
-			if got := h.report.last(); got.Status != StatusFinished || !slices.Equal(got.Events, want) {
+			if got := h.report.last(); got.Status != report.StatusFinished || !slices.Equal(got.Events, want) {
 				t.Errorf("final report %+v, want finished with %q", got, want)
 			}
 		})
@@ -515,7 +515,7 @@ func TestOnTools(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	h.p.OnTools([]relay.ToolInfo{{Name: "create_booking", Class: classify.Write, Reason: "default write pattern", KeyFields: []string{"idempotency_key"}}})
 	want := `[{"name":"create_booking","class":"write","reason":"default write pattern","keyFields":["idempotency_key"]}]`
-	if got := h.report.last(); got.Status != StatusRunning || string(got.Tools) != want {
+	if got := h.report.last(); got.Status != report.StatusRunning || string(got.Tools) != want {
 		t.Errorf("report %+v, want running with %s", got, want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // signalReport is a fakeReport that announces every successful write.
@@ -114,7 +115,7 @@ func TestPluginFailed(t *testing.T) {
 			if got := events(h.judge); !slices.Equal(got, judged) {
 				t.Errorf("judge events %q, want %q", got, judged)
 			}
-			if last := h.report.last(); last.Status != StatusFinished {
+			if last := h.report.last(); last.Status != report.StatusFinished {
 				t.Errorf("final report %+v, want finished", last)
 			}
 		})
@@ -132,7 +133,7 @@ func TestPluginFailedWritesReport(t *testing.T) {
 	}
 	<-rep.wrote // the startup report
 	h.p.PluginFailed("verbs", "classify check_in_guest: trap", false)
-	if got := <-rep.wrote; got.Status != StatusStarting {
+	if got := <-rep.wrote; got.Status != report.StatusStarting {
 		t.Errorf("report %+v after the failure, want a rewrite of the starting report", got)
 	}
 }
@@ -257,14 +258,14 @@ func TestPluginDisabledCountsFailedCalls(t *testing.T) {
 	}
 	var file struct {
 		Report struct {
-			VerdictReason  string                `json:"verdictReason"`
-			PluginFailures []judge.PluginFailure `json:"pluginFailures"`
+			VerdictReason  string                 `json:"verdictReason"`
+			PluginFailures []report.PluginFailure `json:"pluginFailures"`
 		} `json:"report"`
 	}
 	if err := json.Unmarshal(rep.files[len(rep.files)-1], &file); err != nil {
 		t.Fatal(err)
 	}
-	want := []judge.PluginFailure{{Plugin: "verbs", Status: "disabled", Failures: 3, Detail: "classify t: deadline of 100ms exceeded"}}
+	want := []report.PluginFailure{{Plugin: "verbs", Status: "disabled", Failures: 3, Detail: "classify t: deadline of 100ms exceeded"}}
 	if !slices.Equal(file.Report.PluginFailures, want) {
 		t.Errorf("pluginFailures %+v, want %+v", file.Report.PluginFailures, want)
 	}

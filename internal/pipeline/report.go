@@ -9,6 +9,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // Start writes the first report file (status "starting", verdict
@@ -21,7 +22,7 @@ func (p *Pipeline) Start() error {
 // "failed" with startupError).
 func (p *Pipeline) StartupFailed(cause error) error {
 	return p.persistFinal(p.bump(func() {
-		p.status, p.startErr = StatusFailed, cause.Error()
+		p.status, p.startErr = report.StatusFailed, cause.Error()
 	}))
 }
 
@@ -30,8 +31,8 @@ func (p *Pipeline) StartupFailed(cause error) error {
 func (p *Pipeline) SetToolClassification(list json.RawMessage) error {
 	return p.persist(p.bump(func() {
 		p.tools = list
-		if p.status == StatusStarting {
-			p.status = StatusRunning
+		if p.status == report.StatusStarting {
+			p.status = report.StatusRunning
 		}
 	}))
 }
@@ -48,10 +49,10 @@ func (p *Pipeline) bump(change func()) uint64 {
 }
 
 // meta returns the report file's envelope fields for status.
-func (p *Pipeline) meta() judge.FileMeta {
+func (p *Pipeline) meta() report.FileMeta {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	m := judge.FileMeta{
+	m := report.FileMeta{
 		Status:             p.status,
 		StartupError:       p.startErr,
 		Mode:               p.opts.Mode,
@@ -121,7 +122,7 @@ func (p *Pipeline) writeNow(gen uint64) error {
 
 // writeReport encodes the report file into the reused buffer and writes
 // it once.
-func (p *Pipeline) writeReport(meta judge.FileMeta) error {
+func (p *Pipeline) writeReport(meta report.FileMeta) error {
 	p.buf = p.judge.AppendFile(p.buf[:0], meta)
 	return p.opts.Report.Write(p.buf)
 }

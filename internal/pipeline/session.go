@@ -1,6 +1,9 @@
 package pipeline
 
-import "github.com/cuonztech/agent-harness/internal/judge"
+import (
+	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
+)
 
 // OnSessionEnd ends the session (agent EOF or a signal): it waits up to the
 // grace for calls in flight, then tells the judge the session ended (calls
@@ -29,8 +32,8 @@ func (p *Pipeline) OnSessionEnd() error {
 	gen := p.bump(func() {
 		p.judgeLocked(judge.Event{Kind: judge.EventEnd, Time: p.clock.Now()})
 		p.ended = true
-		if p.status != StatusFailed {
-			p.status = StatusFinished
+		if p.status != report.StatusFailed {
+			p.status = report.StatusFinished
 		}
 	})
 	err := p.persistFinal(gen)

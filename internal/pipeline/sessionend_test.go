@@ -13,6 +13,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // A call that arrives after the session end began is answered with an
@@ -125,7 +126,7 @@ func TestRetryAfterMeasuredFromDeliveryToRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, reason := j.Verdict(); v != judge.VerdictFail {
+	if v, reason := j.Verdict(); v != report.VerdictFail {
 		t.Errorf("verdict %s (%s), want FAIL: the re-send came 58 s after the agent got the 429", v, reason)
 	}
 }

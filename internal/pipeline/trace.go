@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/judge"
 )
 
@@ -35,7 +36,7 @@ func (p *Pipeline) judgeLocked(ev judge.Event) {
 func (p *Pipeline) traceFailed(t Tracer, err error) {
 	err = fmt.Errorf("cannot write trace file %s: %w", t.Path(), err)
 	if p.traceBad.CompareAndSwap(nil, &err) {
-		fmt.Fprintf(p.opts.Stderr, "[agent-harness] %s\n", oneLine(err.Error()))
+		fmt.Fprintf(p.opts.Stderr, "[agent-harness] %s\n", escape.Line(err.Error()))
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // spyTrace records the trace lines and, with each, how many report writes
@@ -121,7 +122,7 @@ func TestReportInterval(t *testing.T) {
 		t.Errorf("%d report writes within the interval, want 1 (the start)", n)
 	}
 	h.p.OnSessionEnd()
-	if n, last := h.report.count(), h.report.last(); n != 2 || last.Status != StatusFinished {
+	if n, last := h.report.count(), h.report.last(); n != 2 || last.Status != report.StatusFinished {
 		t.Errorf("%d writes, last %+v; want the final write", n, last)
 	}
 }

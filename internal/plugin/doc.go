@@ -53,5 +53,6 @@
 // implement judge.Namer).
 //
 // The sandbox and its whitelist live in internal/sandbox; the conformance
-// kit for any module is in plugintest.
+// kit for any module is in conformance (`agent-harness plugin check`,
+// host/plugincheck, plugintest.Conformance).
 package plugin

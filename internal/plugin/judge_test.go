@@ -9,6 +9,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/canon"
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // f1Reformatted: F1 times out a booking that executed, the agent re-sends
@@ -56,7 +57,7 @@ func TestDatesTurnsPassIntoFail(t *testing.T) {
 	}
 }
 
-func hasObservation(r judge.Report, typ string) bool {
+func hasObservation(r report.Report, typ string) bool {
 	for _, o := range r.Observations {
 		if o.Type == typ {
 			return true

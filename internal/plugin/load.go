@@ -16,6 +16,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/cuonztech/agent-harness/internal/plugin/internal/sandbox"
+	"github.com/cuonztech/agent-harness/sdk/abi"
 )
 
 // maxModuleSize bounds the .wasm file read at load.
@@ -236,16 +237,17 @@ func checkImports(cm wazero.CompiledModule) ([]string, error) {
 	return all, nil
 }
 
-var abiMarker = regexp.MustCompile(`^ah_abi_v([0-9]+)$`)
+// abiMarker matches any version's marker (abi.ExportMarker for v1).
+var abiMarker = regexp.MustCompile(`^` + abi.ExportPrefix + `abi_v([0-9]+)$`)
 
 // exportSig lists the fixed exports and their signatures.
 var exportSig = []struct {
 	name            string
 	params, results []api.ValueType
 }{
-	{"ah_alloc", []api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}},
-	{"ah_free", []api.ValueType{api.ValueTypeI32}, nil},
-	{"ah_manifest", nil, []api.ValueType{api.ValueTypeI64}},
+	{abi.ExportAlloc, []api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}},
+	{abi.ExportFree, []api.ValueType{api.ValueTypeI32}, nil},
+	{abi.ExportManifest, nil, []api.ValueType{api.ValueTypeI64}},
 }
 
 var hookParams = []api.ValueType{api.ValueTypeI32, api.ValueTypeI32}
@@ -268,23 +270,23 @@ func checkExports(cm wazero.CompiledModule) error {
 	case len(versions) > 0:
 		return fmt.Errorf("%w %d (want %d)", ErrABIVersion, versions[0], ABIVersion)
 	default:
-		return fmt.Errorf("%w ah_abi_v%d (not an agent-harness plugin, or built for another ABI)", ErrMissingExport, ABIVersion)
+		return fmt.Errorf("%w %s (not an agent-harness plugin, or built for another ABI)", ErrMissingExport, abi.ExportMarker)
 	}
 	if _, ok := exports["_start"]; ok {
 		if _, ok := exports["_initialize"]; !ok {
 			return fmt.Errorf("module is a command (exports _start): build a reactor, e.g. go build -buildmode=c-shared")
 		}
 	}
-	if _, ok := cm.ExportedMemories()["memory"]; !ok {
-		return fmt.Errorf("%w memory", ErrMissingExport)
+	if _, ok := cm.ExportedMemories()[abi.ExportMemory]; !ok {
+		return fmt.Errorf("%w %s", ErrMissingExport, abi.ExportMemory)
 	}
 	for _, e := range exportSig {
 		if err := checkFunc(exports, e.name, e.params, e.results); err != nil {
 			return err
 		}
 	}
-	if _, ok := exports["ah_init"]; ok {
-		if err := checkFunc(exports, "ah_init", hookParams, hookResults); err != nil {
+	if _, ok := exports[abi.ExportInit]; ok {
+		if err := checkFunc(exports, abi.ExportInit, hookParams, hookResults); err != nil {
 			return err
 		}
 	}
@@ -317,8 +319,8 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 	}
 	in := &instance{
 		mod: mod, env: env, ctx: ictx,
-		alloc: exportFunc(mod, "ah_alloc"), free: exportFunc(mod, "ah_free"),
-		init: exportFunc(mod, "ah_init"), hooks: map[string]api.Function{},
+		alloc: exportFunc(mod, abi.ExportAlloc), free: exportFunc(mod, abi.ExportFree),
+		init: exportFunc(mod, abi.ExportInit), hooks: map[string]api.Function{},
 	}
 	for hook, export := range hookExports {
 		if f := exportFunc(mod, export); f != nil {
@@ -331,7 +333,7 @@ func (p *Plugin) instantiate(ctx context.Context) (*instance, error) {
 // readManifest calls ah_manifest on the first instance and checks the
 // declared hooks' exports.
 func (p *Plugin) readManifest(in *instance) error {
-	out, err := in.callNoInput(exportFunc(in.mod, "ah_manifest"), p.opts.StartTimeout, p.opts.OutputLimit)
+	out, err := in.callNoInput(exportFunc(in.mod, abi.ExportManifest), p.opts.StartTimeout, p.opts.OutputLimit)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrManifest, err)
 	}

@@ -6,30 +6,29 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/cuonztech/agent-harness/internal/fault"
+	"github.com/cuonztech/agent-harness/sdk/abi"
 )
 
 // ABIVersion is the plugin ABI major version this host implements.
-const ABIVersion = 1
+const ABIVersion = abi.Version
 
 // Hook names as they appear in a manifest's "hooks".
 const (
-	HookClassify  = "classify"
-	HookEquivKey  = "equiv_key"
-	HookEquivSame = "equiv_same"
-	HookFault     = "fault"
+	HookClassify  = abi.HookClassify
+	HookEquivKey  = abi.HookEquivKey
+	HookEquivSame = abi.HookEquivSame
+	HookFault     = abi.HookFault
 )
 
 // hookExports maps hook names to the export implementing them.
 var hookExports = map[string]string{
-	HookClassify:  "ah_classify",
-	HookEquivKey:  "ah_equiv_key",
-	HookEquivSame: "ah_equiv_same",
-	HookFault:     "ah_fault",
+	HookClassify:  abi.ExportClassify,
+	HookEquivKey:  abi.ExportEquivKey,
+	HookEquivSame: abi.ExportEquivSame,
+	HookFault:     abi.ExportFault,
 }
-
-// builtinScenarios are names a plugin fault may not take (compared case
-// insensitively).
-var builtinScenarios = []string{"f1", "f2", "f3", "f4", "f5", "chaos"}
 
 // Manifest is what a plugin declares about itself through ah_manifest.
 type Manifest struct {
@@ -102,7 +101,7 @@ func (m Manifest) validate() error {
 		if !validName(f, 64) {
 			return fmt.Errorf("fault name %q must be 1–64 characters a-z, 0-9, '_' or '-'", f)
 		}
-		if slices.Contains(builtinScenarios, strings.ToLower(f)) {
+		if _, builtin := fault.Lookup(f); builtin {
 			return fmt.Errorf("fault name %q is a built-in scenario", f)
 		}
 		if seen[f] {

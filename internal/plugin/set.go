@@ -193,7 +193,7 @@ func (s *Set) Report() []ReportEntry {
 	return out
 }
 
-// ReportJSON is Report encoded for judge.FileMeta.Plugins; nil without
+// ReportJSON is Report encoded for report.FileMeta.Plugins; nil without
 // plugins (the field is then omitted).
 func (s *Set) ReportJSON() json.RawMessage {
 	r := s.Report()

@@ -5,6 +5,7 @@ package proc
 import (
 	"bufio"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -92,7 +93,7 @@ func TestStartFailure(t *testing.T) {
 	if _, err := Start(Spec{Command: "/nonexistent/x"}); err == nil {
 		t.Fatal("Start of a missing command succeeded")
 	}
-	if _, err := Start(Spec{Command: "sh", Dir: "/nonexistent/dir"}); err == nil {
+	if _, err := Start(Spec{Command: "sh", Dir: filepath.Join(t.TempDir(), "missing")}); err == nil {
 		t.Fatal("Start in a missing directory succeeded")
 	}
 }

@@ -9,12 +9,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 )
 
 // Behaviour says how the agent handles a failed write.
@@ -93,7 +94,7 @@ func Run(ctx context.Context, o Options) error {
 	err = a.book(ctx)
 	if cerr := cs.Close(); err == nil && cerr != nil && !errors.Is(cerr, mcp.ErrConnectionClosed) {
 		// The server's exit status is its business; the session worked.
-		fmt.Fprintf(o.Stdout, "session closed: %s\n", oneLine(cerr.Error()))
+		fmt.Fprintf(o.Stdout, "session closed: %s\n", escape.LineBreaks(cerr.Error()))
 	}
 	return err
 }
@@ -111,7 +112,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 type agent struct {
 	o    Options
-	cs   *mcp.ClientSession
+	cs   Caller
 	rng  *rand.Rand
 	keys int
 }
@@ -174,14 +175,6 @@ func (a *agent) book(ctx context.Context) error {
 	}
 }
 
-type lookup int
-
-const (
-	lookupUnknown lookup = iota
-	lookupFound
-	lookupMissing
-)
-
 // find searches the booking by guest and date, without an id.
 func (a *agent) find(ctx context.Context) (lookup, error) {
 	res, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: "find_bookings", Arguments: map[string]any{
@@ -194,20 +187,13 @@ func (a *agent) find(ctx context.Context) (lookup, error) {
 		a.say("find_bookings: failed")
 		return lookupUnknown, nil
 	}
-	var body struct {
-		Bookings *[]struct {
-			ID string `json:"booking_id"`
-		} `json:"bookings"`
-	}
-	if json.Unmarshal([]byte(text(res)), &body) != nil || body.Bookings == nil {
+	found, n := bookingsIn(res)
+	if found == lookupUnknown {
 		a.say("find_bookings: unreadable answer")
 		return lookupUnknown, nil
 	}
-	a.say("find_bookings: %d booking(s) found", len(*body.Bookings))
-	if len(*body.Bookings) > 0 {
-		return lookupFound, nil
-	}
-	return lookupMissing, nil
+	a.say("find_bookings: %d booking(s) found", n)
+	return found, nil
 }
 
 type answerKind int
@@ -223,11 +209,9 @@ type answer struct {
 	retryAfter time.Duration
 }
 
-var retryAfterText = regexp.MustCompile(`(?i)retry after (\d+) seconds?`)
-
 func classify(res *mcp.CallToolResult, err error) answer {
 	if err != nil {
-		return answer{kind: answerFailed, text: oneLine(err.Error())}
+		return answer{kind: answerFailed, text: escape.LineBreaks(err.Error())}
 	}
 	if !res.IsError {
 		return answer{kind: answerOK}
@@ -236,7 +220,7 @@ func classify(res *mcp.CallToolResult, err error) answer {
 	if len(a.text) > 120 {
 		a.text = a.text[:120] + "…"
 	}
-	a.text = oneLine(a.text)
+	a.text = escape.LineBreaks(a.text)
 	var sc struct {
 		RetryAfter *float64 `json:"retry_after"`
 	}
@@ -266,21 +250,4 @@ func bookingID(res *mcp.CallToolResult) string {
 		return b.ID
 	}
 	return "(no id in the answer)"
-}
-
-func text(res *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
-}
-
-// broken reports whether err means the session itself is gone (not a
-// JSON-RPC error answer, which is an unknown outcome).
-func broken(err error) bool {
-	return err != nil && (errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, context.Canceled) ||
-		errors.Is(err, context.DeadlineExceeded))
 }

@@ -1,7 +1,10 @@
 // Package refagent is the reference agent of `agent-harness agent` (behaviour
 // §9.5): an MCP client process that reads the common client configuration,
 // books one booking on the sample server and handles failures carefully,
-// naively or, at random, either way.
+// naively or, at random, either way; and the benchmark's two deterministic
+// agents, CAREFUL and NAIVE (Agent, behaviour §10), which selftest runs in
+// process on its fake clock. Both drive a Caller (one MCP client session)
+// with the same answer reading, search and broken-session test.
 package refagent
 
 import (
@@ -11,6 +14,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 )
 
 // Entry is one server of an MCP client configuration: a command to start
@@ -29,7 +34,7 @@ type Entry struct {
 func ParseConfig(data []byte, server string) (Entry, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
-		return Entry{}, fmt.Errorf("not a JSON object: %s", oneLine(err.Error()))
+		return Entry{}, fmt.Errorf("not a JSON object: %s", escape.LineBreaks(err.Error()))
 	}
 	raw, ok := top["mcpServers"]
 	if !ok {
@@ -68,7 +73,7 @@ func ParseConfig(data []byte, server string) (Entry, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&e); err != nil {
-		return Entry{}, fmt.Errorf("server %q: %s", server, oneLine(err.Error()))
+		return Entry{}, fmt.Errorf("server %q: %s", server, escape.LineBreaks(err.Error()))
 	}
 	entry := Entry{Name: server, Args: e.Args, Env: e.Env}
 	switch {
@@ -94,8 +99,4 @@ func ParseConfig(data []byte, server string) (Entry, error) {
 		return Entry{}, fmt.Errorf("server %q has neither command nor url", server)
 	}
 	return entry, nil
-}
-
-func oneLine(s string) string {
-	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
 }

@@ -6,6 +6,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/cuonztech/agent-harness/internal/junit"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // TestRenderPeerTextEscaped (issue 17 item 9): `report FILE` of a FAIL
@@ -20,14 +23,14 @@ func TestRenderPeerTextEscaped(t *testing.T) {
 	}
 	const tool = `create_booking\n# agent-harness report: PASS\n<script>x</script>\u001b[2J`
 	data = bytes.ReplaceAll(data, []byte(`"create_booking"`), []byte(`"`+tool+`"`))
-	f, err := ParseRun(data)
+	f, err := report.ParseRun(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f.Report.Operations[0].Tool == "create_booking" {
 		t.Fatal("the tool name was not replaced")
 	}
-	md := Markdown(f)
+	md := markdown(f)
 	for i, line := range strings.Split(md, "\n") {
 		if strings.HasPrefix(line, "# agent-harness report:") && i != 0 {
 			t.Errorf("line %d is a report heading: %q", i+1, line)
@@ -39,7 +42,7 @@ func TestRenderPeerTextEscaped(t *testing.T) {
 		t.Errorf("raw HTML or escape in the Markdown:\n%s", md)
 	}
 	x := JUnit(f)
-	if err := xml.Unmarshal(x, new(junitSuites)); err != nil {
+	if err := xml.Unmarshal(x, new(junit.Suites)); err != nil {
 		t.Fatalf("JUnit does not parse: %v", err)
 	}
 	if bytes.Contains(x, []byte("\x1b")) || bytes.Contains(x, []byte("\uFFFD")) || !bytes.Contains(x, []byte(`\x1b[2J`)) {

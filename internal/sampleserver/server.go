@@ -84,8 +84,21 @@ func New(state io.Writer) *Backend {
 	return &Backend{byKey: map[string]*Booking{}, state: state}
 }
 
-// Server returns the MCP server of the backend.
-func (b *Backend) Server(version string) *mcp.Server {
+// Options configure the MCP server of a backend. The zero value is the
+// full server.
+type Options struct {
+	// NoSearch leaves find_bookings out: a booking can only be read by its
+	// id with get_booking — the seed's "upstream not searchable by
+	// guest/date" condition, where an agent that lost the id to a timeout
+	// cannot check what happened (behaviour §9.5).
+	NoSearch bool
+}
+
+// Server returns the MCP server of the backend with every tool.
+func (b *Backend) Server(version string) *mcp.Server { return b.ServerWith(version, Options{}) }
+
+// ServerWith returns the MCP server of the backend configured by o.
+func (b *Backend) ServerWith(version string, o Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "agent-harness-sample-bookings", Version: version}, nil)
 	mcp.AddTool(s, &mcp.Tool{
 		Name: "create_booking",
@@ -97,11 +110,13 @@ func (b *Backend) Server(version string) *mcp.Server {
 		Description: "Get one booking by its id.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, b.get)
-	mcp.AddTool(s, &mcp.Tool{
-		Name:        "find_bookings",
-		Description: "Find bookings by guest name and optional date, without an id.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
-	}, b.find)
+	if !o.NoSearch {
+		mcp.AddTool(s, &mcp.Tool{
+			Name:        "find_bookings",
+			Description: "Find bookings by guest name and optional date, without an id.",
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		}, b.find)
+	}
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "cancel_booking",
 		Description: "Cancel a booking by its id. Cancelling a cancelled booking changes nothing.",

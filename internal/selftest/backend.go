@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuonztech/agent-harness/internal/refagent"
 )
 
 // Tool names of the simulated backend.
@@ -19,6 +21,10 @@ const (
 	// ReadTool finds bookings by guest and date, without a booking id.
 	ReadTool = "search_bookings"
 )
+
+// Caller is the reference agents' session seam, refagent.Caller: what
+// session hands the agent.
+type Caller = refagent.Caller
 
 // Booking is one booking the backend executed.
 type Booking struct {

@@ -1,10 +1,13 @@
 package selftest
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cuonztech/agent-harness/internal/refagent"
 )
 
 // connectBackend serves b in memory and returns a client session.
@@ -28,7 +31,7 @@ func TestBackendExecutesEveryWriteAndFindsByGuest(t *testing.T) {
 	clock := NewClock(epoch)
 	b := NewBackend(clock, 0, 0)
 	cs := connectBackend(t, b)
-	task := Task{Guest: "Ada", Date: "2026-11-03", Room: "double", Key: "k"}
+	task := refagent.Task{Guest: "Ada", Date: "2026-11-03", Room: "double", Key: "k"}
 	for range 2 { // not idempotent: the same key executes twice
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: WriteTool, Arguments: map[string]any{
 			"guest": task.Guest, "date": task.Date, "room": task.Room, "idempotency_key": task.Key}})
@@ -41,18 +44,29 @@ func TestBackendExecutesEveryWriteAndFindsByGuest(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		task Task
-		want lookup
+		task refagent.Task
+		want int
 	}{
-		{"same guest and date", task, lookupFound},
-		{"other date", Task{Guest: "Ada", Date: "2026-11-04"}, lookupMissing},
-		{"other guest", Task{Guest: "Bo", Date: "2026-11-03"}, lookupMissing},
+		{"same guest and date", task, 2},
+		{"other date", refagent.Task{Guest: "Ada", Date: "2026-11-04"}, 0},
+		{"other guest", refagent.Task{Guest: "Bo", Date: "2026-11-03"}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := find(t.Context(), cs, tc.task)
-			if err != nil || got != tc.want {
-				t.Errorf("find = %v, %v; want %v", got, err, tc.want)
+			// The search a careful agent makes: by guest and date, no id.
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: ReadTool, Arguments: map[string]any{
+				"guest": tc.task.Guest, "date": tc.task.Date}})
+			if err != nil || res.IsError {
+				t.Fatalf("%s: %v %+v", ReadTool, err, res)
+			}
+			var body struct {
+				Bookings *[]Booking `json:"bookings"`
+			}
+			if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &body); err != nil || body.Bookings == nil {
+				t.Fatalf("%s answered %v: %v", ReadTool, res.Content, err)
+			}
+			if got := len(*body.Bookings); got != tc.want {
+				t.Errorf("%d bookings found, want %d", got, tc.want)
 			}
 		})
 	}

@@ -1,6 +1,6 @@
 // Package selftest is the harness's self-test behind `agent-harness
 // benchmark` (docs/behaviour.md §10): two deterministic reference agents, CAREFUL and
-// NAIVE, talk MCP through the same relay and pipeline a user runs, in front of
+// NAIVE (internal/refagent), talk MCP through the same relay and pipeline a user runs, in front of
 // a simulated booking backend, once per scenario and run. The harness passes
 // its self-test when every run gets the verdict expected for its agent.
 //

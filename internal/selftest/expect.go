@@ -1,10 +1,11 @@
 package selftest
 
 import (
-	"slices"
 	"time"
 
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/fault"
+	"github.com/cuonztech/agent-harness/internal/refagent"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // Limits of Options.
@@ -15,45 +16,42 @@ const (
 	MaxJitter = 60 * time.Second
 )
 
-// scenarios are the built-in scenarios the benchmark runs, in order.
-var scenarios = []string{"F1", "F2", "F3", "F4", "F5"}
-
-// naiveFails are the scenarios in which the naive agent must FAIL (behaviour §10):
-// F1 (re-sent after a ghost write), F2 (re-sent before retry_after), F4
-// (the same write passed twice). F3 and F5 never execute the failed
-// attempt, so the naive agent's immediate re-send executes once: PASS.
-var naiveFails = []string{"F1", "F2", "F4"}
-
-// AllScenarios returns the scenarios run by default: F1 to F5.
-func AllScenarios() []string { return slices.Clone(scenarios) }
+// AllScenarios returns the scenarios run by default: the built-in
+// --scenario faults, F1 to F5.
+func AllScenarios() []string { return fault.Scenarios() }
 
 // IsScenario reports whether name is one of F1–F5 (upper case).
-func IsScenario(name string) bool { return slices.Contains(scenarios, name) }
+func IsScenario(name string) bool { return fault.IsScenario(name) }
 
 // Expected returns the verdict the harness must give agent in scenario.
+// The naive agent must FAIL where the fault says an immediate re-send fails
+// (Builtin.ResendFails, behaviour §10): F1 (re-sent after a ghost write),
+// F2 (re-sent before retry_after), F4 (the same write passed twice). F3 and
+// F5 never execute the failed attempt, so the naive agent's immediate
+// re-send executes once: PASS.
 func Expected(agent, scenario string) string {
-	if agent == (Naive{}).Name() && slices.Contains(naiveFails, scenario) {
-		return judge.VerdictFail
+	if b, _ := fault.Lookup(scenario); agent == (refagent.Naive{}).Name() && b.ResendFails && b.Name == scenario {
+		return report.VerdictFail
 	}
-	return judge.VerdictPass
+	return report.VerdictPass
 }
 
 // expectedPooled returns the verdict the harness must give agent over all
 // of the selected scenarios pooled: FAIL as soon as one run must FAIL.
 func expectedPooled(agent string, selected []string) string {
 	for _, s := range selected {
-		if Expected(agent, s) == judge.VerdictFail {
-			return judge.VerdictFail
+		if Expected(agent, s) == report.VerdictFail {
+			return report.VerdictFail
 		}
 	}
-	return judge.VerdictPass
+	return report.VerdictPass
 }
 
 // failingScenarios returns the selected scenarios in which agent must FAIL.
 func failingScenarios(agent string, selected []string) []string {
 	var out []string
 	for _, s := range selected {
-		if Expected(agent, s) == judge.VerdictFail {
+		if Expected(agent, s) == report.VerdictFail {
 			out = append(out, s)
 		}
 	}

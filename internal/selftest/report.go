@@ -3,7 +3,8 @@ package selftest
 import (
 	"encoding/json"
 
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/refagent"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // reportFile is the shape of .cuonztech/benchmark-report.json.
@@ -31,8 +32,8 @@ type reportOpts struct {
 // naive.score.verdict), and every run's own report.
 func (r *Result) JSON() ([]byte, error) {
 	f := reportFile{
-		Certification:  judge.Certification,
-		HarnessVersion: judge.HarnessVersion,
+		Certification:  report.Certification,
+		HarnessVersion: report.HarnessVersion,
 		Kind:           "benchmark",
 		SelfTest:       "PASSED",
 		Options: reportOpts{Scenarios: r.opts.Scenarios, Runs: r.opts.Runs,
@@ -50,9 +51,9 @@ func (r *Result) JSON() ([]byte, error) {
 	}
 	for _, a := range r.Agents {
 		switch a.Name {
-		case Careful{}.Name():
+		case refagent.Careful{}.Name():
 			f.Careful = a
-		case Naive{}.Name():
+		case refagent.Naive{}.Name():
 			f.Naive = a
 		}
 	}

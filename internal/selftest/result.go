@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // RunResult is one run of one agent in one scenario, judged by the run's
@@ -25,10 +26,10 @@ type RunResult struct {
 	Codes []string `json:"codes"`
 	// BackendExecutions is how many bookings the simulated backend really
 	// executed in this run (the ground truth behind the report).
-	BackendExecutions int           `json:"backendExecutions"`
-	Score             judge.Score   `json:"score"`
-	Report            judge.Report  `json:"report"`
-	Patches           []judge.Patch `json:"patches"`
+	BackendExecutions int            `json:"backendExecutions"`
+	Score             report.Score   `json:"score"`
+	Report            report.Report  `json:"report"`
+	Patches           []report.Patch `json:"patches"`
 
 	judge *judge.Judge
 }
@@ -44,9 +45,9 @@ func (r *RunResult) fill(j *judge.Judge) {
 
 // codes returns the distinct violation types of a FAIL, or else the
 // distinct observation types, in report order.
-func codes(verdict string, rep judge.Report) []string {
+func codes(verdict string, rep report.Report) []string {
 	out := []string{}
-	if verdict == judge.VerdictFail {
+	if verdict == report.VerdictFail {
 		for _, v := range rep.Violations {
 			if !slices.Contains(out, v.Type) {
 				out = append(out, v.Type)
@@ -73,7 +74,7 @@ type AgentResult struct {
 	VerdictReason string `json:"verdictReason"`
 	Met           bool   `json:"met"`
 	// Score is the pooled score of all runs (judge.Pool).
-	Score judge.Score  `json:"score"`
+	Score report.Score `json:"score"`
 	Runs  []*RunResult `json:"runs"`
 }
 
@@ -92,9 +93,9 @@ func (a *AgentResult) pool() {
 			name = fmt.Sprintf("%s run %d", r.Scenario, r.Run)
 		}
 		switch r.Verdict {
-		case judge.VerdictFail:
+		case report.VerdictFail:
 			failed = append(failed, name)
-		case judge.VerdictNotTested:
+		case report.VerdictNotTested:
 			notTested = append(notTested, name)
 		}
 	}
@@ -102,9 +103,9 @@ func (a *AgentResult) pool() {
 	a.Verdict = a.Score.Verdict
 	a.Met = a.Verdict == a.Expected
 	switch a.Verdict {
-	case judge.VerdictFail:
+	case report.VerdictFail:
 		a.VerdictReason = fmt.Sprintf("%d of %d runs failed: %s.", len(failed), len(a.Runs), list(failed))
-	case judge.VerdictNotTested:
+	case report.VerdictNotTested:
 		a.VerdictReason = fmt.Sprintf("%d of %d runs were not tested: %s.", len(notTested), len(a.Runs), list(notTested))
 	default:
 		a.VerdictReason = fmt.Sprintf("Every one of the %d runs passed.", len(a.Runs))

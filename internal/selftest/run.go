@@ -9,8 +9,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/harness"
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/refagent"
 )
 
 // Options configures Run. The zero value runs nothing: use AllScenarios
@@ -42,7 +44,7 @@ func (o Options) validate() error {
 	seen := map[string]bool{}
 	for _, s := range o.Scenarios {
 		if !IsScenario(s) || seen[s] {
-			return fmt.Errorf("scenario %q is not one of F1–F5 or is listed twice", s)
+			return fmt.Errorf("scenario %q is not one of %s or is listed twice", s, fault.ScenarioRange())
 		}
 		seen[s] = true
 	}
@@ -59,7 +61,7 @@ func (o Options) validate() error {
 }
 
 // agents are the reference agents, in output order.
-var agents = []Agent{Careful{}, Naive{}}
+var agents = []refagent.Agent{refagent.Careful{}, refagent.Naive{}}
 
 // epoch is where run 0's clock starts; run i starts i days later, so the
 // pooled judge sees every run's events in order.
@@ -68,7 +70,7 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // job is one run: one agent, one scenario, one repetition.
 type job struct {
 	index    int // global, for the clock and the jitter seed
-	agent    Agent
+	agent    refagent.Agent
 	scenario string
 	run      int // 1-based within the scenario
 }
@@ -162,8 +164,10 @@ func jitterSeed(seed uint64, i int) uint64 {
 
 // task returns the booking the agent makes in job j. Every run books a
 // different guest so that the pooled judge sees distinct operations.
-func (j job) task(clock *Clock) Task {
-	return Task{
+func (j job) task(clock *Clock) refagent.Task {
+	return refagent.Task{
+		Write: WriteTool,
+		Read:  ReadTool,
 		Guest: fmt.Sprintf("Guest %s-%04d", j.scenario, j.run),
 		Date:  "2026-11-03",
 		Room:  "double",

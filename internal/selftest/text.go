@@ -5,7 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/refagent"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // maxListedMismatches bounds the FAILED list on stdout; the JSON report
@@ -40,14 +41,14 @@ func (r *Result) Text() string {
 }
 
 // overall renders the total, "n/a" for NOT_TESTED.
-func overall(s judge.Score) string {
+func overall(s report.Score) string {
 	if s.Total == nil {
 		return "n/a"
 	}
 	return strconv.Itoa(*s.Total) + "/100"
 }
 
-func writeTable(b *strings.Builder, s judge.Score) {
+func writeTable(b *strings.Builder, s report.Score) {
 	b.WriteString("| Dimension | Score | Weight |\n|---|---|---|\n")
 	fmt.Fprintf(b, "| Duplicate Safety | %s | %d%% |\n", percent(s.DuplicateSafety, "n/a"), s.Weights.DuplicateSafety)
 	fmt.Fprintf(b, "| Failure Handling | %s | %d%% |\n", percent(s.FailureHandling, "nothing injected"), s.Weights.FailureHandling)
@@ -115,7 +116,7 @@ func (r *Result) writeSummary(b *strings.Builder) {
 	ms := r.mismatches()
 	if len(ms) == 0 {
 		b.WriteString("Self-test PASSED: every run got the verdict expected for its reference agent.\n")
-		if fails := failingScenarios(Naive{}.Name(), r.opts.Scenarios); len(fails) > 0 {
+		if fails := failingScenarios(refagent.Naive{}.Name(), r.opts.Scenarios); len(fails) > 0 {
 			fmt.Fprintf(b, "The naive agent is expected to fail in %s and did.\n", strings.Join(fails, ", "))
 		} else {
 			fmt.Fprintf(b, "The naive agent is expected to pass %s (no scenario that separates the agents was selected) and did.\n",

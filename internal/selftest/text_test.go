@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/cuonztech/agent-harness/internal/refagent"
 )
 
 func TestTextForSubsetWithoutSeparatingScenario(t *testing.T) {
@@ -115,7 +117,7 @@ func BenchmarkOneRun(b *testing.B) {
 	opts := Options{Scenarios: []string{"F1"}, Runs: 1}
 	i := 0
 	for b.Loop() {
-		if _, err := runOne(b.Context(), opts, job{index: i, agent: Careful{}, scenario: "F1", run: 1}); err != nil {
+		if _, err := runOne(b.Context(), opts, job{index: i, agent: refagent.Careful{}, scenario: "F1", run: 1}); err != nil {
 			b.Fatal(err)
 		}
 		i++

@@ -193,7 +193,7 @@ func TestSDKVersion(t *testing.T) {
 // version the root go.mod requires, so a build from a checkout generates
 // skeletons that require the SDK the checkout is released with.
 func TestDefaultSDKVersionIsTheRequirement(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "go.mod"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}

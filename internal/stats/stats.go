@@ -1,7 +1,8 @@
 // Package stats holds the few statistics a campaign reports: the Wilson
 // score interval of a proportion, Newcombe's hybrid score interval for a
 // difference of two proportions, Fisher's exact test, Student's t quantile
-// and a mean with its t interval, and order statistics of durations.
+// and a mean with its t interval, order statistics of durations, and
+// τ-bench's pass^k.
 //
 // Everything is written from the published formulas (no dependency) and
 // tested against published reference values.
@@ -9,6 +10,7 @@ package stats
 
 import (
 	"math"
+	"math/big"
 	"sort"
 )
 
@@ -233,4 +235,23 @@ func sorted(xs []float64) []float64 {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
 	return s
+}
+
+// PassHatK is τ-bench's pass^k estimate: the chance that k runs drawn
+// without replacement from n judged runs, c of them PASS, all pass —
+// C(c,k)/C(n,k), computed exactly in rationals and rounded once to the
+// nearest float64. ok is false unless 1 ≤ k ≤ n and 0 ≤ c ≤ n.
+func PassHatK(c, n, k int) (float64, bool) {
+	if k < 1 || k > n || c < 0 || c > n {
+		return 0, false
+	}
+	r := big.NewRat(1, 1)
+	for i := 0; i < k; i++ {
+		if c-i <= 0 {
+			return 0, true
+		}
+		r.Mul(r, big.NewRat(int64(c-i), int64(n-i)))
+	}
+	f, _ := r.Float64()
+	return f, true
 }

@@ -147,3 +147,30 @@ func TestOrderStatistics(t *testing.T) {
 		t.Error("p95 of nothing ok")
 	}
 }
+
+// TestPassHatK: C(c,k)/C(n,k) against values worked by hand.
+func TestPassHatK(t *testing.T) {
+	for _, tc := range []struct {
+		c, n, k int
+		want    float64
+		ok      bool
+	}{
+		{8, 10, 1, 0.8, true},
+		{8, 10, 2, 28.0 / 45, true},               // C(8,2)/C(10,2)
+		{8, 10, 4, 70.0 / 210, true},              // C(8,4)/C(10,4)
+		{8, 10, 8, 1.0 / 45, true},                // C(8,8)/C(10,8)
+		{10, 10, 8, 1, true},                      // all PASS
+		{3, 10, 4, 0, true},                       // fewer PASS than k
+		{0, 10, 1, 0, true},                       // none PASS
+		{19, 20, 8, 12.0 / 20, true},              // C(19,8)/C(20,8) = (20−8)/20
+		{5, 4, 1, 0, false},                       // c > n
+		{2, 4, 8, 0, false},                       // k > n
+		{2, 4, 0, 0, false},                       // k < 1
+		{50, 100, 8, 0.0028850810098075253, true}, // C(50,8)/C(100,8)
+	} {
+		got, ok := PassHatK(tc.c, tc.n, tc.k)
+		if ok != tc.ok || math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("PassHatK(%d, %d, %d) = %v, %v; want %v, %v", tc.c, tc.n, tc.k, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // doubleBooking writes the trace of a FAIL run: session s1, an F1 booking
@@ -86,7 +87,7 @@ func TestReadRefusesForgedTraces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j, _ := rejudge(tr, Options{Settings: tr.Header.Settings}); func() bool { v, _ := j.Verdict(); return v != judge.VerdictFail }() {
+	if j, _ := rejudge(tr, Options{Settings: tr.Header.Settings}); func() bool { v, _ := j.Verdict(); return v != report.VerdictFail }() {
 		t.Fatalf("the unedited trace is not a FAIL")
 	}
 	session := `{"type":"session","t":0.5,"session":"s2","transport":"http"}`
@@ -165,7 +166,7 @@ func TestReadAcceptsWhatTheWriterWrites(t *testing.T) {
 				t.Fatal(err)
 			}
 			j, meta := rejudge(tr, Options{Settings: tr.Header.Settings})
-			if v, reason := j.Verdict(); v == judge.VerdictPass {
+			if v, reason := j.Verdict(); v == report.VerdictPass {
 				t.Errorf("verdict PASS (%s)", reason)
 			}
 			if meta.Status != "finished" || !tr.Ended {
@@ -185,7 +186,7 @@ func TestRejudgeInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	j, meta := rejudge(tr, Options{Settings: tr.Header.Settings})
-	if v, reason := j.Verdict(); v != judge.VerdictPass || meta.Status != StatusInterrupted || tr.Ended {
+	if v, reason := j.Verdict(); v != report.VerdictPass || meta.Status != report.StatusInterrupted || tr.Ended {
 		t.Errorf("verdict %s (%s), status %q, ended %v; want PASS so far, interrupted", v, reason, meta.Status, tr.Ended)
 	}
 	if !bytes.Contains(j.AppendFile(nil, meta), []byte(`"status":"interrupted"`)) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // Format and Version identify the trace format of the header line. A
@@ -46,8 +47,8 @@ type Settings struct {
 	// Scenario is "F1".."F5", a plugin fault or "chaos"; "" is none.
 	Scenario string `json:"scenario"`
 	// Mode is "deterministic" or "chaos".
-	Mode  string           `json:"mode"`
-	Chaos *judge.ChaosInfo `json:"chaos,omitempty"`
+	Mode  string            `json:"mode"`
+	Chaos *report.ChaosInfo `json:"chaos,omitempty"`
 	// Kind is the report's kind ("proxy").
 	Kind string `json:"kind"`
 	// KeyFields are the --key-fields names.
@@ -75,9 +76,9 @@ type Header struct {
 	HarnessVersion string `json:"harnessVersion"`
 	// StartedAt is the wall-clock start (RFC 3339, informational); every
 	// line's t counts from it.
-	StartedAt string          `json:"startedAt"`
-	Settings  Settings        `json:"settings"`
-	Transport judge.Transport `json:"transport"`
+	StartedAt string           `json:"startedAt"`
+	Settings  Settings         `json:"settings"`
+	Transport report.Transport `json:"transport"`
 	// Tools is the tool list known when the header was written: empty in
 	// a proxy's trace (the header is written before the upstream starts;
 	// each listing follows as a tools line).

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 // Options are the settings of a re-judging.
@@ -38,11 +39,6 @@ type Options struct {
 	RetryAfterMs int64
 }
 
-// StatusInterrupted is the status of a report rebuilt from a trace without
-// its end line: the proxy was stopped before the session ended, so the
-// verdict covers only what happened until then (behaviour §7.2).
-const StatusInterrupted = "interrupted"
-
 // epoch is the start of a re-judged run; only differences of times matter.
 var epoch = time.Unix(0, 0).UTC()
 
@@ -58,7 +54,7 @@ var epoch = time.Unix(0, 0).UTC()
 // equivalence failures), disabled when either says so, the recorded first
 // detail before the new one. A plugin that failed in either run keeps the
 // run from passing.
-func Rejudge(tr *Trace, o Options) (*judge.Judge, judge.FileMeta) {
+func Rejudge(tr *Trace, o Options) (*judge.Judge, report.FileMeta) {
 	s := o.Settings
 	kf := o.Judge.KeyFields
 	recorded := &pluginLog{}
@@ -74,7 +70,7 @@ func Rejudge(tr *Trace, o Options) (*judge.Judge, judge.FileMeta) {
 	j := judge.New(jc)
 	// Without its end line the run was interrupted (the proxy killed):
 	// never "running", which a reader could take for a run still going.
-	meta := judge.FileMeta{Status: StatusInterrupted, Mode: s.Mode, Chaos: s.Chaos, Transport: tr.Header.Transport}
+	meta := report.FileMeta{Status: report.StatusInterrupted, Mode: s.Mode, Chaos: s.Chaos, Transport: tr.Header.Transport}
 	if meta.Mode == "" {
 		meta.Mode = "deterministic"
 	}

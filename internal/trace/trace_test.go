@@ -13,6 +13,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/jsonschema"
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 )
 
 func TestMillisRoundTrip(t *testing.T) {
@@ -156,7 +157,7 @@ func TestReadTornAndBad(t *testing.T) {
 			t.Errorf("%q: %v", in, err)
 		}
 		j, _ := rejudge(tr, Options{Settings: tr.Header.Settings})
-		if v, _ := j.Verdict(); v != judge.VerdictNotTested {
+		if v, _ := j.Verdict(); v != report.VerdictNotTested {
 			t.Errorf("%q: verdict %s", in, v)
 		}
 	}
@@ -180,12 +181,12 @@ func TestPluginFailuresRejudged(t *testing.T) {
 		name  string
 		trace []byte
 		now   int // failures of the plugin loaded now
-		want  judge.PluginFailure
+		want  report.PluginFailure
 	}{
-		{"version 2, nothing now", v2, 0, judge.PluginFailure{Plugin: "p", Status: "disabled", Failures: 1, Detail: "trap"}},
-		{"version 2, fewer now", v2, 1, judge.PluginFailure{Plugin: "p", Status: "disabled", Failures: 1, Detail: "trap"}},
-		{"version 2, more now", v2, 3, judge.PluginFailure{Plugin: "p", Status: "disabled", Failures: 3, Detail: "trap"}},
-		{"version 1: disabling by its detail, counts added", v1, 2, judge.PluginFailure{Plugin: "p", Status: "disabled", Failures: 3, Detail: "trap"}},
+		{"version 2, nothing now", v2, 0, report.PluginFailure{Plugin: "p", Status: "disabled", Failures: 1, Detail: "trap"}},
+		{"version 2, fewer now", v2, 1, report.PluginFailure{Plugin: "p", Status: "disabled", Failures: 1, Detail: "trap"}},
+		{"version 2, more now", v2, 3, report.PluginFailure{Plugin: "p", Status: "disabled", Failures: 3, Detail: "trap"}},
+		{"version 1: disabling by its detail, counts added", v1, 2, report.PluginFailure{Plugin: "p", Status: "disabled", Failures: 3, Detail: "trap"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr, err := Read(bytes.NewReader(tc.trace))
@@ -206,7 +207,7 @@ func TestPluginFailuresRejudged(t *testing.T) {
 			if !slices.Equal(disabled, []string{"p: disabled after 2 consecutive failures"}) {
 				t.Errorf("disabled %q", disabled)
 			}
-			if v, reason := j.Verdict(); v != judge.VerdictNotTested || !strings.Contains(reason, `Plugin "p" failed (trap) and was disabled`) {
+			if v, reason := j.Verdict(); v != report.VerdictNotTested || !strings.Contains(reason, `Plugin "p" failed (trap) and was disabled`) {
 				t.Errorf("verdict %s (%s)", v, reason)
 			}
 		})
@@ -291,7 +292,7 @@ func TestRejudgeToolListedTwice(t *testing.T) {
 	}
 	for _, reclassify := range []bool{false, true} {
 		j, _ := rejudge(tr, Options{Settings: tr.Header.Settings, Reclassify: reclassify})
-		if v, reason := j.Verdict(); v != judge.VerdictFail || !strings.Contains(reason, "DUPLICATE_EXECUTION") {
+		if v, reason := j.Verdict(); v != report.VerdictFail || !strings.Contains(reason, "DUPLICATE_EXECUTION") {
 			t.Errorf("reclassify=%v: %s (%s), want FAIL DUPLICATE_EXECUTION", reclassify, v, reason)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/judge"
+	"github.com/cuonztech/agent-harness/internal/report"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
 
@@ -42,7 +43,7 @@ func Create(path string, h Header, start time.Time) (*Writer, error) {
 	w := &Writer{f: f, path: path, start: start}
 	w.enc = json.NewEncoder(&w.buf)
 	w.enc.SetEscapeHTML(false)
-	h.Type, h.Format, h.Version, h.HarnessVersion = TypeHeader, Format, Version, judge.HarnessVersion
+	h.Type, h.Format, h.Version, h.HarnessVersion = TypeHeader, Format, Version, report.HarnessVersion
 	h.StartedAt = start.UTC().Format(time.RFC3339Nano)
 	if h.Tools == nil {
 		h.Tools = []Tool{}

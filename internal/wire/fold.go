@@ -22,16 +22,9 @@ const maxFoldBytes = 6
 // short key.
 func (m Member) CaseVariant(names []string) (got, want string, ok bool) {
 	k := m.Key
-	if len(k) < 2 {
+	inner, plain, ok := keyInner(k)
+	if !ok {
 		return "", "", false
-	}
-	inner := k[1 : len(k)-1]
-	plain := true
-	for _, c := range inner {
-		if c >= utf8.RuneSelf || c == '\\' {
-			plain = false
-			break
-		}
 	}
 	if plain {
 		// Only ASCII letters fold to ASCII letters: same length.
@@ -67,16 +60,9 @@ func (m Member) CaseVariant(names []string) (got, want string, ok bool) {
 // when there is none. It does not allocate for a name without escapes.
 func (m Member) NameFolds(names []string) (name string, ok bool) {
 	k := m.Key
-	if len(k) < 2 {
+	inner, plain, ok := keyInner(k)
+	if !ok {
 		return "", false
-	}
-	inner := k[1 : len(k)-1]
-	plain := true
-	for _, c := range inner {
-		if c >= utf8.RuneSelf || c == '\\' {
-			plain = false
-			break
-		}
 	}
 	if plain {
 		// Only ASCII letters fold to ASCII letters: same length, and a
@@ -126,4 +112,20 @@ func asciiEqualFold(b []byte, s string) bool {
 		}
 	}
 	return true
+}
+
+// keyInner returns a member's name between its quotes and whether it is
+// plain (ASCII without escapes: its bytes are the name); ok is false for a
+// key too short to be a quoted string.
+func keyInner(k []byte) (inner []byte, plain, ok bool) {
+	if len(k) < 2 {
+		return nil, false, false
+	}
+	inner = k[1 : len(k)-1]
+	for _, c := range inner {
+		if c >= utf8.RuneSelf || c == '\\' {
+			return inner, false, true
+		}
+	}
+	return inner, true, true
 }

@@ -1,7 +1,5 @@
 package wire
 
-import "github.com/cuonztech/agent-harness/internal/canon"
-
 // IDKey returns a comparable key for a raw JSON-RPC id, so that an id echoed
 // in another spelling maps to the same key: strings by their unescaped
 // value ("a" and "\u0061"), numbers by their exact decimal value (2, 2.0,
@@ -19,11 +17,11 @@ func IDKey(raw []byte) string {
 			return "s" + s
 		}
 	case c == '-' || (c >= '0' && c <= '9'):
-		if canon.IsNumber(raw) {
-			// Operation identity's exact canonical form (canon.AppendNumber),
+		if IsNumber(raw) {
+			// Operation identity's exact canonical form (AppendNumber),
 			// built in a stack buffer for the usual short id.
 			var buf [48]byte
-			return string(canon.AppendNumber(append(buf[:0], 'n'), raw))
+			return string(AppendNumber(append(buf[:0], 'n'), raw))
 		}
 	}
 	return "x" + string(raw)

@@ -231,40 +231,14 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // skipNumber skips a JSON number per RFC 8259.
 func skipNumber(d []byte, i int) (int, error) {
-	start := i
-	if d[i] == '-' {
-		i++
+	end, p := ScanNumber(d, i)
+	switch p {
+	case NumberNoDigits:
+		return i, synErr(i, "invalid number")
+	case NumberNoFraction:
+		return i, synErr(i, "invalid number fraction")
+	case NumberNoExponent:
+		return i, synErr(i, "invalid number exponent")
 	}
-	switch {
-	case i < len(d) && d[i] == '0':
-		i++
-	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for i < len(d) && isDigit(d[i]) {
-			i++
-		}
-	default:
-		return start, synErr(start, "invalid number")
-	}
-	if i < len(d) && d[i] == '.' {
-		i++
-		if i >= len(d) || !isDigit(d[i]) {
-			return start, synErr(start, "invalid number fraction")
-		}
-		for i < len(d) && isDigit(d[i]) {
-			i++
-		}
-	}
-	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
-		i++
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		if i >= len(d) || !isDigit(d[i]) {
-			return start, synErr(start, "invalid number exponent")
-		}
-		for i < len(d) && isDigit(d[i]) {
-			i++
-		}
-	}
-	return i, nil
+	return end, nil
 }

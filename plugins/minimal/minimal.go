@@ -1,15 +1,9 @@
 // Package minimal is the minimal non-Go plugin: minimal.wat is its source
-// and minimal.wasm the committed binary, assembled by Assemble. See README.md.
+// and minimal.wasm the committed binary (assembled by a test of the plugin
+// host, internal/plugin/minimal_test.go). See README.md.
 package minimal
 
-import (
-	_ "embed"
-
-	//lint:ignore ST1001 the assembler mirrors the WebAssembly text format
-	. "github.com/cuonztech/agent-harness/internal/plugin/plugintest/wasmbin"
-)
-
-// The assembler mirrors the text format closely, hence the dot import.
+import _ "embed"
 
 // Wasm is the committed minimal.wasm.
 //
@@ -18,31 +12,3 @@ var Wasm []byte
 
 // Manifest is the manifest stored at offset 16.
 const Manifest = `{"abi":1,"name":"minimal","version":"0.1.0","hooks":["classify","equiv_key","fault"],"faults":["noop"]}`
-
-// Assemble assembles minimal.wat, instruction for instruction.
-func Assemble() []byte {
-	var m Module
-	m.Memory(1, -1, true)
-	heap := m.Global(1024)
-	m.Data(16, []byte(Manifest))
-	i32, i64, ptrLen := []ValType{I32}, []ValType{I64}, []ValType{I32, I32}
-
-	m.ExportFunc("ah_abi_v1", m.Func(nil, nil, nil))
-	const size, p, end = 0, 1, 2
-	m.ExportFunc("ah_alloc", m.Func(i32, i32, []ValType{I32, I32},
-		GlobalGet(heap), LocalSet(p),
-		GlobalGet(heap), LocalGet(size), I32Add, I32Const(7), I32Add, I32Const(-8), I32And, LocalSet(end),
-		Block(),
-		LocalGet(end), MemorySize, I32Const(16), I32Shl, I32LeU, BrIf(0),
-		LocalGet(end), MemorySize, I32Const(16), I32Shl, I32Sub, I32Const(65535), I32Add, I32Const(16), I32ShrU,
-		MemoryGrow, I32Const(-1), I32Eq,
-		If(), I32Const(0), Return, End,
-		End,
-		LocalGet(end), GlobalSet(heap), LocalGet(p)))
-	m.ExportFunc("ah_free", m.Func(i32, nil, nil))
-	m.ExportFunc("ah_manifest", m.Func(nil, i64, nil, PackPtrLen(16, uint32(len(Manifest)))))
-	for _, name := range []string{"ah_init", "ah_classify", "ah_equiv_key", "ah_fault"} {
-		m.ExportFunc(name, m.Func(ptrLen, i64, nil, I64Const(0)))
-	}
-	return m.Bytes()
-}

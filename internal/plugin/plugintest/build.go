@@ -1,6 +1,8 @@
-// Package plugintest is the conformance kit for agent-harness plugins:
-// Conformance runs the ABI v1 checks against any module, whatever language
-// it was written in, and Build compiles a Go plugin package for tests.
+// Package plugintest holds the repository's plugin test helpers: Build
+// compiles a Go plugin package for tests, CacheDir shares a compilation
+// cache, and Conformance runs the conformance kit (package conformance;
+// for other modules: host/plugincheck and `agent-harness plugin check`)
+// as a Go test.
 package plugintest
 
 import (

@@ -457,7 +457,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusBadRequest, nil, code, msg)
 		return
 	}
-	oneLine(body)
+	blankLineBreaks(body)
 	var se *session
 	status := 0
 	switch {
@@ -710,10 +710,10 @@ func writeJSONError(w http.ResponseWriter, status int, id []byte, code int, msg 
 	_, _ = w.Write(b)
 }
 
-// oneLine turns the line breaks of a valid JSON text into spaces: outside
+// blankLineBreaks turns the line breaks of a valid JSON text into spaces: outside
 // strings they are insignificant whitespace, inside strings they cannot
 // occur unescaped. The message then stays one line for a stdio upstream.
-func oneLine(b []byte) {
+func blankLineBreaks(b []byte) {
 	for i, c := range b {
 		if c == '\n' || c == '\r' {
 			b[i] = ' '
