@@ -11,6 +11,7 @@ import (
 )
 
 const agentUsage = `Usage: agent-harness agent --behaviour careful|naive|flaky:P --mcp-config FILE [--server NAME] [--seed N]
+       agent-harness agent --model PROVIDER:MODEL --mcp-config FILE [--task TEXT] [--user TEXT]... [flags]
 
 The reference agent (no LLM): an MCP client that starts or connects to the
 server named in FILE (the common client format {"mcpServers": {NAME: ...}},
@@ -23,26 +24,82 @@ a stdio "command" or an HTTP "url"), books one booking on the sample server
 Its stdout says what it did. Exit 0 when the session worked (whatever the
 tools answered), 1 when it could not connect, 2 for a usage error.
 
+With --model it is the built-in LLM agent (docs/agent.md): the server's
+tools become the model's tools, the task and each --user message are sent
+in order, and every message is recorded in the transcript. PROVIDER is
+openai (Chat Completions), anthropic (Messages), ollama (Chat Completions at
+localhost:11434, no key) or script (careful, naive, liar, hallucinate: a
+deterministic model, no LLM). Exit 0 when the conversation ran (whatever the
+tools answered), 1 when a key is missing, the MCP server or the model could
+not be used (the transcript is still written), 2 for a usage error, 128+N
+after signal N.
+
 Flags:
   --behaviour B      careful, naive or flaky:P (default $AGENT_HARNESS_BEHAVIOUR)
   --mcp-config FILE  the client configuration (default $AGENT_HARNESS_MCP_CONFIG)
   --server NAME      the entry to use (default $AGENT_HARNESS_SERVER_NAME, or the
                      only entry)
   --seed N           seed of the flaky draws, an unsigned 64-bit integer
-                     (default $AGENT_HARNESS_SEED, else 1)
+                     (default $AGENT_HARNESS_SEED, else 1); with --model the
+                     provider's seed, sent only when given
+With --model:
+  --model P:M        the model: openai:M, anthropic:M, ollama:M, script:NAME
+  --base-url URL     the provider's server (openai: with /v1, default
+                     https://api.openai.com/v1; anthropic: without /v1,
+                     default https://api.anthropic.com)
+  --api-key-env VAR  the key's environment variable (default OPENAI_API_KEY,
+                     ANTHROPIC_API_KEY; none needed for ollama, script or a
+                     loopback --base-url unless this flag is given)
+  --task TEXT        the first user message (default: book a double room
+                     for Ada Lovelace on 2026-11-03)
+  --user TEXT        a further user message, sent after the model stops
+                     calling tools (repeatable, in order)
+  --system-prompt F  the system prompt's file (default the text of
+                     $AGENT_HARNESS_SYSTEM_PROMPT; none when both are empty)
+  --max-steps N      model calls per turn (default 12)
+  --temperature T    sent only when given
+  --max-tokens N     sent only when given (anthropic: 4096 when not given)
+  --model-timeout D  bound of one model call (default 2m)
+  --tool-timeout D   bound of one MCP tool call (default 90s)
+  --show-is-error on|off  show a result's isError to the model (default on)
+  --probe            end with a question whose one-word answer is the claim
+  --probe-text TEXT  the probe's question
+  --transcript FILE  the transcript (default $AGENT_HARNESS_RUN_DIR/transcript.json
+                     when that is set)
   --help             show this help
   --version          print the version and exit
 `
 
 // agentFlags are the agent's flags; each defaults to its environment
 // variable.
-type agentFlags struct{ behaviour, config, server, seed string }
+type agentFlags struct {
+	behaviour, config, server, seed                                              string
+	model, baseURL, keyEnv, task, systemPrompt, maxSteps, temperature, maxTokens string
+	modelTimeout, toolTimeout, showIsError, probeText, transcript                string
+	users                                                                        []string
+	probe                                                                        bool
+}
 
 var agentTable = []flagSpec[agentFlags]{
 	{name: "behaviour", arg: "B", set: func(a *agentFlags, v string) error { a.behaviour = v; return nil }},
 	{name: "mcp-config", arg: "FILE", set: func(a *agentFlags, v string) error { a.config = v; return nil }},
 	{name: "server", arg: "NAME", set: func(a *agentFlags, v string) error { a.server = v; return nil }},
 	{name: "seed", arg: "N", set: func(a *agentFlags, v string) error { a.seed = v; return nil }},
+	{name: "model", arg: "P:M", set: func(a *agentFlags, v string) error { a.model = v; return nil }},
+	{name: "base-url", arg: "URL", set: func(a *agentFlags, v string) error { a.baseURL = v; return nil }},
+	{name: "api-key-env", arg: "VAR", set: func(a *agentFlags, v string) error { a.keyEnv = v; return nil }},
+	{name: "task", arg: "TEXT", set: func(a *agentFlags, v string) error { a.task = v; return nil }},
+	{name: "user", arg: "TEXT", repeatable: true, set: func(a *agentFlags, v string) error { a.users = append(a.users, v); return nil }},
+	{name: "system-prompt", arg: "FILE", set: func(a *agentFlags, v string) error { a.systemPrompt = v; return nil }},
+	{name: "max-steps", arg: "N", set: func(a *agentFlags, v string) error { a.maxSteps = v; return nil }},
+	{name: "temperature", arg: "T", set: func(a *agentFlags, v string) error { a.temperature = v; return nil }},
+	{name: "max-tokens", arg: "N", set: func(a *agentFlags, v string) error { a.maxTokens = v; return nil }},
+	{name: "model-timeout", arg: "D", set: func(a *agentFlags, v string) error { a.modelTimeout = v; return nil }},
+	{name: "tool-timeout", arg: "D", set: func(a *agentFlags, v string) error { a.toolTimeout = v; return nil }},
+	{name: "show-is-error", arg: "on|off", set: func(a *agentFlags, v string) error { a.showIsError = v; return nil }},
+	{name: "probe", set: func(a *agentFlags, v string) error { a.probe = true; return nil }},
+	{name: "probe-text", arg: "TEXT", set: func(a *agentFlags, v string) error { a.probeText = v; return nil }},
+	{name: "transcript", arg: "FILE", set: func(a *agentFlags, v string) error { a.transcript = v; return nil }},
 	{name: "help"},
 	{name: "version"},
 }
@@ -59,9 +116,20 @@ func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return withUsage(err, func() string { return agentUsage })
 	}
 	fail := func(err error) error { return usagef("%s", err) }
+	if cl.seen["model"] {
+		if cl.seen["behaviour"] {
+			return fail(fmt.Errorf("flags --behaviour and --model: give one of them"))
+		}
+		return runModelAgent(ctx, a, cl, stdout, stderr)
+	}
+	for _, f := range modelOnlyFlags {
+		if cl.seen[f] {
+			return fail(fmt.Errorf("flag --%s needs --model", f))
+		}
+	}
 	behaviour, config, server, seedText := &a.behaviour, &a.config, &a.server, &a.seed
 	if *behaviour == "" {
-		return fail(fmt.Errorf("flag --behaviour is required (or set AGENT_HARNESS_BEHAVIOUR)"))
+		return fail(fmt.Errorf("flag --behaviour is required, or --model (or set AGENT_HARNESS_BEHAVIOUR)"))
 	}
 	b, err := refagent.ParseBehaviour(*behaviour)
 	if err != nil {

@@ -39,6 +39,7 @@ func judgeFlagSet(o *judgeOptions) *flagSet {
 	s.list(&commaValue{p: &o.set.ReadTools, trim: true}, "read-tools", "GLOB,...", "", "extra globs of read tools (replace the recorded ones)")
 	s.list(&commaValue{p: &o.set.IdempotentTools, trim: true}, "idempotent-tools", "GLOB,...", "", "globs of idempotent write tools (replace the recorded ones)")
 	s.toggle(&o.set.IgnoreIdempotentHint, "ignore-idempotent-hint", "the idempotentHint annotation counts for nothing")
+	s.list(funcValue(func(v string) error { return addStateMap(&o.set.StateMap, v) }), "state-map", "TOOL=COUNTER", "", "the state probe's counter a write tool's executions change, repeatable (replaces the recorded map)")
 	s.value(intValue{&o.retryAfter, 1, 86400, "seconds"}, "retry-after", "SECONDS", "", "the retry_after checked after each recorded injected 429, 1–86400")
 	s.list(funcValue(func(v string) error {
 		if slices.Contains(o.set.Plugins, v) {
@@ -206,6 +207,9 @@ func judgeSettings(tr *trace.Trace, o judgeOptions, seen func(flag string) bool)
 	}
 	if o.set.RedactArguments {
 		s.RedactArguments = true
+	}
+	if seen("state-map") {
+		s.StateMap = o.set.StateMap
 	}
 	if seen("retry-after") {
 		s.RetryAfter = o.retryAfter

@@ -60,6 +60,8 @@ func proxyConfig(o proxyOptions) harness.Config {
 		PluginOptions: po,
 
 		HTTP: o.HTTP,
+
+		State: o.State,
 	}
 }
 

@@ -70,8 +70,9 @@ func TestNoReplaceNeedsReportOrTrace(t *testing.T) {
 	if _, err := parseProxyFlags(withBase("--no-replace", "--report-file", "r.json")); err != nil {
 		t.Errorf("--no-replace --report-file: %v", err)
 	}
-	r := runAH(t, "proxy", "--no-replace", "--", "true")
-	if r.code != 2 || r.stderr != "[agent-harness] proxy: flag --no-replace: only with --report-file or --trace\n" {
-		t.Errorf("proxy --no-replace: exit %d, stderr %q; want 2 and one line", r.code, r.stderr)
+	var stdout, stderr strings.Builder
+	code := run(t.Context(), []string{"proxy", "--no-replace", "--", "true"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 2 || stdout.Len() != 0 || stderr.String() != "[agent-harness] proxy: flag --no-replace: only with --report-file or --trace\n" {
+		t.Errorf("proxy --no-replace: exit %d, stdout %q, stderr %q; want 2, nothing on stdout and one line", code, stdout.String(), stderr.String())
 	}
 }

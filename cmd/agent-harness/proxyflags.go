@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/fault"
+	"github.com/cuonztech/agent-harness/internal/harness"
 	"github.com/cuonztech/agent-harness/internal/plugin"
+	"github.com/cuonztech/agent-harness/internal/state"
 )
 
 // proxyOptions is the validated configuration of `agent-harness proxy`
@@ -95,6 +97,9 @@ type proxyOptions struct {
 	// UpstreamTimeout bounds the wait for an upstream answer (default 60s).
 	UpstreamTimeout time.Duration
 
+	// State are the --state-* flags (behaviour §16).
+	State harness.State
+
 	// Quiet (--quiet) drops the startup table and the fired, violation and
 	// summary lines; warnings and errors stay (behaviour §2.8).
 	Quiet bool
@@ -123,6 +128,7 @@ const (
 	groupClassify = "Classification"
 	groupReport   = "Report"
 	groupPlugin   = "Plugins"
+	groupState    = "State probes"
 	groupOps      = "Operations"
 )
 
@@ -249,6 +255,18 @@ func proxyFlagSet(o *proxyOptions, p *parseState) *flagSet {
 	pluginLimit("plugin-pool-size", "N", "idle instances kept per plugin", ", at most --plugin-max-instances")
 	pluginLimit("plugin-max-instances", "N", "instances of one plugin alive at once (more calls wait)", "")
 	pluginLimit("plugin-max-delay", "DURATION", "longest delay a plugin fault may ask for (a longer one is a plugin failure)", "")
+
+	s.group = groupState
+	s.value(funcValue(func(v string) error {
+		if strings.TrimSpace(v) == "" {
+			return errors.New("the command is empty")
+		}
+		o.State.Command = v
+		return nil
+	}), "state-command", "CMD", "", "state probe: run `sh -c CMD` (in the upstream's directory and environment) before the upstream starts and after the session ends; it prints one JSON object of counters")
+	s.list(funcValue(func(v string) error { return addStateMap(&o.State.Map, v) }), "state-map", "TOOL=COUNTER", "", "the probe's counter that the write tool's executions change, repeatable")
+	s.toggle(&o.State.EveryWrite, "state-every-write", "take a snapshot at each report write too (costs one probe run per write)")
+	s.value(durationValue{&o.State.Timeout, time.Millisecond, 10 * time.Minute, "1ms–10m"}, "state-timeout", "DURATION", "10s", "bound of one probe run; 1ms–10m")
 
 	httpFlags(s, &o.HTTP)
 
@@ -380,6 +398,13 @@ func checkProxyCombinations(o *proxyOptions, s *flagSet) error {
 		return usagef("flag --report-interval: only with --trace (the trace keeps every event while the report file waits)")
 	case o.NoReplace && o.ReportFile == "" && o.TraceFile == "":
 		return usagef("flag --no-replace: only with --report-file or --trace")
+	}
+	if o.State.Command == "" {
+		for _, name := range []string{"state-map", "state-every-write", "state-timeout"} {
+			if seen(name) {
+				return usagef("flag --%s: only with --state-command", name)
+			}
+		}
 	}
 	if len(o.Plugins) == 0 {
 		if name := s.givenIn(groupPlugin, "plugin"); name != "" {
@@ -525,4 +550,21 @@ Exit codes (the verdict is in the report, not in the exit code):
   2      usage error: nothing started, the report file untouched
 `)
 	return b.String()
+}
+
+// addStateMap adds one --state-map TOOL=COUNTER to m (also judge's): a
+// tool mapped twice is an error, since its effects would be two counters'.
+func addStateMap(m *map[string]string, v string) error {
+	tool, counter, err := state.ParseMap(v)
+	if err != nil {
+		return err
+	}
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	if prev, ok := (*m)[tool]; ok {
+		return fmt.Errorf("tool %q is mapped twice (to %q and %q)", tool, prev, counter)
+	}
+	(*m)[tool] = counter
+	return nil
 }

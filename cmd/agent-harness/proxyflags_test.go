@@ -35,6 +35,7 @@ var valueFlags = map[string]string{
 	"max-sessions": "4", "session-idle": "1m",
 	"fault-layer": "http", "ghost-hold": "1s", "upstream-url": "http://127.0.0.1:1/mcp",
 	"upstream-header": "X-A: b", "upstream-header-env": "X-Token=PATH",
+	"state-command": "true", "state-map": "create_booking=bookings", "state-timeout": "5s",
 }
 
 // singleValueFlags may be given once.

@@ -88,7 +88,7 @@ func runReport(_ context.Context, args []string, std stdio) error {
 		if err != nil {
 			return fail("%v", err)
 		}
-		r = rendered{junit: render.JUnit(f), markdown: report.WithStatus(report.Markdown(f.Report, f.Score, f.Patches), f.Status), code: runExitCode(f.Verdict, f.Status, notTestedOK)}
+		r = rendered{junit: render.JUnit(f), markdown: report.WithStatus(report.Markdown(f.Report, f.Score, f.Patches, f.State), f.Status), code: runExitCode(f.Verdict, f.Status, notTestedOK)}
 		if claimPath != "" {
 			h := honesty.Join(honesty.TruthOf(plain), honesty.ReadClaim(claimPath))
 			joined = &h

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,12 +18,18 @@ import (
 	"github.com/cuonztech/agent-harness/internal/sampleserver"
 )
 
-const sampleServerUsage = `Usage: agent-harness sample-server [--state-file FILE] [--listen ADDR] [--search on|off]
+const sampleServerUsage = `Usage: agent-harness sample-server [--state-file FILE] [--listen ADDR] [--search on|off] [--dedupe-keys]
+       agent-harness sample-server state FILE
 
 A small booking backend as an MCP server (stdio, or Streamable HTTP with
 --listen), for trying a campaign without your own server: create_booking
 (write; optional idempotency_key), get_booking and find_bookings (reads),
 cancel_booking (write, idempotentHint). Not idempotent without a key.
+
+"sample-server state FILE" is a ready state probe (proxy --state-command):
+it prints the state file's counts as one JSON object, {"bookings": N,
+"replayed": R, "cancellations": C, "executions": E}; a file not yet
+created counts 0.
 
 Flags:
   --state-file FILE  append every execution to FILE as one JSON line, as it
@@ -62,8 +69,12 @@ func runSampleServer(ctx context.Context, args []string, std stdio) error {
 		}
 		return nil
 	}), "search", "on|off", "", "")
+	s.toggle(new(bool), "dedupe-keys", "") // accepted, changes nothing (behaviour §16.4)
 	s.helpAndVersion("", "")
 	words, err := s.parse(args)
+	if err == nil && len(words) > 0 && words[0] == "state" {
+		return runSampleState(words[1:], std.out)
+	}
 	if err == nil && len(words) > 0 {
 		err = usagef("unexpected argument %s", quoteArg(words[0]))
 	}
@@ -92,6 +103,21 @@ func runSampleServer(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 	return nil
+}
+
+// runSampleState is `sample-server state FILE` (behaviour §16.4): the
+// state file's counts on stdout as one JSON object.
+func runSampleState(args []string, stdout io.Writer) error {
+	if len(args) != 1 {
+		return withUsage(usagef("state takes one FILE, the --state-file"), func() string { return sampleServerUsage })
+	}
+	c, err := sampleserver.ReadCounts(args[0])
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(c)
+	_, err = fmt.Fprintf(stdout, "%s\n", b)
+	return err
 }
 
 // serveHTTP serves srv over Streamable HTTP at ADDR/mcp until ctx ends.

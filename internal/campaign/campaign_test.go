@@ -247,16 +247,6 @@ func TestSummaryMatchesSchema(t *testing.T) {
 	}
 }
 
-func TestStatFields(t *testing.T) {
-	state, _, pgrp, ok := statFields([]byte("123 (a) b) Z 1 456 456 0 -1"))
-	if !ok || state != 'Z' || pgrp != 456 {
-		t.Errorf("%c %d %v", state, pgrp, ok)
-	}
-	if _, _, _, ok := statFields([]byte("garbage")); ok {
-		t.Error("garbage parsed")
-	}
-}
-
 func TestRunLine(t *testing.T) {
 	r := rec("", "F1", 3, Fail, 0, "DUPLICATE_EXECUTION", "DUPLICATE_EXECUTION")
 	r.AgentWallMs = 12400

@@ -107,7 +107,7 @@ func Markdown(s *Summary) string {
 			if name == "" {
 				name = "all scenarios"
 			}
-			if len(st.Violations)+len(st.Observations)+len(st.Patches)+len(st.NotTestedKinds) == 0 {
+			if len(st.Violations)+len(st.Observations)+len(st.Patches)+len(st.NotTestedKinds)+len(st.Backend) == 0 {
 				continue
 			}
 			fmt.Fprintf(&b, "### %s%s\n\n", escape.Markdown(name), variantTitle(v.Name))
@@ -116,6 +116,7 @@ func Markdown(s *Summary) string {
 			}
 			writeCounts(&b, "Violations", st.Violations)
 			writeCounts(&b, "Observations", st.Observations)
+			writeCounts(&b, "Wire vs backend (state probe)", st.Backend)
 			if len(st.Patches) > 0 {
 				b.WriteString("Patches (share of runs): ")
 				var parts []string

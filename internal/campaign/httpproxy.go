@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/cuonztech/agent-harness/internal/proc"
 )
 
 // ProxyStderrFile holds the stderr of a run's proxy the campaign started
@@ -53,7 +55,7 @@ func (r *Runner) startHTTPProxy(ctx context.Context, u Unit, dir, report string)
 	pr, pw := io.Pipe()
 	cmd.Stderr = pw
 	hp := &httpProxy{cmd: cmd, done: make(chan struct{})}
-	waited, err := startChild(cmd)
+	waited, err := proc.StartCmd(cmd)
 	if err != nil {
 		logFile.Close()
 		hp.last = err.Error()
@@ -144,13 +146,13 @@ func (hp *httpProxy) stop(grace time.Duration) {
 	default:
 	}
 	pgid := hp.cmd.Process.Pid
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	_ = proc.SignalGroup(pgid, syscall.SIGTERM)
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
 	case <-hp.done:
 	case <-t.C:
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = proc.SignalGroup(pgid, syscall.SIGKILL)
 		<-hp.done
 	}
 }

@@ -28,8 +28,9 @@ type reportFile struct {
 			Type string `json:"type"`
 		} `json:"observations"`
 		Operations []struct {
-			Attempts int    `json:"attempts"`
-			Outcome  string `json:"outcome"`
+			Attempts  int    `json:"attempts"`
+			Outcome   string `json:"outcome"`
+			DecidedBy string `json:"decidedBy"`
 		} `json:"operations"`
 		Coverage struct {
 			Calls struct {
@@ -42,6 +43,38 @@ type reportFile struct {
 		Total *int `json:"total"`
 	} `json:"score"`
 	Patches []Patch `json:"patches"`
+	State   *struct {
+		Tools []RunEffect `json:"tools"`
+	} `json:"state"`
+}
+
+// backendOf fills the record's effects and wire-vs-backend entries from
+// the run's report (behaviour §16).
+func backendOf(rec *Record, r *reportFile) {
+	if r.State != nil {
+		rec.Effects = append(rec.Effects, r.State.Tools...)
+	}
+	deduplicated := 0
+	for _, o := range r.Report.Observations {
+		switch o.Type {
+		case BackendDeduplicated:
+			deduplicated++
+			rec.Backend = append(rec.Backend, BackendDeduplicated)
+		case BackendDisagrees:
+			rec.Backend = append(rec.Backend, BackendDisagrees)
+		}
+	}
+	for _, op := range r.Report.Operations {
+		switch {
+		case op.DecidedBy != "backend":
+		case op.Outcome == "DUPLICATE_EXECUTION":
+			rec.Backend = append(rec.Backend, BackendDuplicate)
+		case deduplicated > 0:
+			deduplicated-- // counted as DEDUPLICATED_BY_BACKEND
+		default:
+			rec.Backend = append(rec.Backend, BackendResolved)
+		}
+	}
 }
 
 func readReport(path string) (*reportFile, error) {
@@ -192,6 +225,7 @@ func judgeSeveral(rec *Record, reports []string, total int, ex agentExit, timeou
 		rec.Violations = append(rec.Violations, sub.Violations...)
 		rec.Observations = append(rec.Observations, sub.Observations...)
 		rec.Patches = append(rec.Patches, sub.Patches...)
+		rec.Effects, rec.Backend = append(rec.Effects, sub.Effects...), append(rec.Backend, sub.Backend...)
 		if sub.Verdict == Fail && failed == nil {
 			sub.Reason = fmt.Sprintf("Proxy %d of %d (%s): %s", proxyNumber(name), total, name, sub.Reason)
 			failed = &sub
@@ -251,6 +285,7 @@ func judgeReport(rec *Record, reportPath string, ex agentExit, timeout time.Dura
 	for _, o := range r.Report.Observations {
 		rec.Observations = append(rec.Observations, o.Type)
 	}
+	backendOf(rec, r)
 	if r.Patches != nil {
 		rec.Patches = r.Patches
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/honesty"
+	"github.com/cuonztech/agent-harness/internal/proc"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 )
 
@@ -62,7 +63,37 @@ type Record struct {
 	// Model is the built-in agent's model usage, from the run's
 	// transcript; nil without one.
 	Model *ModelUsage `json:"model,omitempty"`
+	// Effects are the state probe's effects per mapped tool (behaviour
+	// §16), absent without a probe; Backend the wire-vs-backend entries of
+	// the run (BackendTypes), one per operation concerned.
+	Effects []RunEffect `json:"effects,omitempty"`
+	Backend []string    `json:"backend,omitempty"`
 }
+
+// RunEffect is one mapped tool's effect in a run: the counter's change
+// (null when unknown, Error says why) beside the wire's executions.
+type RunEffect struct {
+	Tool       string `json:"tool"`
+	Counter    string `json:"counter"`
+	Effects    *int64 `json:"effects"`
+	Executions int    `json:"executions"`
+	Error      string `json:"error,omitempty"`
+}
+
+// The wire-vs-backend entries of Record.Backend: where the state probe's
+// effect and the wire's count differed, by what came of it.
+const (
+	// BackendDeduplicated: DEDUPLICATED_BY_BACKEND, the wire's duplicate
+	// was one effect.
+	BackendDeduplicated = "DEDUPLICATED_BY_BACKEND"
+	// BackendDuplicate: a DUPLICATE_EXECUTION the backend's count decided.
+	BackendDuplicate = "DUPLICATE_BY_BACKEND"
+	// BackendResolved: an unknown outcome the backend resolved (executed
+	// once).
+	BackendResolved = "RESOLVED_BY_BACKEND"
+	// BackendDisagrees: BACKEND_DISAGREES, the wire judgement stood.
+	BackendDisagrees = "BACKEND_DISAGREES"
+)
 
 // Patch is one prompt patch a run's report offered.
 type Patch struct {
@@ -163,16 +194,16 @@ func (r *Runner) settle(dir string) {
 	if _, err := os.Lstat(dir); err != nil {
 		return // no earlier attempt
 	}
-	left := func() []int { pids, _ := runProcesses(scope{dir: dir, anyone: true}); return pids }
+	left := func() []int { pids, _ := proc.FindProcesses(runMatch(0, dir, 0, true)); return pids }
 	if len(left()) == 0 {
 		return
 	}
 	if r.waitFor(r.grace(), func() bool { return len(left()) == 0 }) {
 		return
 	}
-	signalAll(0, left(), syscall.SIGTERM)
+	proc.SignalAll(0, left(), syscall.SIGTERM)
 	if !r.waitFor(r.grace(), func() bool { return len(left()) == 0 }) {
-		signalAll(0, left(), syscall.SIGKILL)
+		proc.SignalAll(0, left(), syscall.SIGKILL)
 		r.waitFor(r.grace(), func() bool { return len(left()) == 0 })
 	}
 }
@@ -266,7 +297,7 @@ func (r *Runner) runAgent(ctx context.Context, u Unit, dir, mcpConfig, url strin
 	cmd.Stdout, cmd.Stderr = stdout.w, stderr.w
 
 	start := time.Now()
-	done, err := startChild(cmd)
+	done, err := proc.StartCmd(cmd)
 	if err != nil {
 		fmt.Fprintf(stderr.w, "[agent-harness] campaign: starting the agent: %s\n", err)
 		return agentExit{startErr: err}, 0, nil
@@ -300,14 +331,14 @@ func (r *Runner) runAgent(ctx context.Context, u Unit, dir, mcpConfig, url strin
 // stopGroup sends SIGTERM to the process group, SIGKILL after Grace, and
 // returns the agent's wait error.
 func (r *Runner) stopGroup(pgid int, done <-chan error) error {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	_ = proc.SignalGroup(pgid, syscall.SIGTERM)
 	t := time.NewTimer(r.grace())
 	defer t.Stop()
 	select {
 	case err := <-done:
 		return err
 	case <-t.C:
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = proc.SignalGroup(pgid, syscall.SIGKILL)
 		return <-done
 	}
 }
@@ -330,15 +361,15 @@ func (r *Runner) grace() time.Duration {
 // finds nothing left. Process exclude (0: none) and its descendants are
 // not the agent's (the campaign's own proxy).
 func (r *Runner) reapRun(pgid int, dir string, waitReports bool, exclude int) {
-	left := func() []int { pids, _ := runProcesses(scope{pgid: pgid, dir: dir, exclude: exclude}); return pids }
+	left := func() []int { pids, _ := proc.FindProcesses(runMatch(pgid, dir, exclude, false)); return pids }
 	gone := func() bool { return len(left()) == 0 }
 	finished := func() bool { return waitReports && reportsFinished(dir) }
 	if r.waitFor(r.grace(), func() bool { return gone() || finished() }) && gone() {
 		return
 	}
-	signalAll(pgid, left(), syscall.SIGTERM)
+	proc.SignalAll(pgid, left(), syscall.SIGTERM)
 	if !r.waitFor(r.grace(), gone) {
-		signalAll(pgid, left(), syscall.SIGKILL)
+		proc.SignalAll(pgid, left(), syscall.SIGKILL)
 		r.waitFor(r.grace(), gone)
 	}
 }

@@ -52,12 +52,15 @@ type Stats struct {
 	PassRateInterval *Interval `json:"passRateInterval"`
 	// MeanScore over the judged runs' scores, with its Student's t 95 %
 	// interval (null with fewer than two scores).
-	MeanScore         *float64     `json:"meanScore"`
-	MeanScoreInterval *Interval    `json:"meanScoreInterval"`
-	Violations        []TypeCount  `json:"violations"`
-	Observations      []TypeCount  `json:"observations"`
-	Patches           []PatchShare `json:"patches"`
-	AgentWallMs       WallTime     `json:"agentWallMs"`
+	MeanScore         *float64    `json:"meanScore"`
+	MeanScoreInterval *Interval   `json:"meanScoreInterval"`
+	Violations        []TypeCount `json:"violations"`
+	Observations      []TypeCount `json:"observations"`
+	// Backend counts the wire-vs-backend entries by type (Record.Backend;
+	// behaviour §16), absent when no run had one.
+	Backend     []TypeCount  `json:"backend,omitempty"`
+	Patches     []PatchShare `json:"patches"`
+	AgentWallMs WallTime     `json:"agentWallMs"`
 	// NotTestedKinds counts the NOT_TESTED runs by kind (behaviour §9.3),
 	// most runs first; "other" once per distinct reason.
 	NotTestedKinds []KindCount `json:"notTestedKinds"`
@@ -220,7 +223,7 @@ func computeStats(rs []Record, planned int) Stats {
 	st := Stats{Planned: planned, Runs: len(rs), Violations: []TypeCount{}, Observations: []TypeCount{}, Patches: []PatchShare{},
 		NotTestedKinds: []KindCount{}}
 	var scores, walls []float64
-	viol, obs := counter{}, counter{}
+	viol, obs, backend := counter{}, counter{}, counter{}
 	patchRuns := map[string]int{}
 	patchSeverity := map[string]string{}
 	for _, r := range rs {
@@ -241,6 +244,7 @@ func computeStats(rs []Record, planned int) Stats {
 		walls = append(walls, r.AgentWallMs)
 		viol.add(r.Violations)
 		obs.add(r.Observations)
+		backend.add(r.Backend)
 		seen := map[string]bool{}
 		for _, p := range r.Patches {
 			if !seen[p.Type] {
@@ -267,6 +271,9 @@ func computeStats(rs []Record, planned int) Stats {
 		}
 	}
 	st.Violations, st.Observations = viol.list(), obs.list()
+	if len(backend) > 0 {
+		st.Backend = backend.list()
+	}
 	for t, n := range patchRuns {
 		st.Patches = append(st.Patches, PatchShare{Type: t, Severity: patchSeverity[t], Runs: n, Share: float64(n) / float64(len(rs))})
 	}

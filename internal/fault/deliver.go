@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cuonztech/agent-harness/internal/mcpver"
 )
 
 // MCP protocol versions whose additions matter to an injected result.
@@ -18,8 +20,8 @@ const (
 	// and resource_link content.
 	VersionStructured = "2025-06-18"
 	// VersionResultType (2026-07-28) requires resultType in every result:
-	// a CallToolResult says "complete".
-	VersionResultType = "2026-07-28"
+	// a CallToolResult says "complete" (mcpver.ResultType).
+	VersionResultType = mcpver.ResultType
 )
 
 // MetaRetryAfter is the _meta key of the F2 retry_after (seconds) when the
@@ -31,7 +33,7 @@ const MetaRetryAfter = "agent-harness/retryAfter"
 // newest: every feature is allowed.
 func (c Call) hasVersion(min string) bool {
 	v := c.ProtocolVersion
-	if !isDateVersion(v) {
+	if !mcpver.IsDate(v) {
 		return true
 	}
 	return v >= min
@@ -42,19 +44,7 @@ func (c Call) hasVersion(min string) bool {
 // version gets none: a client treats an absent resultType as "complete"
 // (MCP 2026-07-28, CallToolResult.resultType).
 func (c Call) requiresResultType() bool {
-	return isDateVersion(c.ProtocolVersion) && c.ProtocolVersion >= VersionResultType
-}
-
-func isDateVersion(v string) bool {
-	if len(v) != 10 || v[4] != '-' || v[7] != '-' {
-		return false
-	}
-	for i := range len(v) {
-		if i != 4 && i != 7 && (v[i] < '0' || v[i] > '9') {
-			return false
-		}
-	}
-	return true
+	return mcpver.RequiresResultType(c.ProtocolVersion)
 }
 
 // Structured reports whether an injected result for c may carry

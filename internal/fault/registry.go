@@ -126,8 +126,8 @@ func IsScenario(name string) bool {
 }
 
 // sameName compares names as a plugin's fault names are checked against
-// the built-ins: lower-cased.
-func sameName(a, b string) bool { return strings.ToLower(a) == strings.ToLower(b) }
+// the built-ins: case-folded (also "chaoſ" is "chaos").
+func sameName(a, b string) bool { return strings.EqualFold(a, b) }
 
 // ErrUnknown is returned by New for a name that is not built in.
 var ErrUnknown = errors.New("unknown scenario")

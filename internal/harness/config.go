@@ -87,6 +87,23 @@ type Config struct {
 
 	// HTTP are the Streamable HTTP settings (behaviour §8).
 	HTTP HTTP
+
+	// State is the state probe (behaviour §16); no Command = none.
+	State State
+}
+
+// State configures the state probe of a session (behaviour §16).
+type State struct {
+	// Command runs as `sh -c Command` in the upstream's working directory
+	// and environment; "" = no probe.
+	Command string
+	// Map says which counter each write tool's executions change
+	// (--state-map TOOL=COUNTER).
+	Map map[string]string
+	// EveryWrite takes a snapshot at each report write too.
+	EveryWrite bool
+	// Timeout bounds one probe run (0: state.DefaultTimeout).
+	Timeout time.Duration
 }
 
 // HTTP are the Streamable HTTP settings of a session.
@@ -135,6 +152,7 @@ func FromSettings(s trace.Settings) Config {
 		KeyFields: s.KeyFields, WriteTools: s.WriteTools, ReadTools: s.ReadTools,
 		IdempotentTools: s.IdempotentTools, IgnoreIdempotentHint: s.IgnoreIdempotentHint,
 		RedactArguments: s.RedactArguments, Plugins: s.Plugins, PluginConfig: s.PluginConfig,
+		State: State{Command: s.StateCommand, Map: s.StateMap},
 	}
 }
 
@@ -159,6 +177,7 @@ func (c Config) JudgeConfig(scenario string, ex Extras, start time.Time) judge.C
 
 		Start:           start,
 		RedactArguments: c.RedactArguments,
+		State:           judge.StateConfig{Command: c.State.Command, Map: c.State.Map},
 	}
 }
 
@@ -212,6 +231,8 @@ func (c Config) TraceSettings(scenario, mode string, chaos *report.ChaosInfo) tr
 		RedactArguments:      c.RedactArguments,
 		Plugins:              plugins,
 		PluginConfig:         c.PluginConfig,
+		StateCommand:         c.State.Command,
+		StateMap:             c.State.Map,
 	}
 }
 

@@ -55,6 +55,7 @@ func Run(ctx context.Context, c Config, sio IO) error {
 		return err
 	}
 	plugins.Attach(sc.pipeline.PluginFailed)
+	sc.pipeline.ProbeBefore() // before the upstream starts (behaviour §16.1)
 
 	ro := RelayOptions(c, plugins.Classifiers(), sio.Stdin, sio.Stdout, stderr)
 	sc.relayOptions(&ro)

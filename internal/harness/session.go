@@ -95,6 +95,7 @@ func NewSession(c Config, report pipeline.ReportWriter, ex Extras, stderr io.Wri
 		Stderr:         stderr,
 		Feedback:       feedbackWriter(c, stderr),
 		Fatal:          s.fatal,
+		Probe:          c.probe(),
 	})
 	s.sessions.open = s.pipeline.OpenSession
 	s.sessions.openOwn = s.pipeline.OpenSessionOwnUpstream
@@ -196,6 +197,7 @@ func (s *Session) relayOptions(ro *relay.Options) {
 		ro.LocalTool = s.pipeline.LocalTool
 	}
 	ro.OnTools = s.pipeline.OnTools
+	ro.OnServed = s.pipeline.Served
 	ro.OnSessionEnd = func(context.Context) {
 		if err := s.pipeline.OnSessionEnd(); err != nil {
 			s.setFatal(err)

@@ -1,6 +1,9 @@
 package judge
 
-import "sync/atomic"
+import (
+	"fmt"
+	"sync/atomic"
+)
 
 // Alert is a violation at the moment it appeared: an operation that was
 // just executed a second time (DUPLICATE_EXECUTION) or just re-sent before
@@ -8,7 +11,9 @@ import "sync/atomic"
 // alert while the session runs (behaviour §2.8); the report's violations stay
 // the complete, final account.
 type Alert struct {
-	// Type is "DUPLICATE_EXECUTION" or "RETRY_AFTER_VIOLATED".
+	// Type is "DUPLICATE_EXECUTION", "RETRY_AFTER_VIOLATED", or
+	// "DEDUPLICATED_BY_BACKEND" (no violation: a state probe cleared the
+	// wire's duplicate, behaviour §16.3).
 	Type string
 	// Tool and Operation name the write operation ("op-1", …).
 	Tool      string
@@ -29,6 +34,7 @@ type Alert struct {
 const (
 	alertedDuplicate uint8 = 1 << iota
 	alertedRetryAfter
+	alertedDeduplicated
 )
 
 // alerter is the violations as they appeared.
@@ -57,17 +63,33 @@ func (al *alerter) note(op *operation, c contrib) {
 	}
 	st := al.raised[op]
 	had := st.bits
-	if c.extras > 0 && (had&alertedDuplicate == 0 || op.n.executed > st.executions) {
-		st.executions = op.n.executed
-		a := Alert{Type: violationDuplicate, Tool: op.tool, Operation: op.id, Executions: op.n.executed}
+	if n := op.executions(); c.extras > 0 && (had&alertedDuplicate == 0 || n > st.executions) {
+		st.executions = n
+		a := Alert{Type: violationDuplicate, Tool: op.tool, Operation: op.id, Executions: n}
 		switch {
+		case c.decidedBy == decidedBackend:
+			a.Note = fmt.Sprintf("by the backend's count (state probe counter %q rose by %d; the wire saw %d)", op.eff.counter, op.eff.e, op.n.executed)
 		case op.ghost.extras > 0:
 			a.Note = "again after " + faultPhrase(op.ghost.fault)
 		case op.dup.parallel:
 			a.Note = "attempts sent in parallel"
 		}
+		if c.client {
+			// duplicate.resentBy: the fix is the client's retry setting.
+			if a.Note != "" {
+				a.Note += ", "
+			}
+			a.Note += "re-sent by the MCP client library (CLIENT_RETRY)"
+		}
 		al.list = append(al.list, a)
 		had |= alertedDuplicate
+	}
+	if c.deduplicated && had&alertedDeduplicated == 0 {
+		// The wire's duplicate alert said FAIL; this line says why the
+		// summary does not (behaviour §16.3).
+		al.list = append(al.list, Alert{Type: obsDeduplicatedByBackend, Tool: op.tool, Operation: op.id, Executions: op.n.executed,
+			Note: fmt.Sprintf("state probe counter %q rose by 1", op.eff.counter)})
+		had |= alertedDeduplicated
 	}
 	if c.retry > 0 && had&alertedRetryAfter == 0 {
 		al.list = append(al.list, Alert{Type: violationRetryAfter, Tool: op.tool, Operation: op.id,

@@ -241,6 +241,7 @@ func (j *Judge) writeCall(ev Event) {
 			j.index.alias[id.plugin] = op
 		}
 		j.opSeq = append(j.opSeq, op)
+		j.backend.newOperation(j, op)
 	}
 	if nr.same == nil || nr.keyConflict {
 		op.nearby.record(op, nr)
@@ -287,6 +288,11 @@ func (j *Judge) writeCall(ev Event) {
 	} else if ev.AcceptsKey {
 		op.keys.keyless++
 	}
+	a.re = resendFacts{toolCallID: toolCallID(ev.Params), literal: join == nil && op.key == id.key, reqSeq: ev.RequestSeq}
+	if prev := op.last; prev != nil {
+		a.re.resentBy = resentBy(a, prev, ev.Time)
+	}
+	op.last = a
 	j.calls[ev.Call] = &pendingCall{kind: callWrite, att: a}
 	j.refresh(op)
 	j.addCandidate(op)

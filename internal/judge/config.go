@@ -42,6 +42,19 @@ type Config struct {
 	// check plugin's explanation is replaced by a generic one, since it
 	// may quote values. Judging is unchanged.
 	RedactArguments bool
+	// State is the state probe (behaviour §16): its command (for the
+	// report) and which counter each write tool's executions change. A
+	// zero State takes no effects into account.
+	State StateConfig
+}
+
+// StateConfig is the judge's view of the state probe.
+type StateConfig struct {
+	// Command is the --state-command ("" = none: the report has no state
+	// object, operations no effects).
+	Command string
+	// Map is tool → counter (--state-map).
+	Map map[string]string
 }
 
 // Namer is implemented by plugins that can name themselves; the name is used

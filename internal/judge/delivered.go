@@ -13,6 +13,9 @@ func (j *Judge) onDelivered(ev Event) {
 		return
 	}
 	op := pc.att.op
+	if ev.TransportFault && pc.att.re.transportAt.IsZero() {
+		pc.att.re.transportAt = ev.Time
+	}
 	op.fail.delivered(ev.Call, ev.Time)
 	op.rate.delivered(ev.Call, ev.Time)
 }

@@ -141,6 +141,16 @@
 // same hash of the key value, and pair-check plugin explanations are
 // replaced by a generic one.
 //
+// State probes (backend.go, behaviour §16). EventState carries a snapshot;
+// the after snapshot gives each mapped tool its effect (counter after minus
+// before, exact) and, when the tool has exactly one operation, that
+// operation's opEffect. contrib computes the wire's outcome first, then
+// byBackend: e ≥ 2 is a duplicate (decidedBy backend), e = 1 clears a wire
+// duplicate (DEDUPLICATED_BY_BACKEND) or resolves uncertain attempts, and
+// what the wire contradicts with certainty is BACKEND_DISAGREES with the
+// wire's outcome kept; an attempt in flight at the snapshot, or attempts in
+// other upstream processes, let only e ≥ 2 count.
+//
 // Report fields beyond the original contract (additions only; behaviour §5): operations[].id,
 // report.pluginFailures, coverage counters (callsInFlight, sessionEnded,
 // …), score.uncapped, score.weights, score.counts, duplicate.executions,

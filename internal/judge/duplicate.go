@@ -28,6 +28,9 @@ type dupDetails struct {
 	// failure answer without an injected fault (RECOVERED_BY_RETRY).
 	waited    int64
 	waitedSet bool
+	// resent folds who re-sent the executions after the first
+	// (duplicate.resentBy).
+	resent resentFold
 }
 
 // record adds the execution of attempt a, answered by ev as the n-th
@@ -57,6 +60,9 @@ func (d *dupDetails) record(a *attempt, ev Event, n int, seq uint64, readsOK int
 	// one was sent.
 	if n > 1 && d.maxAnswerSeq > a.sendSeq {
 		d.parallel = true
+	}
+	if n > 1 {
+		d.resent.add(a.re.resentBy)
 	}
 	d.maxAnswerSeq = max(d.maxAnswerSeq, seq)
 	d.maxSendReads = max(d.maxSendReads, a.readsAt)

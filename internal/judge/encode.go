@@ -57,8 +57,9 @@ type scoreKey struct {
 // patchKey is everything patches() reads (an operation's tool and id never
 // change).
 type patchKey struct {
-	ghost, idem, retry, unverified           *operation
+	ghost, idem, retry, unverified, client   *operation
 	ghostExtra, extras, retries, unverifiedN int
+	clientExtras, clientGhost                int
 	ghostKinds, unverifiedKinds              uint64 // faultTally generations
 }
 
@@ -76,7 +77,8 @@ func (j *Judge) AppendFile(dst []byte, meta report.FileMeta) []byte {
 	j.encodeDirty()
 	j.enc.plugins = j.pluginFailures()
 	verdict, reason := j.verdictOf(j.enc.plugins)
-	head := report.FileHead{Verdict: verdict, Reason: reason, Kind: j.cfg.kind(), Scenario: j.cfg.Scenario, Sessions: j.sess.list}
+	head := report.FileHead{Verdict: verdict, Reason: reason, Kind: j.cfg.kind(), Scenario: j.cfg.Scenario, Sessions: j.sess.list,
+		State: j.stateInfo()}
 	dst = report.AppendFile(dst, meta, head, (*fileBody)(j))
 	j.enc.plugins = nil
 	return dst
@@ -105,7 +107,8 @@ func (f *fileBody) AppendPatches(dst []byte) []byte {
 		retry: j.lists[catRetryAfter].head, unverified: j.lists[catUnverified].head,
 		ghostExtra: j.tot.ghostExtra, extras: j.tot.extras, retries: j.tot.retry,
 		unverifiedN: j.lists[catUnverified].n,
-		ghostKinds:  j.tot.ghostKinds.gen, unverifiedKinds: j.tot.unverifiedKinds.gen,
+		client:      j.lists[catClientRetry].head, clientExtras: j.tot.clientExtras, clientGhost: j.tot.clientGhost,
+		ghostKinds: j.tot.ghostKinds.gen, unverifiedKinds: j.tot.unverifiedKinds.gen,
 	}
 	return append(dst, j.enc.patches.get(pk, func(b []byte) []byte {
 		return report.AppendJSON(b, j.patches())

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/state"
 )
 
 // EventKind is the kind of a ledger event.
@@ -38,6 +39,10 @@ const (
 	// Nothing was executed, but what the agent meant to do is unknown: the
 	// run can no longer PASS.
 	EventDroppedCall EventKind = "dropped-call"
+	// EventState: a state probe's snapshot (State; behaviour §16), taken
+	// before the upstream started, after the session ended, or after a
+	// write's answer (--state-every-write).
+	EventState EventKind = "state"
 )
 
 // Outcome is the outcome of one answer as the pipeline reports it
@@ -118,6 +123,17 @@ type Event struct {
 	ResponseDigest string `json:"responseDigest,omitempty"`
 	// Detail is a short human note (e.g. "upstream timeout after 60s").
 	Detail string `json:"detail,omitempty"`
+	// TransportFault (EventDelivered): the injected answer was delivered
+	// at the transport level — a dropped connection, a cut body or
+	// stream, an HTTP 429 or 500 (--fault-layer http) — where the agent's
+	// client library, not its model, meets it first (duplicate.resentBy).
+	TransportFault bool `json:"transportFault,omitempty"`
+	// RequestSeq (EventCall) is the call's number among its session's
+	// requests, pings aside, in the order the relay read them
+	// (relay.ToolCall.RequestSeq); 0 when unknown. A call whose number is
+	// one more than another's is the session's next request after it
+	// (duplicate.resentBy).
+	RequestSeq int64 `json:"requestSeq,omitempty"`
 
 	// Raw data the judge ignores, for the trace (behaviour §7): the agent's
 	// tools/call params (EventCall), the result the upstream or the fault
@@ -126,4 +142,7 @@ type Event struct {
 	Params  json.RawMessage  `json:"-"`
 	Result  json.RawMessage  `json:"-"`
 	Listing []classify.Entry `json:"-"`
+
+	// State is the snapshot of an EventState.
+	State *state.Snapshot `json:"state,omitempty"`
 }

@@ -3,11 +3,13 @@ package judge
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/report"
+	"github.com/cuonztech/agent-harness/internal/state"
 )
 
 // eventsFromBytes decodes fuzz input into an event sequence: each group of
@@ -58,7 +60,18 @@ func eventsFromBytes(data []byte) []Event {
 					ev.Detail = "disabled"
 				}
 			default:
-				ev.Kind = EventKind("bogus")
+				if b0&0x40 == 0 {
+					ev.Kind = EventKind("bogus")
+					break
+				}
+				// A state snapshot (behaviour §16): before, after or
+				// write; a small count, or a failed probe.
+				sn := &state.Snapshot{At: []string{"before", "after", "write", "during"}[int(b1>>4)%4],
+					Counters: map[string]json.Number{"n": json.Number(strconv.Itoa(int(b2>>2)%4 - 1))}}
+				if b0&0x20 != 0 {
+					sn = &state.Snapshot{At: sn.At, Error: "state probe: exit status 1"}
+				}
+				ev.Kind, ev.State, ev.Call = EventState, sn, 0
 			}
 		}
 		evs = append(evs, ev)
@@ -75,10 +88,15 @@ func FuzzJudgeEvents(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 1, 3, 1, 6, 1, 0, 2, 0, 1, 3, 2, 0, 1})             // ghost write, then re-send executed
 	f.Add([]byte{0, 1, 0, 1, 6, 1, 0, 0, 0, 2, 0, 1, 7, 0, 0, 0, 3, 1, 0, 1}) // in flight at end, late answer
 	f.Add([]byte{0x80, 1, 0, 0, 0x84, 1, 17, 0, 0x80, 1, 0, 1, 0, 3, 4, 0})   // 429 and early re-send
+	// With a state map: before snapshot (n = 0), ghost write, re-send, after snapshot (n = 1).
+	f.Add([]byte{0x81, 0x00, 0x06, 0, 0x80, 1, 0, 1, 3, 1, 6, 1, 0, 2, 0, 1, 3, 2, 0, 1, 0x47, 0x10, 0x0a, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg := Config{}
 		if len(data) > 0 {
 			cfg.Scenario = []string{"", "F1", "F2", "F4", "chaos"}[int(data[0])%5]
+			if data[0]&0x80 != 0 {
+				cfg.State = StateConfig{Command: "probe", Map: map[string]string{"create_booking": "n", "pay": "missing"}}
+			}
 		}
 		var host fakePlugins
 		cfg.PluginStatus = host.status

@@ -59,6 +59,9 @@ type Judge struct {
 
 	// Violations as they appeared (alerts.go).
 	alerts alerter
+
+	// backend is the state probe's snapshots and effects (backend.go).
+	backend backendState
 }
 
 // opIndex finds an operation by its built-in key or an alias (behaviour
@@ -157,8 +160,12 @@ type totals struct {
 	fhSum      int
 	extras     int
 	ghostExtra int
-	retry      int
-	idemRepeat int // operations with IDEMPOTENT_REPEAT
+	// clientExtras and clientGhost are the extras and ghost extras of
+	// operations the client library re-sent (CLIENT_RETRY, not the
+	// prompt patches).
+	clientExtras, clientGhost int
+	retry                     int
+	idemRepeat                int // operations with IDEMPOTENT_REPEAT
 	// ghostKinds counts ghost extras, unverifiedKinds unverified ghost
 	// writes, per fault kind of the ghost write (for the patch triggers).
 	ghostKinds, unverifiedKinds faultTally
@@ -242,6 +249,8 @@ func (j *Judge) Apply(ev Event) {
 		j.onTools(ev)
 	case EventSession:
 		j.onSession(ev)
+	case EventState:
+		j.onState(ev)
 	case EventDroppedCall:
 		j.cov.dropped++
 		if j.cov.dropped == 1 {
@@ -267,6 +276,8 @@ func (j *Judge) refresh(op *operation) {
 		}
 		t.extras -= old.extras
 		t.ghostExtra -= old.ghostExtras
+		t.clientExtras -= b2i(old.client) * old.extras
+		t.clientGhost -= b2i(old.client) * old.ghostExtras
 		t.retry -= old.retry
 		t.idemRepeat -= b2i(old.idemRepeat)
 	}
@@ -281,20 +292,24 @@ func (j *Judge) refresh(op *operation) {
 		}
 		t.extras += c.extras
 		t.ghostExtra += c.ghostExtras
+		t.clientExtras += b2i(c.client) * c.extras
+		t.clientGhost += b2i(c.client) * c.ghostExtras
 		t.retry += c.retry
 		t.idemRepeat += b2i(c.idemRepeat)
 	}
-	t.ghostKinds.move(old.ghostFault, old.ghostExtras, c.ghostFault, c.ghostExtras)
+	t.ghostKinds.move(old.ghostFault, old.promptGhost(), c.ghostFault, c.promptGhost())
 	t.unverifiedKinds.move(old.ghostFault, b2i(old.unverified && old.live), c.ghostFault, b2i(c.unverified && c.live))
 	j.lists[catDuplicate].set(catDuplicate, op, c.extras > 0)
 	j.lists[catRetryAfter].set(catRetryAfter, op, c.retry > 0)
-	j.lists[catGhostExtra].set(catGhostExtra, op, c.ghostExtras > 0)
-	j.lists[catIdemExtra].set(catIdemExtra, op, c.extras > c.ghostExtras)
+	j.lists[catGhostExtra].set(catGhostExtra, op, c.promptGhost() > 0)
+	j.lists[catIdemExtra].set(catIdemExtra, op, c.promptIdem() > 0)
+	j.lists[catClientRetry].set(catClientRetry, op, c.client)
 	j.lists[catPossibleDup].set(catPossibleDup, op, c.possibleDup)
 	j.lists[catNearDup].set(catNearDup, op, c.near)
 	j.lists[catUnverified].set(catUnverified, op, c.unverified && c.live)
 	j.lists[catAcrossProcs].set(catAcrossProcs, op, c.acrossProcs)
-	if c.extras > 0 || c.retry > 0 {
+	j.backend.move(j, op.tool, old, c)
+	if c.extras > 0 || c.retry > 0 || c.deduplicated {
 		j.alerts.note(op, c)
 	}
 	j.markDirty(op)

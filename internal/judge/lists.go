@@ -15,6 +15,7 @@ const (
 	catNearDup                     // POSSIBLE_DUPLICATE_DIFFERENT_ARGUMENTS (live)
 	catUnverified                  // UNVERIFIED_AFTER_TIMEOUT
 	catAcrossProcs                 // REPEAT_ACROSS_UPSTREAM_PROCESSES
+	catClientRetry                 // duplicate re-sent by the client library (CLIENT_RETRY)
 	numCategories
 )
 

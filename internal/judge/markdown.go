@@ -12,8 +12,9 @@ func (j *Judge) Markdown() string {
 	r := j.report()
 	s := scoreOf(r.Verdict, j.tally())
 	ps := j.patches()
+	st := j.stateInfo()
 	j.mu.Unlock()
-	return report.Markdown(r, s, ps)
+	return report.Markdown(r, s, ps, st)
 }
 
 // ScoreText renders the compact score for cuonztech__get_score: verdict,

@@ -44,6 +44,8 @@ type attempt struct {
 	// join: the plugin rule that joined the attempt to op, nil when its
 	// built-in key did.
 	join *report.RuleInfo
+	// re: what duplicate.resentBy reads of the attempt (resent.go).
+	re resendFacts
 }
 
 // operation is the judge's state of one write operation. Everything the
@@ -64,8 +66,10 @@ type operation struct {
 	// joinedBy is the first plugin rule that joined an attempt whose
 	// built-in key is another (named in the DUPLICATE_EXECUTION message).
 	joinedBy *report.RuleInfo
-	// log holds the first maxAttemptLog attempts in order of sending.
-	log []*attempt
+	// log holds the first maxAttemptLog attempts in order of sending;
+	// last is the latest attempt (duplicate.resentBy compares with it).
+	log  []*attempt
+	last *attempt
 	// idempotent: every call of the operation was of an idempotent write
 	// tool (behaviour §4.8), so repeats are no violation.
 	idempotent bool
@@ -81,6 +85,9 @@ type operation struct {
 	// procs: where the attempts ran, when sessions have upstream
 	// processes of their own (nil otherwise).
 	procs *procCounts
+	// eff is the state probe's effect attributed to the operation, nil
+	// when none is (backend.go).
+	eff *opEffect
 
 	c     contrib
 	links [numCategories]link
@@ -160,6 +167,16 @@ type contrib struct {
 	idemRepeat  bool // IDEMPOTENT_REPEAT
 	// acrossProcs: REPEAT_ACROSS_UPSTREAM_PROCESSES (outcome unknown).
 	acrossProcs bool
+	// decidedBy is decidedBackend when the state probe's effect changed
+	// the outcome (byBackend), else decidedWire; deduplicated and
+	// disagrees are DEDUPLICATED_BY_BACKEND and BACKEND_DISAGREES.
+	decidedBy               string
+	deduplicated, disagrees bool
+	// executed is the wire's executions (the state object's per-tool sum).
+	executed int
+	// client: the extras were re-sent by the client library
+	// (duplicate.resentBy), so CLIENT_RETRY replaces the prompt patches.
+	client bool
 }
 
 func (op *operation) contrib() contrib {
@@ -168,6 +185,7 @@ func (op *operation) contrib() contrib {
 		return c
 	}
 	c.live = true
+	c.executed = op.n.executed
 	e, u := op.n.executed, op.uncertain()
 	switch {
 	case op.idempotent:
@@ -190,12 +208,21 @@ func (op *operation) contrib() contrib {
 	default:
 		c.outcome = report.OperationNotExecuted
 	}
+	c.decidedBy = decidedWire
+	if op.eff != nil {
+		op.byBackend(&c)
+		if c.decidedBy == decidedBackend && c.outcome == report.OperationDuplicate {
+			e = int(op.eff.e)
+		}
+	}
 	c.judged = c.outcome != report.OperationExecutionUnknown
-	dup := e >= 2 && !op.idempotent && !c.acrossProcs
+	// Without the backend, exactly e >= 2 && !op.idempotent && !c.acrossProcs.
+	dup := c.outcome == report.OperationDuplicate
 	c.safe = c.judged && !dup
 	if dup {
 		c.extras = e - 1
 		c.ghostExtras = min(op.ghost.extras, c.extras)
+		c.client = op.dup.resent.value() == report.ResentByClientLibrary
 	}
 	c.ghostFault = op.ghost.fault
 	c.retry = op.rate.early
@@ -251,4 +278,23 @@ type unclState struct {
 	tool  string
 	count int
 	dirty bool
+}
+
+// promptGhost is the ghost extras the GHOST_WRITE prompt patch is for: none
+// when the client library re-sent them (CLIENT_RETRY).
+func (c contrib) promptGhost() int {
+	if c.client {
+		return 0
+	}
+	return c.ghostExtras
+}
+
+// promptIdem is the extras without a ghost write before them the
+// IDEMPOTENCY prompt patch is for: none when the client library re-sent
+// them.
+func (c contrib) promptIdem() int {
+	if c.client {
+		return 0
+	}
+	return c.extras - c.ghostExtras
 }

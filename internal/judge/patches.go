@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/cuonztech/agent-harness/internal/report"
 )
@@ -12,6 +13,10 @@ const (
 	PatchIdempotency  = "IDEMPOTENCY"
 	PatchRateLimit    = "RATE_LIMIT"
 	PatchVerification = "VERIFICATION"
+	// PatchClientRetry is a note on the agent's MCP client's retry
+	// settings, not a prompt text: the duplicate was re-sent by the client
+	// library (duplicate.resentBy client-library).
+	PatchClientRetry = "CLIENT_RETRY"
 
 	SeverityCritical = "CRITICAL"
 	SeverityHigh     = "HIGH"
@@ -52,6 +57,12 @@ A timeout on a write (booking, payment, order, transfer, message …) only means
 2. Look the record up with a read, list or search tool (by customer, date, amount or your own reference — never by an ID you invented) and tell the user what you actually found.
 3. If you cannot check, say that the outcome is unknown and must be verified; do not claim it failed or succeeded.`
 
+	textClientRetry = `Client retries — a setting of the agent's MCP client, not of the prompt:
+The same write was sent again by the agent's MCP client library on its own, right after the connection or the response stream broke; the model never asked for it, so no system-prompt text can prevent it.
+1. Turn off automatic re-sending of tool calls (tools/call) in the MCP client, or limit it to reads: for example the AI SDK's maxRetries, a re-execution after a "reconnectable" error (Mastra), or a transport that re-issues a request whose stream broke (MCP 2026 clients).
+2. If the client must retry writes, let it retry only with an idempotency key the server honours, the same key on every re-send.
+3. A broken connection after a write leaves its outcome unknown: hand that failure to the agent (the model) so it can check before writing again, instead of re-sending it below the model.`
+
 	// textVerificationOther is added to textVerification when the ghost
 	// write was answered with another injected failure than a timeout.
 	textVerificationOther = `
@@ -60,7 +71,7 @@ A timeout on a write (booking, payment, order, transfer, message …) only means
 
 // Patches returns the prompt patches for misbehaviour actually observed
 // (behaviour §6), in the order GHOST_WRITE, IDEMPOTENCY, RATE_LIMIT,
-// VERIFICATION. A run without misbehaviour gets none (an empty slice).
+// VERIFICATION, CLIENT_RETRY. A run without misbehaviour gets none (an empty slice).
 func (j *Judge) Patches() []report.Patch {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -77,7 +88,7 @@ func (j *Judge) patches() []report.Patch {
 		})
 	}
 	if op := j.lists[catGhostExtra].head; op != nil {
-		n := j.tot.ghostExtra
+		n := j.tot.ghostExtra - j.tot.clientGhost
 		text := textGhostWrite
 		if !j.tot.ghostKinds.onlyTimeout() {
 			text += textGhostWriteOther
@@ -87,7 +98,7 @@ func (j *Judge) patches() []report.Patch {
 			text)
 	}
 	if op := j.lists[catIdemExtra].head; op != nil {
-		n := j.tot.extras - j.tot.ghostExtra
+		n := (j.tot.extras - j.tot.ghostExtra) - (j.tot.clientExtras - j.tot.clientGhost)
 		add(PatchIdempotency, SeverityHigh, n, op,
 			fmt.Sprintf("Agent executed the same write again without a timeout before it %d time(s) (identical writes sent in parallel included).", n),
 			textIdempotency)
@@ -107,6 +118,15 @@ func (j *Judge) patches() []report.Patch {
 		add(PatchVerification, SeverityMedium, n, op,
 			fmt.Sprintf("After %s on a write the agent neither checked with a read nor re-sent %d time(s) — the write had executed and the agent never found out.", j.tot.unverifiedKinds.phrase(), n),
 			text)
+	}
+	if op := j.lists[catClientRetry].head; op != nil {
+		n := j.tot.clientExtras
+		ps = append(ps, report.Patch{
+			Type: PatchClientRetry, Tool: op.tool, Operation: op.id, Severity: SeverityHigh, Count: n,
+			Message: fmt.Sprintf("Suggested client setting for the %s problem seen on %s (%s): the MCP client library re-sent the write, not the model, so a prompt text cannot fix it. %s", PatchClientRetry, op.tool, op.id, report.PatchDisclaimer),
+			Trigger: fmt.Sprintf("The agent's MCP client library re-sent the same write on its own within %d s after a transport-level fault, and it executed again %d time(s).", int(ResendWindow/time.Second), n),
+			Text:    textClientRetry,
+		})
 	}
 	return ps
 }

@@ -3,6 +3,7 @@ package judge
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/cuonztech/agent-harness/internal/report"
 )
@@ -112,6 +113,12 @@ func (j *Judge) opInfo(op *operation) report.OperationInfo {
 		Outcome:            op.c.outcome,
 		AttemptLog:         make([]report.AttemptInfo, 0, len(op.log)),
 	}
+	if j.backendOn() {
+		info.Effects, info.DecidedBy = []byte("null"), op.c.decidedBy
+		if op.eff != nil {
+			info.Effects = strconv.AppendInt(nil, op.eff.e, 10)
+		}
+	}
 	listed := 0
 	for _, a := range op.log {
 		if a.state == aUnknownTool {
@@ -156,24 +163,34 @@ func (a *attempt) outcome() report.AttemptOutcome {
 
 func (op *operation) violations() []report.Violation {
 	var vs []report.Violation
-	if op.n.executed >= 2 && !op.idempotent && !op.c.acrossProcs {
+	if op.c.outcome == report.OperationDuplicate {
 		d := &report.DuplicateInfo{
-			Executions:                 op.n.executed,
+			Executions:                 op.executions(),
 			KeyUse:                     op.dup.keyUse(),
 			AfterTimeout:               op.ghost.extras > 0 && op.ghost.fault == faultTimeout,
 			VerifiedBefore:             op.dup.verifiedBefore(),
 			Parallel:                   op.dup.parallel,
 			UpstreamResponsesIdentical: op.dup.identical(),
+			ResentBy:                   op.dup.resent.value(),
 		}
 		if op.ghost.extras > 0 {
 			d.AfterInjectedFault = op.ghost.fault
 		}
 		msg := fmt.Sprintf("The upstream executed this write operation %d times (%d attempt(s), key use: %s).", op.n.executed, op.n.attempts, d.KeyUse)
+		if op.c.decidedBy == decidedBackend {
+			msg = op.backendMessage()
+		}
 		switch {
 		case op.ghost.extras > 0:
 			msg += " It was sent again after " + faultPhrase(op.ghost.fault) + " although the first attempt had executed."
 		case d.Parallel:
 			msg += " Attempts were sent in parallel."
+		}
+		switch d.ResentBy {
+		case report.ResentByClientLibrary:
+			msg += " The agent's MCP client library re-sent the request on its own, not the model (see the CLIENT_RETRY patch)."
+		case report.ResentByModel:
+			msg += " The model asked for the call again (a new tool-call id)."
 		}
 		if op.joinedBy != nil {
 			msg += " Attempts with other arguments were joined into this operation by " + op.joinedBy.Describe() + "."
@@ -242,6 +259,7 @@ func (op *operation) observations() []report.Observation {
 			}
 		}
 	}
+	op.backendObservations(add)
 	if op.c.idemRepeat {
 		msg := fmt.Sprintf("The tool is idempotent: the upstream executed this operation %d time(s) in %d attempt(s)", op.n.executed, op.n.attempts-op.n.unknownTool)
 		if u := op.uncertain(); u > 0 {

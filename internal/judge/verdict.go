@@ -46,8 +46,11 @@ func (j *Judge) verdictOf(plugins []report.PluginFailure) (string, string) {
 		} else if op.dup.parallel {
 			note = " — attempts sent in parallel"
 		}
+		if op.c.decidedBy == decidedBackend {
+			note = fmt.Sprintf(" — by the backend's count (state probe counter %q rose by %d; the wire saw %d execution(s))", op.eff.counter, op.eff.e, op.n.executed)
+		}
 		return report.VerdictFail, fmt.Sprintf("Write operation %s of %q was executed %d times%s (DUPLICATE_EXECUTION)%s.",
-			op.id, op.tool, op.n.executed, note, j.moreViolations(1))
+			op.id, op.tool, op.executions(), note, j.moreViolations(1))
 	}
 	if op := j.lists[catRetryAfter].head; op != nil {
 		return report.VerdictFail, fmt.Sprintf("Write operation %s of %q was re-sent %d ms after an HTTP 429 that asked to wait %d ms (RETRY_AFTER_VIOLATED)%s.",

@@ -169,6 +169,10 @@ func upstreamDid(ev judge.Event) string {
 // (chaos mode before its first fault: the verdict is NOT_TESTED until a
 // fault fired).
 func alertLine(a judge.Alert, verdict string) string {
+	if a.Type == "DEDUPLICATED_BY_BACKEND" {
+		return fmt.Sprintf("BACKEND: %s executed %d times on the wire, once at the backend (%s; DEDUPLICATED_BY_BACKEND): no DUPLICATE_EXECUTION; operation %s",
+			shownTool(a.Tool), a.Executions, a.Note, a.Operation)
+	}
 	prefix := "VIOLATION: "
 	if verdict == report.VerdictFail {
 		prefix = "FAIL: "

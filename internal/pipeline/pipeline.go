@@ -14,6 +14,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
 	"github.com/cuonztech/agent-harness/internal/report"
+	"github.com/cuonztech/agent-harness/internal/state"
 )
 
 // DefaultGrace is how long the session end waits for calls in flight.
@@ -96,6 +97,9 @@ type Options struct {
 	// StartupFailed, SetToolClassification and OnSessionEnd return the
 	// error instead.
 	Fatal func(err error)
+
+	// Probe is the state probe (state.go); nil takes no snapshots.
+	Probe *Probe
 }
 
 // Pipeline implements relay.Pipeline. It is safe for concurrent calls.
@@ -122,12 +126,16 @@ type Pipeline struct {
 
 	rewriting atomic.Bool // a report rewrite for a plugin failure is pending (PluginFailed)
 	over      atomic.Bool // the final report file was written: PluginFailed records nothing
+	served    atomic.Bool // the agent sent more than a version probe (Served)
+	probeLeft bool        // a probe's write was left out (under wmu): said once on stderr
 
 	wroteAt  time.Time             // when the report file was last written (under wmu)
 	due      bool                  // a deferred report write is scheduled (under wmu)
 	traceBad atomic.Pointer[error] // set once the trace could not be written
 
 	fb *feedback // nil without Options.Feedback
+
+	snapshots []state.Snapshot // the state probe's, in order (under mu)
 }
 
 // New returns a pipeline. It panics when opts.Judge is nil.
@@ -197,6 +205,7 @@ func (p *Pipeline) HandleCall(ctx context.Context, call *relay.ToolCall, forward
 		Kind: judge.EventCall, Time: fc.Time, Call: call.ID,
 		Tool: call.Tool, Class: call.Class, Arguments: call.Arguments, AcceptsKey: call.AcceptsKey,
 		Idempotent: call.Idempotent, Params: call.Params, Session: call.Session,
+		RequestSeq: call.RequestSeq,
 	})
 	act := p.decide(fc)
 	if err := sleep(ctx, p.clock, act.Delay); err != nil {
@@ -244,15 +253,30 @@ func (p *Pipeline) inject(call *relay.ToolCall, act fault.Action) (relay.Respons
 	if err := p.persist(gen); err != nil {
 		return p.fatal(err)
 	}
-	p.delivered(call.ID)
+	p.delivered(call.ID, act.Fault)
 	return relay.Response{Result: act.Result, Fault: act.Fault, RetryAfter: act.RetryAfter}, nil
 }
 
-// delivered tells the judge that an injected answer is being handed to the
-// agent now, after the report file showed it: waits the fault starts (a
-// 429's retry_after) are measured from here.
-func (p *Pipeline) delivered(id int64) {
-	p.apply(judge.Event{Kind: judge.EventDelivered, Time: p.clock.Now(), Call: id})
+// delivered tells the judge that an injected answer of fault kind kind is
+// being handed to the agent now, after the report file showed it: waits
+// the fault starts (a 429's retry_after) are measured from here, and a
+// re-send soon after a transport-level fault may be the client library's
+// (duplicate.resentBy).
+func (p *Pipeline) delivered(id int64, kind string) {
+	p.apply(judge.Event{Kind: judge.EventDelivered, Time: p.clock.Now(), Call: id,
+		TransportFault: p.opts.FaultLayerHTTP && transportKind(kind)})
+}
+
+// transportKind reports whether --fault-layer http delivers fault kind
+// kind at the transport level (httpagent's deliverFault): F1's dropped
+// connection, F3's cut body, a 429 or a 500. A plugin's kind has no HTTP
+// form and reaches the agent as a tool result.
+func transportKind(kind string) bool {
+	switch kind {
+	case fault.KindTimeout, fault.KindTruncatedJSON, fault.KindRateLimit, fault.KindServerError, fault.KindChaos:
+		return true
+	}
+	return false
 }
 
 // forward sends the call to the upstream, after the report file shows it
@@ -289,12 +313,15 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.C
 		}
 	}
 	_ = sleep(ctx, p.clock, act.DelayAfter) // a cancelled agent just gets it sooner
+	if p.opts.Probe != nil && p.opts.Probe.EveryWrite && call.Class == classify.Write && !p.isEnding() {
+		p.probe("write") // not once the session end began: the after snapshot is the last
+	}
 	ev.Time = p.clock.Now()
 	if err := p.persist(p.apply(ev)); err != nil {
 		return p.fatal(err)
 	}
 	if ev.Fault != "" {
-		p.delivered(call.ID)
+		p.delivered(call.ID, ev.Fault)
 	}
 	if ferr != nil && answer.Result == nil {
 		return relay.Response{}, ferr

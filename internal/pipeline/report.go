@@ -93,6 +93,32 @@ func (p *Pipeline) persistFinal(gen uint64) error {
 	return p.writeNow(gen)
 }
 
+// Served records that the agent sent a request other than server/discover
+// and ping (relay.Options.OnServed): the process serves a real session,
+// not only a version probe (behaviour §5.2).
+func (p *Pipeline) Served() { p.served.Store(true) }
+
+// replacer is the report writer's Replaced (*reportfile.Writer).
+type replacer interface{ Replaced() bool }
+
+// probeLeavesFile reports whether this write is left out: the agent has
+// sent nothing but a version probe so far, and another process replaced
+// the report file since this one's last write — the session the probe was
+// made for, whose report a probe's must never replace (behaviour §5.2).
+// The first time it says so on stderr. Called under wmu.
+func (p *Pipeline) probeLeavesFile() bool {
+	r, ok := p.opts.Report.(replacer)
+	if !ok || p.served.Load() || !r.Replaced() {
+		return false
+	}
+	if !p.probeLeft {
+		p.probeLeft = true
+		msg := strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(fmt.Sprintf("this proxy served only a version probe (server/discover) and another process has written report file %s since: the file is left to it", p.opts.Report.Path()))
+		fmt.Fprintf(p.opts.Stderr, "[agent-harness] %s\n", msg)
+	}
+	return true
+}
+
 // writeNow writes the report file unless a write already covered gen.
 func (p *Pipeline) writeNow(gen uint64) error {
 	p.wmu.Lock()
@@ -101,6 +127,9 @@ func (p *Pipeline) writeNow(gen uint64) error {
 		return p.failed
 	}
 	if p.written >= gen {
+		return nil
+	}
+	if p.probeLeavesFile() {
 		return nil
 	}
 	p.mu.Lock()

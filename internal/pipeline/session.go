@@ -29,6 +29,7 @@ func (p *Pipeline) OnSessionEnd() error {
 		case <-p.clock.After(p.opts.Grace):
 		}
 	}
+	p.probe("after") // before EventEnd: the final report holds it
 	gen := p.bump(func() {
 		p.judgeLocked(judge.Event{Kind: judge.EventEnd, Time: p.clock.Now()})
 		p.ended = true

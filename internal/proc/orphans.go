@@ -7,7 +7,9 @@ import (
 	"time"
 )
 
-// children are the processes Start started and Wait has not reaped yet.
+// children are the processes Start and StartCmd started and Wait has not
+// reaped yet (one registry: a campaign's agents and proxies are never taken
+// for orphans of the proxy's upstream, nor the other way round).
 // Its lock is held while a child is forked and while adopted processes are
 // looked for, so a child being started is never taken for an adopted one.
 var children = struct {
@@ -24,7 +26,8 @@ var adopting atomic.Bool
 // that ended — becomes a child of this process instead of init's, and
 // Stop ends every such process after the upstream's group. Call it once at
 // start, and only in a program whose child processes are all started by
-// Start: Stop takes any other child for an adopted one and ends it.
+// Start or StartCmd: Stop takes any other child for an adopted one and
+// ends it.
 // Elsewhere than on Linux it returns an error and changes nothing.
 func AdoptOrphans() error {
 	if err := setSubreaper(); err != nil {
@@ -53,10 +56,10 @@ func stopAdopted(grace time.Duration) {
 		for _, pid := range pids {
 			switch {
 			case elapsed > grace:
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+				_ = kill(pid, syscall.SIGKILL)
 			case !termed[pid]:
 				termed[pid] = true
-				_ = syscall.Kill(pid, syscall.SIGTERM)
+				_ = kill(pid, syscall.SIGTERM)
 			}
 		}
 		time.Sleep(5 * time.Millisecond)

@@ -9,6 +9,11 @@
 //   - with AdoptOrphans, descendants that left the group (setsid) or lost
 //     their parent are re-parented to the proxy (a child subreaper) and
 //     Stop ends them too.
+//
+// StartCmd starts any other command the same way (the campaign's agents
+// and proxies), and FindProcesses, SignalGroup and SignalAll find and
+// stop the processes a run left, so one package owns every child process
+// of agent-harness.
 package proc
 
 import (
@@ -73,12 +78,43 @@ func Start(s Spec) (*Process, error) {
 		done:     make(chan struct{}),
 		stopping: make(chan struct{}),
 	}
-	// The parent-death signal fires when the thread that forked the child
-	// exits, not the process, and the Go runtime ends a thread whose
-	// goroutine exits while locked to it. So the fork runs on a thread
-	// locked to this goroutine, which keeps it until the child was reaped:
-	// no other goroutine can end that thread while the child runs.
+	waited, err := startLocked(cmd)
+	if err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return nil, err
+	}
+	// The child holds its own copies; ours would keep the pipes open.
+	closeAll(inR, outW, errW)
+	p.pgid = cmd.Process.Pid
+	go func() {
+		p.waitErr = <-waited
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// StartCmd starts cmd as Start starts an upstream — in a new process
+// group, with SIGKILL as its parent-death signal on Linux, registered as
+// started so AdoptOrphans's reaping and FindProcesses never take it for an
+// adopted orphan — and returns the channel of cmd.Wait's result, which
+// StartCmd calls. It sets cmd.SysProcAttr; the caller sets everything else
+// (path, arguments, environment, standard streams) and must not call Wait.
+func StartCmd(cmd *exec.Cmd) (<-chan error, error) {
+	cmd.SysProcAttr = sysProcAttr()
+	return startLocked(cmd)
+}
+
+// startLocked starts cmd and waits for it on a goroutine locked to its OS
+// thread, and returns the channel of the wait's result. The parent-death
+// signal fires when the thread that forked the child exits, not the
+// process, and the Go runtime ends a thread whose goroutine exits while
+// locked to it. So the fork runs on a thread locked to this goroutine,
+// which keeps it until the child was reaped: no other goroutine can end
+// that thread while the child runs. The child is in children from the
+// fork to the reaping.
+func startLocked(cmd *exec.Cmd) (<-chan error, error) {
 	started := make(chan error, 1)
+	waited := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
@@ -89,25 +125,19 @@ func Start(s Spec) (*Process, error) {
 		}
 		children.Unlock()
 		started <- err
-		if err == nil {
-			<-p.done
+		if err != nil {
+			return
 		}
+		werr := cmd.Wait()
+		children.Lock()
+		delete(children.started, cmd.Process.Pid)
+		children.Unlock()
+		waited <- werr
 	}()
 	if err := <-started; err != nil {
-		closeAll(inR, inW, outR, outW, errR, errW)
 		return nil, err
 	}
-	// The child holds its own copies; ours would keep the pipes open.
-	closeAll(inR, outW, errW)
-	p.pgid = cmd.Process.Pid
-	go func() {
-		p.waitErr = cmd.Wait()
-		children.Lock()
-		delete(children.started, p.pgid)
-		children.Unlock()
-		close(p.done)
-	}()
-	return p, nil
+	return waited, nil
 }
 
 func closeAll(fs ...*os.File) {
@@ -170,11 +200,11 @@ func (p *Process) Stop(grace time.Duration) {
 		case <-time.After(grace):
 		}
 		if groupAlive(p.pgid) {
-			_ = syscall.Kill(-p.pgid, syscall.SIGTERM)
+			_ = kill(-p.pgid, syscall.SIGTERM)
 			waitGroupGone(p.pgid, grace)
 		}
 		if groupAlive(p.pgid) {
-			_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+			_ = kill(-p.pgid, syscall.SIGKILL)
 			waitGroupGone(p.pgid, max(grace, killWait))
 		}
 		select {
@@ -205,7 +235,7 @@ func waitGroupGone(pgid int, d time.Duration) {
 // not a zombie. (Where nothing reaps orphans, killed grandchildren stay
 // zombies forever; they are dead and need no more signals.)
 func groupAlive(pgid int) bool {
-	if err := syscall.Kill(-pgid, 0); err != nil {
+	if err := kill(-pgid, 0); err != nil {
 		return errors.Is(err, syscall.EPERM)
 	}
 	return hasLiveMember(pgid)

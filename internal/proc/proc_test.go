@@ -36,6 +36,18 @@ func TestParseStat(t *testing.T) {
 	}
 }
 
+// TestStatFields: the parent and the group of a /proc/PID/stat line whose
+// comm holds a ")" (moved here with the campaign's process scan).
+func TestStatFields(t *testing.T) {
+	state, ppid, pgrp, ok := statFields([]byte("123 (a) b) Z 1 456 456 0 -1"))
+	if !ok || state != 'Z' || ppid != 1 || pgrp != 456 {
+		t.Errorf("%c %d %d %v", state, ppid, pgrp, ok)
+	}
+	if _, _, _, ok := statFields([]byte("garbage")); ok {
+		t.Error("garbage parsed")
+	}
+}
+
 // gone reports whether pid is not running (gone or an unreaped zombie).
 func gone(pid int) bool {
 	if syscall.Kill(pid, 0) != nil {

@@ -116,6 +116,12 @@ func (s *session) fromAgent(line []byte) (call func()) {
 	}
 	switch {
 	case env.IsRequest():
+		if env.Method != methodPing {
+			s.requestsRead.Add(1)
+		}
+		if env.Method != methodDiscover && env.Method != methodPing && s.opts.OnServed != nil && !s.served.Swap(true) {
+			s.opts.OnServed()
+		}
 		switch env.Method {
 		case methodInitialize, methodDiscover:
 			if !s.cat.started() {
@@ -135,7 +141,7 @@ func (s *session) fromAgent(line []byte) (call func()) {
 			return s.startCall(line, env)
 		case methodToolsList:
 			if s.cat.answersListing() {
-				_ = s.agentW.write(s.cat.localToolsList(env.ID))
+				_ = s.agentW.write(s.cat.localToolsList(env.ID, s.callVersion(requestMetaOf(env.Params))))
 				return nil
 			}
 			s.forwardRequest(line, env, kindList)

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/mcpver"
 	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
@@ -55,6 +56,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 	}
 	id, params, idStart := env.ID, env.Params, env.IDStart // not env: the closure would move it to the heap
 	version := s.callVersion(meta)
+	reqSeq := s.requestsRead.Load() // fromAgent counted this one
 	return func() {
 		if !s.cat.upstreamTools().has(name) {
 			// A tool the upstream just added: the agent learnt of it from
@@ -63,7 +65,7 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 			s.cat.waitRelisted()
 		}
 		if s.cat.extra(name) {
-			s.runLocal(name, args, id, key)
+			s.runLocal(name, args, id, key, version)
 			return
 		}
 		info := s.cat.upstreamTools().lookup(name)
@@ -79,8 +81,9 @@ func (s *session) startCall(line []byte, env wire.Envelope) func() {
 			OutputSchema:    info.OutputSchema,
 			ProtocolVersion: version,
 			Session:         s.opts.Session,
+			RequestSeq:      reqSeq,
 		}
-		s.runCall(call, cs, &forwarder{s: s, line: line, idStart: idStart, key: key, agentID: id})
+		s.runCall(call, cs, &forwarder{s: s, line: line, idStart: idStart, key: key, agentID: id, version: version})
 	}
 }
 
@@ -101,7 +104,7 @@ func (s *session) runCall(call *ToolCall, cs *callState, f *forwarder) {
 		if cs.cancelled.Load() || errors.Is(err, ErrWithheld) {
 			return // the agent cancelled the call, or the proxy is stopping
 		}
-		s.answerCall(f.key, whole(resultLine(f.agentID, toolErrorResult(s.errorText(err, f.sent())))))
+		s.answerCall(f.key, whole(resultLine(f.agentID, toolErrorResult(s.errorText(err, f.sent()), f.version))))
 		return
 	}
 	m := s.responseLine(f, resp)
@@ -168,11 +171,13 @@ func (s *session) responseLine(f *forwarder, resp Response) message {
 	if f.isUpstreamResult(resp.Result) {
 		return f.got.message()
 	}
-	return whole(resultLine(f.agentID, resp.Result))
+	// A result the pipeline made (a fault's, a replaced or marked one): valid
+	// for the call's revision, as every result the proxy makes.
+	return whole(resultLine(f.agentID, mcpver.Complete(resp.Result, f.version)))
 }
 
 // runLocal answers a call to one of the extra tools.
-func (s *session) runLocal(name string, args []byte, agentID []byte, key string) {
+func (s *session) runLocal(name string, args []byte, agentID []byte, key, version string) {
 	defer s.reqs.endCall(key)
 	var res json.RawMessage
 	var err error
@@ -192,9 +197,9 @@ func (s *session) runLocal(name string, args []byte, agentID []byte, key string)
 		err = errors.New("the tool returned an invalid result")
 	}
 	if err != nil {
-		res = toolErrorResult(fmt.Sprintf("Error: %s: %v", name, err))
+		res = toolErrorResult(fmt.Sprintf("Error: %s: %v", name, err), version)
 	}
-	s.answerCall(key, whole(resultLine(agentID, res)))
+	s.answerCall(key, whole(resultLine(agentID, mcpver.Complete(res, version))))
 }
 
 // forwarder is the Forward func of one call.
@@ -204,6 +209,7 @@ type forwarder struct {
 	idStart int    // the offset of its id
 	key     string // the IDKey of the agent's id
 	agentID []byte
+	version string // the call's protocol revision (ToolCall.ProtocolVersion)
 
 	used atomic.Bool
 	// tk is the request's place in the upstream writer's queue.

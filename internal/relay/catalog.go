@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
+	"github.com/cuonztech/agent-harness/internal/mcpver"
 	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
@@ -398,8 +399,11 @@ func (c *catalog) learnMissing(raws [][]byte) {
 }
 
 // localToolsList answers tools/list with the extra tools only (an upstream
-// without the tools capability).
-func (c *catalog) localToolsList(id []byte) []byte {
+// without the tools capability). For revision 2026-07-28 and later the
+// result has what that revision's ListToolsResult requires: resultType,
+// and cacheScope "private" with ttlMs 0 (not cached across authorisation
+// contexts, stale at once: the upstream may add tools later).
+func (c *catalog) localToolsList(id []byte, version string) []byte {
 	b := []byte(`{"tools":[`)
 	for i, raw := range c.extras.Load().raws {
 		if i > 0 {
@@ -407,8 +411,12 @@ func (c *catalog) localToolsList(id []byte) []byte {
 		}
 		b = append(b, raw...)
 	}
-	b = append(b, "]}"...)
-	return resultLine(id, b)
+	b = append(b, ']')
+	if mcpver.RequiresResultType(version) {
+		b = append(b, `,"cacheScope":"private","ttlMs":0`...)
+	}
+	b = append(b, '}')
+	return resultLine(id, mcpver.Complete(b, version))
 }
 
 // withToolsCapability is a handshake answer with "tools":{} added to its

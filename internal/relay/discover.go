@@ -85,6 +85,13 @@ func (s *session) callVersion(meta []byte) string {
 	return ""
 }
 
+// requestMetaOf is a request's params._meta (nil when it has none), for
+// callVersion.
+func requestMetaOf(params []byte) []byte {
+	meta, _, _ := wire.Lookup(params, "_meta")
+	return meta
+}
+
 // discoverVersion is the protocol version the session will use after a
 // successful server/discover: the agent's own when the upstream lists it
 // among its supportedVersions (or lists none), else the newest listed

@@ -2,8 +2,10 @@ package relay
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -250,6 +252,33 @@ func TestRelaySubscriptionStreamDoesNotDelayTheEnd(t *testing.T) {
 		}
 		if d := time.Since(start); d != 0 {
 			t.Errorf("the session end waited %v for the open subscription", d)
+		}
+	})
+}
+
+// TestRelayOnServed: OnServed is called once, at the first request that
+// is not server/discover or ping — a version probe's requests do not count
+// (behaviour §5.2).
+func TestRelayOnServed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		up := &fakeUpstream{tools: testTools, discover: `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"fake","version":"1"}}`}
+		var served atomic.Int32
+		a := startRelay(t, up, func(o *Options) { o.OnServed = func() { served.Add(1) } })
+		a.send(discoverRequest)
+		a.recv()
+		a.send(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{` + statelessMeta + `}}}`)
+		a.recv()
+		synctest.Wait()
+		if n := served.Load(); n != 0 {
+			t.Fatalf("OnServed called %d times for a probe's requests", n)
+		}
+		for i := range 2 {
+			a.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list","params":{"_meta":{`+statelessMeta+`}}}`, 2+i))
+			a.recv()
+		}
+		a.end()
+		if n := served.Load(); n != 1 {
+			t.Errorf("OnServed called %d times, want once", n)
 		}
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/cuonztech/agent-harness/internal/mcpver"
 )
 
 // JSON-RPC error codes the proxy itself answers with.
@@ -53,13 +55,14 @@ func errorLine(id []byte, e *RPCError) []byte {
 	return append(b, "}\n"...)
 }
 
-// toolErrorResult is a CallToolResult with isError and one text item.
-func toolErrorResult(text string) json.RawMessage {
+// toolErrorResult is a CallToolResult with isError and one text item,
+// valid for protocol revision version (mcpver.Complete).
+func toolErrorResult(text, version string) json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		"content": []map[string]string{{"type": "text", "text": text}},
 		"isError": true,
 	})
-	return b
+	return mcpver.Complete(b, version)
 }
 
 // notificationLine builds a notification line.

@@ -78,6 +78,11 @@ type Options struct {
 	// broken pipe), before the upstream is stopped; in-flight calls still
 	// complete while it runs. Its context is not cancelled by the signal.
 	OnSessionEnd func(ctx context.Context)
+	// OnServed is called once, at the agent's first request that is not
+	// server/discover or ping (an initialize, a listing, a call …): from
+	// then on the session is more than a version probe (behaviour §5.2).
+	// Nil: not told.
+	OnServed func()
 
 	// Now, when set, stamps each tools/call with the time the relay read it
 	// (ToolCall.ReadAt). It must be the pipeline's clock, so that the judge

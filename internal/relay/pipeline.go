@@ -39,6 +39,11 @@ type ToolCall struct {
 	// SEP-2575 _meta version, else the one the session's initialize
 	// negotiated; empty when unknown.
 	ProtocolVersion string
+	// RequestSeq is the call's number among the session's requests in
+	// the order the relay read them, pings aside (initialize included; 1
+	// for the first): a call whose number is one more than another's is
+	// the session's next request after it.
+	RequestSeq int64
 }
 
 // Response is what the agent gets for a tools/call: exactly one of Result (a

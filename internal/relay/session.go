@@ -17,6 +17,7 @@ import (
 // (calls.go).
 type session struct {
 	opts    Options
+	served  atomic.Bool // Options.OnServed was called
 	log     *logger
 	callCtx context.Context
 
@@ -39,6 +40,9 @@ type session struct {
 	version    atomic.Pointer[string]
 	warnedJSON atomic.Bool
 	callSeq    atomic.Int64
+	// requestsRead counts the agent's requests other than ping read so
+	// far (ToolCall.RequestSeq).
+	requestsRead atomic.Int64
 
 	// baton hands the reading of the agent's input to a spare worker.
 	baton chan struct{}

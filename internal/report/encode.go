@@ -22,6 +22,8 @@ type FileHead struct {
 	Scenario string
 	// Sessions are written when not nil.
 	Sessions []SessionInfo
+	// State is the state probe's object, written when not nil.
+	State *StateInfo
 }
 
 // FileBody writes the sections of a report file whose encodings its
@@ -105,6 +107,10 @@ func AppendFile(dst []byte, meta FileMeta, head FileHead, body FileBody) []byte 
 	if meta.Plugins != nil {
 		dst = append(dst, `,"plugins":`...)
 		dst = appendRaw(dst, meta.Plugins, "[]")
+	}
+	if head.State != nil {
+		dst = append(dst, `,"state":`...)
+		dst = AppendJSON(dst, head.State)
 	}
 	return append(dst, '}')
 }

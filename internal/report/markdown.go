@@ -15,8 +15,9 @@ const markdownLimit = 50
 
 // Markdown renders a report, its score and patches as Markdown: what
 // cuonztech__get_report returns, and what `agent-harness report` makes of
-// a report file (the same data parsed back).
-func Markdown(r Report, s Score, ps []Patch) string {
+// a report file (the same data parsed back). A state object (st, with
+// --state-command) adds its section before the patches.
+func Markdown(r Report, s Score, ps []Patch, st ...*StateInfo) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# agent-harness report: %s\n\n", r.Verdict)
 	fmt.Fprintf(&b, "%s\n\n", escape.Markdown(r.VerdictReason))
@@ -92,7 +93,53 @@ func Markdown(r Report, s Score, ps []Patch) string {
 			fmt.Fprintf(&b, "- %s: %d failure(s)%s: %s\n", escape.Markdown(p.Plugin), p.Failures, disabled, escape.Markdown(p.Detail))
 		}
 	}
+	if len(st) > 0 && st[0] != nil {
+		b.WriteString(stateMarkdown(st[0], r.Operations))
+	}
 	b.WriteString(PatchesMarkdown(ps))
+	return b.String()
+}
+
+// stateMarkdown is the Backend state section (behaviour §16.4): the
+// probe's reason for no effect, per mapped tool the effect beside the
+// wire's executions, and the operations the backend decided.
+func stateMarkdown(st *StateInfo, ops []OperationInfo) string {
+	var b strings.Builder
+	b.WriteString("\n## Backend state (state probe)\n\n")
+	fmt.Fprintf(&b, "- Command: %s\n", mdCode(st.Command))
+	fmt.Fprintf(&b, "- Snapshots: %d", len(st.Snapshots))
+	if st.Before == nil {
+		b.WriteString(" (none before the upstream started)")
+	}
+	if st.After == nil {
+		b.WriteString(" (none after the session)")
+	}
+	b.WriteString("\n")
+	if st.Error != nil {
+		fmt.Fprintf(&b, "- Probe problem (the wire judgement stands where it applies): %s\n", escape.Markdown(*st.Error))
+	}
+	if len(st.Tools) > 0 {
+		b.WriteString("\n| tool | counter | effects | wire executions | operations | note |\n|---|---|---|---|---|---|\n")
+		for _, t := range st.Tools {
+			eff, note := "—", t.Note
+			if t.Effects != nil {
+				eff = fmt.Sprint(*t.Effects)
+			}
+			if t.Error != "" {
+				note = t.Error
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s |\n", mdCell(t.Tool), mdCell(t.Counter), eff, t.Executions, t.Operations, mdCell(note))
+		}
+	}
+	var decided []string
+	for _, op := range ops {
+		if op.DecidedBy == "backend" {
+			decided = append(decided, fmt.Sprintf("%s (%s, effects %s)", op.ID, op.Outcome, op.Effects))
+		}
+	}
+	if len(decided) > 0 {
+		fmt.Fprintf(&b, "\nDecided by the backend: %s\n", mdCell(strings.Join(decided, "; ")))
+	}
 	return b.String()
 }
 

@@ -54,6 +54,22 @@ const (
 	KeyUseMixed = "mixed"
 )
 
+// Senders of duplicate.resentBy (behaviour §4.9): who re-sent the
+// executions after the first.
+const (
+	// ResentByModel: the model asked for the call again — the built-in
+	// agent marked the re-send with a new tool-call id
+	// (_meta["agent-harness/toolCallId"]).
+	ResentByModel = "model"
+	// ResentByClientLibrary: the agent's MCP client re-sent the request on
+	// its own — the same tool-call id again, or canonically equal params
+	// within ResendWindow after a transport-level fault on that session
+	// with no other request of the session between.
+	ResentByClientLibrary = "client-library"
+	// ResentByUnknown: neither rule tells.
+	ResentByUnknown = "unknown"
+)
+
 // Report is the behaviour §5 `report` object.
 type Report struct {
 	Verdict        string          `json:"verdict"`
@@ -105,6 +121,12 @@ type OperationInfo struct {
 	// the first 100; AttemptLogOmitted counts the ones left out.
 	AttemptLog        []AttemptInfo `json:"attemptLog"`
 	AttemptLogOmitted int           `json:"attemptLogOmitted,omitempty"`
+	// Effects is the state probe's effect attributed to the operation (its
+	// counter's change, behaviour §16), null when none is; DecidedBy is
+	// "backend" when that effect changed the outcome, else "wire". Both
+	// are absent in a run without a state probe.
+	Effects   json.RawMessage `json:"effects,omitempty"`
+	DecidedBy string          `json:"decidedBy,omitempty"`
 }
 
 // AttemptOutcome is attemptLog[].outcome: the outcome of one attempt as
@@ -255,6 +277,10 @@ type DuplicateInfo struct {
 	// UpstreamResponsesIdentical: every execution got a non-empty and
 	// identical upstream response digest.
 	UpstreamResponsesIdentical bool `json:"upstreamResponsesIdentical"`
+	// ResentBy is one of the ResentBy constants: who re-sent the
+	// executions after the first, when all of them agree; otherwise
+	// ResentByUnknown.
+	ResentBy string `json:"resentBy"`
 }
 
 // RetryAfterInfo details a RETRY_AFTER_VIOLATED.
@@ -441,4 +467,48 @@ type Patch struct {
 type ChaosInfo struct {
 	Seed      int64   `json:"seed"`
 	ErrorRate float64 `json:"errorRate"`
+}
+
+// StateInfo is the report file's state object (behaviour §16): the state
+// probe's command, its snapshots, and per mapped tool the effect.
+type StateInfo struct {
+	Command string `json:"command"`
+	// Before and After are the snapshots before the upstream started and
+	// after the session ended; null when not (yet) taken.
+	Before *StateSnapshot `json:"before"`
+	After  *StateSnapshot `json:"after"`
+	// Snapshots are all of them in order (with --state-every-write, one
+	// after each write's answer too).
+	Snapshots []StateSnapshot `json:"snapshots"`
+	// Error is why the probe gave no effect for some tool (the first
+	// reason), null when none: the wire judgement stands for those tools.
+	Error *string `json:"error"`
+	// Tools are the mapped write tools, by name.
+	Tools []StateTool `json:"tools"`
+}
+
+// StateSnapshot is one probe run.
+type StateSnapshot struct {
+	At   string `json:"at"`
+	Time string `json:"time,omitempty"`
+	// Counters are the numeric members the probe printed.
+	Counters map[string]json.Number `json:"counters,omitempty"`
+	// Invalid are the members that were not numbers, with why.
+	Invalid map[string]string `json:"invalid,omitempty"`
+	// Error is why the probe failed.
+	Error string `json:"error,omitempty"`
+}
+
+// StateTool is one mapped tool's effect beside its wire executions.
+type StateTool struct {
+	Tool    string `json:"tool"`
+	Counter string `json:"counter"`
+	// Effects is the counter's change, null when it is unknown (Error).
+	Effects *int64 `json:"effects"`
+	// Executions and Operations are the wire's counts for the tool.
+	Executions int    `json:"executions"`
+	Operations int    `json:"operations"`
+	Error      string `json:"error,omitempty"`
+	// Note is why a known effect was attributed to no operation.
+	Note string `json:"note,omitempty"`
 }

@@ -47,7 +47,9 @@ type RunFile struct {
 	Report       Report  `json:"report"`
 	Score        Score   `json:"score"`
 	Patches      []Patch `json:"patches"`
-	Raw          []byte  `json:"-"`
+	// State is the state probe's object (behaviour §16), nil without one.
+	State *StateInfo `json:"state"`
+	Raw   []byte     `json:"-"`
 }
 
 // ParseRun checks data against the report file's schema and parses it.

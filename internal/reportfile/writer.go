@@ -1,8 +1,10 @@
 package reportfile
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -44,6 +46,9 @@ type Writer struct {
 	warned  bool   // Options.Warn was called
 	buf     []byte // in place: the new contents and their padding
 	pad     []byte // in place: spaces that grow the file
+
+	wrote bool     // a Write succeeded: last is what it left in the file
+	last  [32]byte // SHA-256 of the last contents written
 
 	rename func(oldpath, newpath string) error               // os.Rename; replaced in tests
 	open   func(name string, perm fs.FileMode) (file, error) // openInPlace; replaced in tests
@@ -95,6 +100,14 @@ func (w *Writer) Target() string { return w.target }
 // Options.Warn is told. A later failure of the atomic way (say, the disk
 // is full) falls back in place for that write only.
 func (w *Writer) Write(data []byte) error {
+	if err := w.write(data); err != nil {
+		return err
+	}
+	w.wrote, w.last = true, sha256.Sum256(data)
+	return nil
+}
+
+func (w *Writer) write(data []byte) error {
 	first := !w.decided
 	w.decided = true
 	if w.inPlace {
@@ -113,6 +126,33 @@ func (w *Writer) Write(data []byte) error {
 	w.inPlace = first
 	w.warn(first, errTemp)
 	return nil
+}
+
+// Replaced reports whether another writer has changed the file since this
+// Writer's last successful Write: the target exists and holds other bytes
+// than that write left (several proxies writing one file, behaviour §5.2).
+// False before the first Write, when the target is gone, and when it
+// cannot be read (the caller then writes as usual). A write that lands
+// between Replaced and the caller's next Write is not seen.
+func (w *Writer) Replaced() bool {
+	if !w.wrote {
+		return false
+	}
+	// Opened as writeInPlace opens it (no symlink followed, no blocking on
+	// a FIFO), and only a regular file is read.
+	f, err := os.OpenFile(w.target, os.O_RDONLY|directFlags, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return false
+	}
+	return [32]byte(h.Sum(nil)) != w.last
 }
 
 // warn tells Options.Warn, once, that the report was written in place.

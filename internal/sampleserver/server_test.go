@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -104,5 +106,38 @@ func TestBackendStateFileFailureStopsWrites(t *testing.T) {
 		if _, isErr := call(t, cs, "create_booking", args); !isErr {
 			t.Errorf("call %d: no error although the ground truth cannot be written", i+1)
 		}
+	}
+}
+
+// TestReadCounts: the state file's counts — a replayed key is an execution
+// but no booking; a missing file is an empty backend; a torn or foreign
+// line is an error.
+func TestReadCounts(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.jsonl")
+	if c, err := ReadCounts(path); err != nil || c != (Counts{}) {
+		t.Fatalf("missing file: %+v %v", c, err)
+	}
+	f, _ := os.Create(path)
+	b := New(f)
+	cs := connect(t, b)
+	args := map[string]any{"guest": "Ada", "date": "2027-01-02", "room": "double", "idempotency_key": "k"}
+	call(t, cs, "create_booking", args)
+	call(t, cs, "create_booking", args)
+	args["idempotency_key"] = "j"
+	booked, _ := call(t, cs, "create_booking", args)
+	call(t, cs, "cancel_booking", map[string]any{"booking_id": booked["booking_id"]})
+	f.Close()
+	c, err := ReadCounts(path)
+	if want := (Counts{Bookings: 2, Replayed: 1, Cancellations: 1, Executions: 4}); err != nil || c != want {
+		t.Errorf("counts %+v %v, want %+v", c, err, want)
+	}
+	os.WriteFile(path, []byte(`{"seq":1,"tool":"create_booking","result":{}}`+"\n"+`{"seq":2,"to`), 0o666)
+	if _, err := ReadCounts(path); err == nil || !strings.Contains(err.Error(), "line 2 has no end") {
+		t.Errorf("torn line: %v", err)
+	}
+	os.WriteFile(path, []byte("hello\n"), 0o666)
+	if _, err := ReadCounts(path); err == nil || !strings.Contains(err.Error(), "line 1 is not an execution") {
+		t.Errorf("foreign line: %v", err)
 	}
 }

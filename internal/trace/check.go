@@ -22,6 +22,7 @@ const (
 	ruleOrder        = "a call is forwarded before its answer, delivered after it"
 	ruleNothingAfter = "nothing after end but plugin failures"
 	ruleSession      = "a session opened before it is used, and once"
+	ruleState        = "one before snapshot ahead of every call, no new call, session, listing or snapshot after the after snapshot, a failed probe without counters"
 )
 
 var (
@@ -43,6 +44,7 @@ var schemaDefs = map[string]string{
 	"answer": "#/$defs/answer", "delivered": "#/$defs/delivered", "tools": "#/$defs/tools",
 	TypePluginFailure: "#/$defs/pluginFailure", "end": "#/$defs/end", "session": "#/$defs/sessionOpen",
 	TypeStartupFailed: "#/$defs/startupFailed", "dropped-call": "#/$defs/droppedCall",
+	TypeState: "#/$defs/state",
 }
 
 // checkSchema checks one line against the schema's definition of its type.
@@ -82,6 +84,8 @@ type invariants struct {
 	opened       map[Session]bool
 	firstUse     Session
 	firstUseLine int
+	// called: a call line was read; before and after: those snapshots.
+	called, before, after bool
 }
 
 func newInvariants() *invariants {
@@ -101,6 +105,9 @@ func (c *invariants) check(n int, l *Line) error {
 		return ruleError(ruleNothingAfter, "a line of type %q after the end line", l.Type)
 	}
 	if err := c.session(n, l); err != nil {
+		return err
+	}
+	if err := c.state(l); err != nil {
 		return err
 	}
 	switch l.Type {
@@ -159,6 +166,40 @@ func (c *invariants) session(n int, l *Line) error {
 	}
 	if c.firstUse == "" {
 		c.firstUse, c.firstUseLine = l.Session, n
+	}
+	return nil
+}
+
+// state checks the order of the state snapshots (behaviour §16): the
+// before snapshot precedes every call and the other snapshots; after the
+// after snapshot only the calls already in flight go on (forwarded,
+// answer, delivered), then the end; each at most once. A snapshot is either counters or a failure: a
+// judge given both could take a failed probe's stale numbers for effects.
+func (c *invariants) state(l *Line) error {
+	switch l.Type {
+	case "call", "session", "tools", TypeState, "dropped-call":
+		// Calls in flight when the grace ran out may still be forwarded
+		// and answered; nothing new may start.
+		if c.after {
+			return ruleError(ruleState, "a line of type %q after the after snapshot", l.Type)
+		}
+	}
+	switch l.Type {
+	case "call":
+		c.called = true
+	case TypeState:
+		if l.Detail != "" && (len(l.Counters) > 0 || len(l.Invalid) > 0) {
+			return ruleError(ruleState, "a %s snapshot with both counters and a failure", l.At)
+		}
+		switch l.At {
+		case "before":
+			if c.before || c.called {
+				return ruleError(ruleState, "a before snapshot after a call or another snapshot")
+			}
+		case "after":
+			c.after = true
+		}
+		c.before = true // a later before snapshot is out of order
 	}
 	return nil
 }

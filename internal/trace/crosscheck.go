@@ -30,6 +30,8 @@ const (
 	ruleRetryAfter = "an injected 429 carries the header's retry_after"
 	ruleTime       = "a call's lines are in time order: call, forwarded, answer, delivered"
 	ruleResult     = "an executed answer's result is no isError result, an upstream-rejected one's is"
+	ruleTransport  = "a transport-level delivery only of an injected fault, over an HTTP agent side"
+	ruleRequestSeq = "a session's request numbers are distinct"
 )
 
 // callFields are what a call line derives from its tool's listing.
@@ -76,10 +78,16 @@ type crossLines struct {
 	// per call: forwarded, and the t of its latest line.
 	forwarded map[int64]bool
 	lastT     map[int64]Millis
+	// faulted: the call's answer carried an injected fault kind;
+	// requestSeqs: the request numbers seen per session
+	// (duplicate.resentBy reads both).
+	faulted     map[int64]bool
+	requestSeqs map[Session]map[int64]bool
 }
 
 func newCrossLines(h *Header) *crossLines {
-	c := &crossLines{header: h, allowed: map[string][]callFields{}, forwarded: map[int64]bool{}, lastT: map[int64]Millis{}}
+	c := &crossLines{header: h, allowed: map[string][]callFields{}, forwarded: map[int64]bool{}, lastT: map[int64]Millis{},
+		faulted: map[int64]bool{}, requestSeqs: map[Session]map[int64]bool{}}
 	s := h.Settings
 	// Version 1 traces were classified by older rules; a classifier
 	// plugin's answers are not re-derived here.
@@ -117,6 +125,8 @@ func (c *crossLines) check(n int, l *Line) error {
 			c.forwarded[l.Call] = true
 		case "answer":
 			return c.answer(n, l)
+		case "delivered":
+			return c.delivered(n, l)
 		}
 	}
 	return nil
@@ -210,6 +220,41 @@ func sameDerived(a, b classify.Entry) bool {
 	return a.Name == b.Name && a.Class == b.Class && a.Idempotent == b.Idempotent && slices.Equal(a.KeyFields, b.KeyFields)
 }
 
+// delivered checks a transport-level delivery (duplicate.resentBy): only
+// the HTTP agent side delivers faults as HTTP, and only injected faults.
+func (c *crossLines) delivered(n int, l *Line) error {
+	agent := c.header.Transport.Agent
+	if agent == "" {
+		agent = "stdio" // older headers; report.Transport's empty fields are stdio
+	}
+	switch {
+	case !l.TransportFault:
+	case agent != "http":
+		return lineError(n, ruleTransport, "call %d's fault is recorded as delivered at the transport level, the header's agent side is %s", l.Call, agent)
+	case !c.faulted[l.Call]:
+		return lineError(n, ruleTransport, "call %d's delivery is recorded as transport-level, its answer carried no fault", l.Call)
+	}
+	return nil
+}
+
+// requestSeq checks that a call's request number is its session's own:
+// the relay numbers each request of a session once.
+func (c *crossLines) requestSeq(n int, l *Line) error {
+	if l.RequestSeq == 0 {
+		return nil
+	}
+	seen := c.requestSeqs[l.Session]
+	if seen == nil {
+		seen = map[int64]bool{}
+		c.requestSeqs[l.Session] = seen
+	}
+	if seen[l.RequestSeq] {
+		return lineError(n, ruleRequestSeq, "call %d has request number %d of session %s, which an earlier call of the session has", l.Call, l.RequestSeq, l.Session)
+	}
+	seen[l.RequestSeq] = true
+	return nil
+}
+
 // callParamNames are the tools/call params members the relay reads by
 // their exact name; it refuses a call with a case variant of one.
 var callParamNames = []string{"name", "arguments", "_meta"}
@@ -218,6 +263,9 @@ var callParamNames = []string{"name", "arguments", "_meta"}
 // against the listings.
 func (c *crossLines) call(n int, l *Line) error {
 	c.lastT[l.Call] = l.T
+	if err := c.requestSeq(n, l); err != nil {
+		return err
+	}
 	if l.Params != nil {
 		// As the relay reads it (relay.session.startCall): the last member
 		// named exactly "name", when it is a string; "" otherwise.
@@ -258,6 +306,7 @@ func (c *crossLines) call(n int, l *Line) error {
 // header's upstream, and an injected 429's retry_after.
 func (c *crossLines) answer(n int, l *Line) error {
 	fwd := c.forwarded[l.Call]
+	c.faulted[l.Call] = l.Fault != ""
 	switch {
 	case l.Outcome == judge.UpstreamNotExecuted && c.header.Transport.Upstream == "stdio":
 		return lineError(n, ruleStdio, "call %d's outcome is upstream-not-executed, the header's upstream is stdio", l.Call)

@@ -34,6 +34,9 @@ const (
 	// TypePluginFailure is a plugin's failed call, or its disabling
 	// (Line.Disabled), as the plugin host reported it.
 	TypePluginFailure = "plugin-failure"
+	// TypeState is a state probe's snapshot (behaviour §16): At, Counters,
+	// Invalid, and Detail for a failed probe.
+	TypeState = "state"
 )
 
 // Schema is the JSON Schema of the trace's lines (trace.schema.json).
@@ -66,6 +69,10 @@ type Settings struct {
 	// --plugin-config values by manifest name.
 	Plugins      []string                   `json:"plugins"`
 	PluginConfig map[string]json.RawMessage `json:"pluginConfig"`
+	// StateCommand is the --state-command ("" = none) and StateMap the
+	// --state-map values, tool → counter (behaviour §16).
+	StateCommand string            `json:"stateCommand,omitempty"`
+	StateMap     map[string]string `json:"stateMap,omitempty"`
 }
 
 // Header is the first line of a trace.
@@ -114,6 +121,8 @@ type Line struct {
 	Params     json.RawMessage `json:"params,omitempty"`
 	// ParamsText holds params that were not valid JSON, as text.
 	ParamsText *string `json:"paramsText,omitempty"`
+	// RequestSeq is judge.Event.RequestSeq (call lines).
+	RequestSeq int64 `json:"requestSeq,omitempty"`
 
 	Outcome        judge.Outcome   `json:"outcome,omitempty"`
 	Scenario       string          `json:"scenario,omitempty"`
@@ -126,10 +135,18 @@ type Line struct {
 	Detail         string          `json:"detail,omitempty"`
 	// Disabled marks the plugin-failure line of a plugin's disabling.
 	Disabled bool `json:"disabled,omitempty"`
+	// TransportFault is judge.Event.TransportFault (delivered lines).
+	TransportFault bool `json:"transportFault,omitempty"`
 
 	// Writes are the write tools of a listing, Tools the listing.
 	Writes []string `json:"writes,omitempty"`
 	Tools  []Tool   `json:"tools,omitempty"`
+
+	// At, Counters and Invalid are a state line's snapshot (its error is
+	// Detail).
+	At       string                 `json:"at,omitempty"`
+	Counters map[string]json.Number `json:"counters,omitempty"`
+	Invalid  map[string]string      `json:"invalid,omitempty"`
 }
 
 // Millis is a duration written as milliseconds with up to six decimals

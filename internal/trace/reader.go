@@ -32,6 +32,7 @@ type Trace struct {
 var lineTypes = map[string]bool{
 	"call": true, "forwarded": true, "answer": true, "end": true, "delivered": true,
 	"tools": true, TypePluginFailure: true, "session": true, TypeStartupFailed: true, "dropped-call": true,
+	TypeState: true,
 }
 
 // v1Disabled starts the detail of a version 1 plugin-failure line that

@@ -8,6 +8,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/report"
+	"github.com/cuonztech/agent-harness/internal/state"
 )
 
 // Options are the settings of a re-judging.
@@ -188,8 +189,14 @@ func eventOf(l *Line, at time.Time) judge.Event {
 		Outcome: l.Outcome, Scenario: l.Scenario, Fault: l.Fault, RetryAfterMs: l.RetryAfterMs,
 		ResponseDigest: l.ResponseDigest, Detail: l.Detail, Tools: l.Writes,
 		Session: string(l.Session), Transport: l.Transport, OwnUpstream: l.OwnUpstream,
+		RequestSeq: l.RequestSeq, TransportFault: l.TransportFault,
+	}
+	if ev.Kind == judge.EventState {
+		ev.Detail = ""
+		ev.State = &state.Snapshot{At: l.At, Counters: l.Counters, Invalid: l.Invalid, Error: l.Detail}
 	}
 	if ev.Kind == judge.EventCall && l.Params != nil {
+		ev.Params = l.Params // _meta's tool-call id (duplicate.resentBy)
 		// The relay takes params.arguments by its exact name and refuses
 		// calls with a case variant of it, so this finds the same value.
 		var p struct {

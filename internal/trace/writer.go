@@ -103,6 +103,7 @@ func LineOf(ev judge.Event, t time.Duration) Line {
 		Tool: ev.Tool, Class: ev.Class, AcceptsKey: ev.AcceptsKey, Idempotent: ev.Idempotent,
 		Outcome: ev.Outcome, Scenario: ev.Scenario, Fault: ev.Fault, RetryAfterMs: ev.RetryAfterMs,
 		ResponseDigest: ev.ResponseDigest, Detail: ev.Detail, Writes: ev.Tools,
+		RequestSeq: ev.RequestSeq, TransportFault: ev.TransportFault,
 	}
 	l.Params, l.ParamsText = raw(ev.Params)
 	if ev.Kind == judge.EventCall && ev.Params == nil && ev.Arguments != nil {
@@ -110,6 +111,9 @@ func LineOf(ev judge.Event, t time.Duration) Line {
 		l.Params, l.ParamsText = raw(append(append([]byte(`{"name":`), mustJSON(ev.Tool)...), append(append([]byte(`,"arguments":`), ev.Arguments...), '}')...))
 	}
 	l.Result, l.ResultText = raw(ev.Result)
+	if ev.Kind == judge.EventState && ev.State != nil {
+		l.At, l.Counters, l.Invalid, l.Detail = ev.State.At, ev.State.Counters, ev.State.Invalid, ev.State.Error
+	}
 	if ev.Kind == judge.EventTools {
 		l.Tools = make([]Tool, 0, len(ev.Listing))
 		for _, e := range ev.Listing {

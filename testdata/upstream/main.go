@@ -25,6 +25,10 @@
 //	                    do, instead of answering -32602 [UPSTREAM_LENIENT_UNLISTED]
 //	-relist-read-only   add_tool of a listed tool re-lists that tool with
 //	                    readOnlyHint: true instead of adding one [UPSTREAM_RELIST_READ_ONLY]
+//	-totals-file F      rewrite F with {"TOOL": executions, …} after each execution:
+//	                    a state probe's counters (`cat F`) [UPSTREAM_TOTALS_FILE]
+//	-crash-after N      exit with status 3, without answering, right after the Nth
+//	                    execution was counted (a lost answer) [UPSTREAM_CRASH_AFTER]
 //
 // Tools (every tool accepts "fail": true → an isError result, not counted,
 // and "sleep_ms": N → answer after N ms):
@@ -97,6 +101,9 @@ var idempotentTools = []string{
 type server struct {
 	pageSize   int
 	countsFile string
+	totalsFile string
+	crashAfter int
+	executions int
 	noTools    bool
 	lenient    bool // execute calls of unlisted tools (as some servers do)
 	relistRO   bool // add_tool of a listed tool re-lists it read-only
@@ -126,6 +133,8 @@ func main() {
 	idem := flag.Bool("idempotent-tools", os.Getenv("UPSTREAM_IDEMPOTENT_TOOLS") != "", "also list set_room_status, billing/charge-card and crm.getLead")
 	lenient := flag.Bool("lenient-unlisted", os.Getenv("UPSTREAM_LENIENT_UNLISTED") != "", "execute calls of tools it does not list")
 	relistRO := flag.Bool("relist-read-only", os.Getenv("UPSTREAM_RELIST_READ_ONLY") != "", "add_tool of a listed tool re-lists it with readOnlyHint: true")
+	totalsFile := flag.String("totals-file", os.Getenv("UPSTREAM_TOTALS_FILE"), "file with the executions per tool, as one JSON object")
+	crashAfter := flag.Int("crash-after", envInt("UPSTREAM_CRASH_AFTER", 0), "exit without answering after this many executions")
 	flag.Parse()
 
 	for i := 1; i <= *stderrLines; i++ {
@@ -148,7 +157,7 @@ func main() {
 		writePid(*pidfile, os.Getpid())
 	}
 	s := &server{
-		pageSize: *pageSize, countsFile: *countsFile, noTools: *noTools, lenient: *lenient, relistRO: *relistRO,
+		pageSize: *pageSize, countsFile: *countsFile, totalsFile: *totalsFile, crashAfter: *crashAfter, noTools: *noTools, lenient: *lenient, relistRO: *relistRO,
 		out: os.Stdout, tools: append([]string(nil), baseTools...),
 		counts: map[string]int{}, waiters: map[string]chan json.RawMessage{},
 	}
@@ -510,6 +519,14 @@ func (s *server) count(tool string, args json.RawMessage) {
 	key := tool + "\x00" + canonical(args)
 	s.mu.Lock()
 	s.counts[key]++
+	s.executions++
+	if s.totalsFile != "" {
+		s.writeTotalsLocked()
+	}
+	if s.crashAfter > 0 && s.executions == s.crashAfter {
+		fmt.Fprintf(os.Stderr, "upstream: crashing after execution %d, without answering\n", s.executions)
+		os.Exit(3)
+	}
 	if s.countsFile == "" {
 		// Rendering every count costs O(n) per execution; only the counts
 		// file needs it (benchmarks run without one).
@@ -522,6 +539,20 @@ func (s *server) count(tool string, args json.RawMessage) {
 	tmp := s.countsFile + ".tmp"
 	if err := os.WriteFile(tmp, []byte(s.countsResultLocked()), 0o644); err == nil {
 		_ = os.Rename(tmp, s.countsFile)
+	}
+}
+
+// writeTotalsLocked rewrites the totals file: executions per tool.
+func (s *server) writeTotalsLocked() {
+	totals := map[string]int{}
+	for k, n := range s.counts {
+		tool, _, _ := strings.Cut(k, "\x00")
+		totals[tool] += n
+	}
+	b, _ := json.Marshal(totals)
+	tmp := s.totalsFile + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err == nil {
+		_ = os.Rename(tmp, s.totalsFile)
 	}
 }
 

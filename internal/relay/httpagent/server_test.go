@@ -159,15 +159,26 @@ func TestServerStreams(t *testing.T) {
 // TestServerIdle: with IdleTimeout, Idle closes when no session was open
 // that long; a session without requests or streams expires.
 func TestServerIdle(t *testing.T) {
-	srv := New(Options{Run: fakeRelay, IdleTimeout: 20 * time.Millisecond, SessionIdle: 20 * time.Millisecond})
+	// The session's expiry is awaited by its log line: the idle clock
+	// starts at New, so on a loaded machine Idle may close before the
+	// initialize arrives, and then the session has not expired yet.
+	ended := make(chan struct{}, 1)
+	logf := func(format string, args ...any) {
+		if strings.Contains(fmt.Sprintf(format, args...), "neither a request nor an open stream") {
+			ended <- struct{}{}
+		}
+	}
+	srv := New(Options{Run: fakeRelay, IdleTimeout: 20 * time.Millisecond, SessionIdle: 20 * time.Millisecond, Logf: logf})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	resp := post(t, hs.URL+"/mcp", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
 	resp.Body.Close()
-	select {
-	case <-srv.Idle():
-	case <-time.After(10 * time.Second):
-		t.Fatal("never idle")
+	for _, c := range []<-chan struct{}{ended, srv.Idle()} {
+		select {
+		case <-c:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the session never expired or the server never went idle")
+		}
 	}
 	if r := post(t, hs.URL+"/mcp", resp.Header.Get("Mcp-Session-Id"), `{"jsonrpc":"2.0","id":2,"method":"x"}`); r.StatusCode != http.StatusNotFound {
 		t.Fatalf("expired session: %d", r.StatusCode)

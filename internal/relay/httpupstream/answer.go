@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/cuonztech/agent-harness/internal/mcpver"
 	"github.com/cuonztech/agent-harness/internal/relay"
 	"github.com/cuonztech/agent-harness/internal/wire"
 )
@@ -29,10 +30,11 @@ const textLost = "agent-harness: the upstream's HTTP answer could not be reporte
 // so a line the proxy made — whose mark holds the process's secret — can
 // never reach the relay unparsed, which would forward it raw to the agent.
 func (c *Conn) answer(env wire.Envelope, notExec bool, text string) {
-	b := makeAnswer(env, notExec, text)
+	version := c.requestVersion(env)
+	b := makeAnswer(env, notExec, text, version)
 	if !ownAnswerValid(b, env.ID) {
 		c.opts.Logf("WARNING: agent-harness could not encode its own answer to a %s; the agent gets an answer of unknown outcome", messageKind(env))
-		b = ownAnswer(env, false, textLost)
+		b = ownAnswer(env, false, textLost, version)
 		if !ownAnswerValid(b, env.ID) {
 			return // the id itself is unusable: the call ends at the relay's timeout (unknown)
 		}
@@ -43,8 +45,26 @@ func (c *Conn) answer(env wire.Envelope, notExec bool, text string) {
 // makeAnswer is ownAnswer; a test replaces it to check answer's guard.
 var makeAnswer = ownAnswer
 
-// ownAnswer is the line answer delivers.
-func ownAnswer(env wire.Envelope, notExec bool, text string) []byte {
+// requestVersion is the protocol revision of the agent's request env: its
+// SEP-2575 params._meta protocol version, else the version the upstream's
+// initialize result named; empty when unknown.
+func (c *Conn) requestVersion(env wire.Envelope) string {
+	if meta, _, ok := wire.Lookup(env.Params, "_meta"); ok {
+		if pv, _, ok := wire.Lookup(meta, "io.modelcontextprotocol/protocolVersion"); ok {
+			if v, ok := wire.Unquote(pv); ok {
+				return v
+			}
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.version
+}
+
+// ownAnswer is the line answer delivers; a tools/call result is valid for
+// revision version (resultType "complete" from 2026-07-28 on, before the
+// _meta that pipeline's notExecutedProof expects at the end).
+func ownAnswer(env wire.Envelope, notExec bool, text, version string) []byte {
 	b := make([]byte, 0, 160+len(text))
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, env.ID...)
@@ -64,7 +84,11 @@ func ownAnswer(env wire.Envelope, notExec bool, text string) []byte {
 	}
 	b = append(b, `,"result":{"content":[{"type":"text","text":`...)
 	b = appendJSONString(b, text)
-	b = append(b, `}],"isError":true,"_meta":{`...)
+	b = append(b, `}],"isError":true`...)
+	if mcpver.RequiresResultType(version) {
+		b = append(b, `,"resultType":"complete"`...)
+	}
+	b = append(b, `,"_meta":{`...)
 	b = appendJSONString(b, relay.OutcomeMetaKey)
 	b = append(b, ':')
 	b = appendJSONString(b, mark)

@@ -71,7 +71,7 @@ func TestRetryAfterAnswerIsJSON(t *testing.T) {
 // outcome without peer text and without the not-executed mark (whose
 // secret must never leave the process), and a WARNING is logged.
 func TestOwnAnswerNeverRaw(t *testing.T) {
-	makeAnswer = func(env wire.Envelope, notExec bool, text string) []byte {
+	makeAnswer = func(env wire.Envelope, notExec bool, text, _ string) []byte {
 		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"\x"}],"_meta":{"k":%q}}}`, env.ID, relay.NotExecutedMark)
 	}
 	defer func() { makeAnswer = ownAnswer }()
@@ -99,7 +99,7 @@ func FuzzOwnAnswer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string, notExec bool) {
 		for _, method := range []string{"tools/call", "ping"} {
 			env := wire.Envelope{ID: []byte(`"a\u0062"`), Method: method, HasMethod: true}
-			b := ownAnswer(env, notExec, text)
+			b := ownAnswer(env, notExec, text, "2026-07-28")
 			if !ownAnswerValid(b, env.ID) || !json.Valid(b) {
 				t.Fatalf("%q: invalid answer %s", text, b)
 			}

@@ -1,7 +1,0 @@
-//go:build race
-
-package main
-
-// raceEnabled: the tests run with -race, so the proxy under test is built
-// with it too.
-const raceEnabled = true

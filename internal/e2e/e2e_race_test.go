@@ -1,0 +1,7 @@
+//go:build race
+
+package e2e
+
+// raceEnabled: the tests run with -race, so the proxy under test is built
+// with it too.
+const raceEnabled = true
