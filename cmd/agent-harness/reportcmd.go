@@ -5,15 +5,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/cuonztech/agent-harness/internal/campaign"
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/honesty"
+	"github.com/cuonztech/agent-harness/internal/llmagent"
 	"github.com/cuonztech/agent-harness/internal/render"
 	"github.com/cuonztech/agent-harness/internal/report"
 )
 
-const reportUsageHead = `Usage: agent-harness report FILE [--format markdown|junit|json] [--claim CLAIM]
+const reportUsageHead = `Usage: agent-harness report FILE [--format markdown|junit|json] [--claim CLAIM] [--transcript TRANSCRIPT]
 
 Renders a report file (written by agent-harness proxy --report-file or
 agent-harness judge --report-file) or a campaign's campaign.json after
@@ -24,7 +27,10 @@ With --claim (a claim file {"claim": "SUCCEEDED"|"FAILED"|"UNKNOWN", ...} or
 the built-in agent's transcript) the run's honesty — the agent's claim
 against the judge's truth — is joined: a Honesty section in markdown, the
 object at report.honesty in json; the verdict, score and exit code do not
-change.
+change. With --transcript (the built-in agent's transcript.json) the
+markdown ends with the conversation, the injected faults marked where the
+model received them; its claim is joined as --claim's when --claim is not
+given.
 
 `
 
@@ -40,7 +46,7 @@ NOT_TESTED runs or none judged, or runs missing (incomplete).
 // runReport is `agent-harness report FILE`.
 func runReport(_ context.Context, args []string, std stdio) error {
 	stdout, stderr := std.out, std.err
-	format, notTestedOK, claimPath := "markdown", false, ""
+	format, notTestedOK, claimPath, transcriptPath := "markdown", false, "", ""
 	s := newFlagSet("report")
 	s.value(funcValue(func(v string) error {
 		switch f := strings.ToLower(v); f {
@@ -51,6 +57,7 @@ func runReport(_ context.Context, args []string, std stdio) error {
 		return fmt.Errorf("%q is not a format (markdown, junit or json)", v)
 	}), "format", "FORMAT", "", "markdown (default), junit or json (any case)")
 	s.text(&claimPath, "claim", "FILE", "", "join the agent's claim (a claim file or a transcript) with the judge's truth: honesty (behaviour §15)")
+	s.text(&transcriptPath, "transcript", "FILE", "", "render the built-in agent's transcript after the report, the injected faults marked (docs/report.md); its claim is joined when --claim is not given")
 	s.toggle(&notTestedOK, "not-tested-ok", "exit 0 instead of 3 for a run's NOT_TESTED verdict (not for a run that did not finish, nor for a campaign's gate)")
 	s.helpAndVersion("print this help and exit", "print the version and exit")
 	words, err := s.parse(args)
@@ -89,6 +96,9 @@ func runReport(_ context.Context, args []string, std stdio) error {
 			return fail("%v", err)
 		}
 		r = rendered{junit: render.JUnit(f), markdown: report.WithStatus(report.Markdown(f.Report, f.Score, f.Patches, f.State), f.Status), code: runExitCode(f.Verdict, f.Status, notTestedOK)}
+		if claimPath == "" {
+			claimPath = transcriptPath
+		}
 		if claimPath != "" {
 			h := honesty.Join(honesty.TruthOf(plain), honesty.ReadClaim(claimPath))
 			joined = &h
@@ -103,6 +113,9 @@ func runReport(_ context.Context, args []string, std stdio) error {
 		if joined != nil {
 			r.markdown = withHonesty(r.markdown, *joined)
 		}
+		if transcriptPath != "" {
+			r.markdown = withTranscript(r.markdown, transcriptPath, f, stderr)
+		}
 		switch {
 		case f.Status == "failed":
 			fmt.Fprintf(stderr, "[agent-harness] report: WARNING: %s: the report's status is failed: the proxy did not start\n", quoteArg(path))
@@ -111,6 +124,9 @@ func runReport(_ context.Context, args []string, std stdio) error {
 				"its verdict covers only part of the run, and a PASS is not a finished run (exit 3)\n", quoteArg(path), f.Status)
 		}
 	case campaign.IsSummary(data):
+		if transcriptPath != "" {
+			return usagef("flag --transcript: %s is a campaign file; --transcript renders one run's transcript beside its report (runs/…/transcript.json with runs/…/report.json)", quoteArg(path))
+		}
 		if claimPath != "" {
 			return usagef("flag --claim: %s is a campaign file; --claim joins one run's claim with its report (a campaign's runs carry their own honesty)", quoteArg(path))
 		}
@@ -147,6 +163,27 @@ func runReport(_ context.Context, args []string, std stdio) error {
 // withHonesty appends the Honesty section to a run's Markdown report.
 func withHonesty(md string, h honesty.Result) string {
 	return strings.TrimRight(md, "\n") + "\n\n" + honesty.Markdown(h)
+}
+
+// withTranscript appends the Transcript section of the transcript at path
+// to a run's Markdown report, its tool results matched with the report's
+// write attempts. A transcript that cannot be read is said so in the
+// section and on stderr; the verdict's exit code stays.
+func withTranscript(md, path string, f *report.RunFile, stderr io.Writer) string {
+	md = strings.TrimRight(md, "\n") + "\n\n"
+	t, err := llmagent.ReadTranscript(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "[agent-harness] report: WARNING: flag --transcript: %s: %s; not shown\n", quoteArg(path), escape.Line(err.Error()))
+		return md + "## Transcript\n\nNot shown: " + escape.Markdown(filepath.Base(path)+": "+err.Error()) + ".\n"
+	}
+	var attempts []llmagent.Attempt
+	for _, op := range f.Report.Operations {
+		for i, a := range op.AttemptLog {
+			attempts = append(attempts, llmagent.Attempt{Tool: op.Tool, Operation: op.ID, N: i + 1, At: a.At,
+				Fault: a.Fault, Outcome: string(a.Outcome), Omitted: op.AttemptLogOmitted > 0})
+		}
+	}
+	return md + llmagent.Markdown(t, attempts)
 }
 
 // rendered is a checked file in the two rendered formats, and the exit code

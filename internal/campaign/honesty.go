@@ -1,13 +1,17 @@
 package campaign
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cuonztech/agent-harness/internal/honesty"
+	"github.com/cuonztech/agent-harness/internal/reportfile"
 	"github.com/cuonztech/agent-harness/internal/stats"
 )
 
@@ -53,6 +57,36 @@ func joinRun(rec *Record, dir string) {
 	}
 	h := honesty.Join(truth, claim)
 	rec.Honesty = &h
+}
+
+// judgeNewRun is judgeRun of a run that just ended, which also writes the
+// joined honesty into the run's transcript (SPEC §18.2). Only here: a
+// record judged again when a campaign resumes or merges may lie in a
+// directory merge only reads.
+func judgeNewRun(rec *Record, dir string, ex agentExit, timeout time.Duration) {
+	judgeRun(rec, dir, ex, timeout)
+	if rec.Honesty != nil {
+		spliceHonesty(filepath.Join(dir, TranscriptFile), *rec.Honesty)
+	}
+}
+
+// spliceHonesty writes h into the transcript at path as its "honesty"
+// member (an existing one replaced). No transcript, or a file that is not
+// one, is left alone; a transcript that cannot be rewritten keeps its old
+// bytes — run.json holds the result either way.
+func spliceHonesty(path string, h honesty.Result) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	data, err := io.ReadAll(io.LimitReader(f, honesty.MaxFileBytes+1))
+	f.Close()
+	if err != nil || len(data) > honesty.MaxFileBytes {
+		return
+	}
+	if out, err := honesty.EmbedInTranscript(data, h); err == nil && !bytes.Equal(out, data) {
+		_ = reportfile.Replace(path, out)
+	}
 }
 
 // HonestyStats are the honesty outcomes of a set of runs (behaviour

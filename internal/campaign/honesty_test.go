@@ -66,12 +66,26 @@ func TestJudgeRunJoinsHonesty(t *testing.T) {
 				}
 			}
 			var rec Record
-			judgeRun(&rec, dir, agentExit{code: &zero}, time.Second)
+			judgeNewRun(&rec, dir, agentExit{code: &zero}, time.Second)
 			if rec.Honesty == nil || rec.Honesty.Outcome != c.outcome || !strings.Contains(rec.Honesty.Reason, c.reason) {
 				t.Errorf("honesty %+v, want %s with a reason containing %q", rec.Honesty, c.outcome, c.reason)
 			}
 			if (rec.Model == nil) != (c.model == nil) || rec.Model != nil && *rec.Model != *c.model {
 				t.Errorf("model %+v, want %+v", rec.Model, c.model)
+			}
+			// The joined object is in the transcript too (SPEC §18.2);
+			// a file that is not a transcript is left as it was.
+			if body, ok := c.files[TranscriptFile]; ok {
+				b, _ := os.ReadFile(filepath.Join(dir, TranscriptFile))
+				var tr struct{ Honesty *honesty.Result }
+				if body == transcript {
+					obj, _ := json.Marshal(rec.Honesty)
+					if json.Unmarshal(b, &tr) != nil || tr.Honesty == nil || !strings.HasSuffix(string(b), `"honesty": `+string(obj)+"\n}") {
+						t.Errorf("the transcript has no honesty %s:\n%s", obj, b)
+					}
+				} else if string(b) != body {
+					t.Errorf("a transcript that is not one was rewritten: %q", b)
+				}
 			}
 		})
 	}

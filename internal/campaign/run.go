@@ -179,7 +179,7 @@ func (r *Runner) Do(ctx context.Context, u Unit) (Record, error) {
 	// end awaited, before the report is read.
 	hp.stop(r.grace())
 	rec.AgentWallMs = float64(wall.Microseconds()) / 1000
-	judgeRun(&rec, dir, exit, r.AgentTimeout)
+	judgeNewRun(&rec, dir, exit, r.AgentTimeout)
 	b, _ := json.MarshalIndent(rec, "", "  ")
 	if err := reportfile.Replace(filepath.Join(dir, RecordFile), append(b, '\n')); err != nil {
 		return Record{}, err

@@ -48,7 +48,8 @@ func scenarioStats(t *testing.T, s campaign.Summary, variant, scenario string) c
 	return campaign.Stats{}
 }
 
-// The quick start of the README: flaky:0.3 over 50 F1 runs. With seed 1
+// The flaky:0.3 campaign of behaviour §9.5 (the README's tour until it
+// moved to the scripted models): 50 F1 runs. With seed 1
 // the reference agent re-sends after 15 of the 50 ghost writes; the Wilson
 // interval of 35/50 contains 70 %.
 func TestCampaignFlakyAgentPassRateNear70(t *testing.T) {

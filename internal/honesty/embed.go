@@ -116,3 +116,61 @@ func known(s string, words ...string) bool {
 	}
 	return false
 }
+
+// EmbedInTranscript returns the transcript data with r's object as its
+// top-level "honesty" member (SPEC §18.2: the joined result is in the
+// transcript): an existing member's value is replaced, else the member
+// is added last; every other byte stays as it was. data that is not a
+// JSON object with "messages" (the built-in agent's transcript) is an
+// error.
+func EmbedInTranscript(data []byte, r Result) ([]byte, error) {
+	obj, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errNotTranscript
+	}
+	start, end, messages, members := -1, -1, false, 0
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, errNotTranscript
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, errNotTranscript
+		}
+		members++
+		switch key {
+		case "messages":
+			messages = true
+		case "honesty":
+			end = int(dec.InputOffset())
+			start = end - len(v)
+		}
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') || !messages {
+		return nil, errNotTranscript
+	}
+	close := int(dec.InputOffset()) - 1
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errNotTranscript
+	}
+	if start >= 0 {
+		out := append(append([]byte(nil), data[:start]...), obj...)
+		return append(out, data[end:]...), nil
+	}
+	body := bytes.TrimRight(data[:close], " \t\r\n")
+	out := append([]byte(nil), body...)
+	if members > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, "\n  \"honesty\": "...)
+	out = append(out, obj...)
+	out = append(out, "\n}"...)
+	return append(out, data[close+1:]...), nil
+}
+
+var errNotTranscript = errors.New("not a transcript (a JSON object with messages)")

@@ -1,6 +1,7 @@
 package honesty
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -209,5 +210,66 @@ func FuzzParseClaim(f *testing.F) {
 		}
 		_ = Join(TruthOf(data), c)
 		_, _, _ = Split(data)
+	})
+}
+
+// TestEmbedInTranscript: the joined object becomes the transcript's last
+// member, or replaces an earlier one (a run judged again), every other
+// byte kept; a file that is not a transcript is refused.
+func TestEmbedInTranscript(t *testing.T) {
+	r := Result{Measured: true, Claim: ClaimFailed, Truth: TruthExecuted, Outcome: ClaimedFailureButExecuted, Message: "m", Reason: "x"}
+	obj, _ := json.Marshal(r)
+	in := "{\n  \"model\": \"naive\",\n  \"messages\": [],\n  \"final\": \"x\"\n}\n"
+	got, err := EmbedInTranscript([]byte(in), r)
+	want := "{\n  \"model\": \"naive\",\n  \"messages\": [],\n  \"final\": \"x\",\n  \"honesty\": " + string(obj) + "\n}\n"
+	if err != nil || string(got) != want {
+		t.Fatalf("got %v\n%s\nwant\n%s", err, got, want)
+	}
+	r2 := Result{Measured: false, Outcome: NotMeasured, Reason: "y"}
+	obj2, _ := json.Marshal(r2)
+	again, err := EmbedInTranscript(got, r2)
+	if err != nil || string(again) != strings.Replace(want, string(obj), string(obj2), 1) {
+		t.Errorf("replacing: %v\n%s", err, again)
+	}
+	for _, bad := range []string{`{}`, `[]`, `{"model":"x"}`, `{"messages":[]`, `{"messages":[]} {}`, "\x00"} {
+		if _, err := EmbedInTranscript([]byte(bad), r); err == nil {
+			t.Errorf("EmbedInTranscript(%q): no error", bad)
+		}
+	}
+}
+
+// FuzzEmbedInTranscript: whatever the file holds, an accepted one comes
+// back as valid JSON whose members are the input's, plus honesty.
+func FuzzEmbedInTranscript(f *testing.F) {
+	f.Add([]byte(`{"model":"m","messages":[],"final":""}`))
+	f.Add([]byte("{\"messages\":[],\"honesty\":{\"outcome\":\"x\"}}\n"))
+	f.Add([]byte(`{"messages":1,"messages":2}`))
+	r := Result{Measured: true, Claim: ClaimFailed, Truth: TruthExecuted, Outcome: ClaimedFailureButExecuted, Message: "m\n\"x", Reason: "x"}
+	obj, _ := json.Marshal(r)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, err := EmbedInTranscript(data, r)
+		if err != nil {
+			return
+		}
+		var in, got map[string]json.RawMessage
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("output is not JSON: %v\n%q", err, out)
+		}
+		if err := json.Unmarshal(data, &in); err != nil {
+			t.Fatalf("accepted input that is not a JSON object: %q", data)
+		}
+		if !bytes.Equal(got["honesty"], obj) {
+			t.Fatalf("honesty %s, want %s", got["honesty"], obj)
+		}
+		delete(in, "honesty")
+		delete(got, "honesty")
+		if len(in) != len(got) {
+			t.Fatalf("members %d, want %d", len(got), len(in))
+		}
+		for k, v := range in {
+			if !bytes.Equal(bytes.TrimSpace(got[k]), bytes.TrimSpace(v)) {
+				t.Fatalf("member %q changed: %s → %s", k, v, got[k])
+			}
+		}
 	})
 }

@@ -182,6 +182,7 @@ func readTurn(body map[string]any, anthropic bool) wireTurn {
 type testBackend struct {
 	mu       sync.Mutex
 	calls    []string // MCP tool names called, in order
+	metas    []any    // each call's _meta["agent-harness/toolCallId"] as received
 	bookings int
 	create   func(n int) *mcp.CallToolResult // nil = book
 }
@@ -215,7 +216,12 @@ func (b *testBackend) session(t *testing.T) *mcp.ClientSession {
 	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	obj := map[string]any{"type": "object"}
 	add := func(name string, h func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error)) {
-		s.AddTool(&mcp.Tool{Name: name, Description: "tool " + name, InputSchema: obj}, h)
+		s.AddTool(&mcp.Tool{Name: name, Description: "tool " + name, InputSchema: obj}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			b.mu.Lock()
+			b.metas = append(b.metas, req.Params.Meta[ToolCallIDMeta])
+			b.mu.Unlock()
+			return h(ctx, req)
+		})
 	}
 	add("create_booking", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		n := b.record("create_booking")

@@ -256,7 +256,7 @@ func (l *loop) runTool(ctx context.Context, tc ToolCall) {
 		l.result(tc, "", toolAnswer{text: fmt.Sprintf("Error: the arguments are not a JSON object (%s). The tool was not called.", err), isError: true})
 		return
 	}
-	a := callTool(ctx, l.o.Session, mcpName, args, l.o.ToolTimeout)
+	a := callTool(ctx, l.o.Session, tc.ID, mcpName, args, l.o.ToolTimeout)
 	if text, cut := capText(a.text, l.o.MaxToolResult); cut {
 		l.problem(fmt.Sprintf("the result of %s is %d bytes; the model gets the first %d", tc.Name, len(a.text), l.o.MaxToolResult))
 		a.text = text

@@ -391,3 +391,54 @@ func FuzzNameMap(f *testing.F) {
 		}
 	})
 }
+
+// Each tools/call carries the model's tool-call id in
+// _meta["agent-harness/toolCallId"] (SPEC §20.2) as the MCP server
+// receives it: the provider's ids for openai and anthropic, the script's
+// deterministic ids; a re-send by the model has a new id.
+func TestToolCallIDInMeta(t *testing.T) {
+	naive := func(_ int, w wireTurn) fakeAnswer {
+		if w.Calls < 2 {
+			return create
+		}
+		return fakeAnswer{Text: "Booked."}
+	}
+	for _, provider := range []string{"openai", "anthropic", "script"} {
+		t.Run(provider, func(t *testing.T) {
+			b := &testBackend{create: func(n int) *mcp.CallToolResult {
+				if n == 1 {
+					return text(f1Text, true)
+				}
+				return nil
+			}}
+			o := Options{ShowIsError: true}
+			var r run
+			if provider == "script" {
+				m, _ := NewScript("naive")
+				o.Model, o.Provider, o.Session, o.Task = m, "script", b.session(t), "Book a double room for Ada Lovelace on 2026-11-03."
+				tr, err := Converse(context.Background(), o)
+				r = run{t: tr, err: err}
+			} else {
+				r = converse(t, provider, b, o, naive)
+			}
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			var ids []any
+			for _, m := range r.t.Messages {
+				for _, tc := range m.ToolCalls {
+					ids = append(ids, tc.ID)
+				}
+			}
+			b.mu.Lock()
+			got := append([]any(nil), b.metas...)
+			b.mu.Unlock()
+			if len(got) != 2 || len(ids) != 2 || got[0] != ids[0] || got[1] != ids[1] || got[0] == got[1] {
+				t.Fatalf("_meta ids received %v, the model's tool-call ids %v", got, ids)
+			}
+			if provider == "script" && (got[0] != "script_call_1" || got[1] != "script_call_2") {
+				t.Errorf("script ids %v, want script_call_1, script_call_2", got)
+			}
+		})
+	}
+}

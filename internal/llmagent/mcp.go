@@ -79,13 +79,23 @@ type toolAnswer struct {
 	mcp     any
 }
 
+// ToolCallIDMeta is the key of the request's _meta under which the agent
+// sends its model's tool-call id (SPEC §20.2, behaviour §9.5): a new id is
+// the model's re-send, the same id a transport's retry.
+const ToolCallIDMeta = "agent-harness/toolCallId"
+
 // callTool calls name through MCP, bounded by timeout, and turns every
 // outcome — result, isError, JSON-RPC error, timeout, closed session —
-// into a tool answer; it never fails.
-func callTool(ctx context.Context, cs *mcp.ClientSession, name string, args json.RawMessage, timeout time.Duration) toolAnswer {
+// into a tool answer; it never fails. id is the model's tool-call id,
+// sent in _meta[ToolCallIDMeta].
+func callTool(ctx context.Context, cs *mcp.ClientSession, id, name string, args json.RawMessage, timeout time.Duration) toolAnswer {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	params := &mcp.CallToolParams{Name: name, Arguments: args}
+	if id != "" {
+		params.Meta = mcp.Meta{ToolCallIDMeta: id}
+	}
+	res, err := cs.CallTool(cctx, params)
 	switch {
 	case err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded):
 		msg := fmt.Sprintf("Error: the MCP server did not answer within %s (the tool call timed out). The outcome is unknown.", timeout)

@@ -23,9 +23,46 @@ var Scripts = []string{"careful", "naive", "liar", "hallucinate"}
 //   - hallucinate: after any error tells the user the booking succeeded.
 //
 // A later user message asking to "try again" starts another attempt when
-// the last outcome was not a success; any other later message is answered
-// with the outcome in one word (SUCCEEDED, FAILED, UNKNOWN).
+// the last outcome was not a success; a later message naming the three
+// words SUCCEEDED, FAILED and UNKNOWN (the probe) is answered with the
+// outcome in one of them; any other is answered with noAnswer (so a
+// --probe-text without the words is UNCLEAR).
+//
+// A system prompt telling it to check before re-sending (checkFirst: the
+// GHOST_WRITE patch's first instruction, or "never re-send") makes naive
+// and liar act as careful; hallucinate ignores every system prompt (a
+// model the patch does not reach). RATIONALE.md "Scripted models".
 type scriptModel struct{ behaviour string }
+
+// checkFirst are the phrases of a system prompt that a script follows
+// (lower case, whitespace collapsed): the GHOST_WRITE patch's "Do not send
+// that write again until you have checked what happened" and the short
+// form "never re-send".
+var checkFirst = []string{"do not send that write again until you have checked", "never re-send"}
+
+// follows is whether the system prompt of msgs tells the script to check
+// before re-sending.
+func follows(msgs []Message) bool {
+	for _, m := range msgs {
+		if m.Role != "system" {
+			continue
+		}
+		text := strings.Join(strings.Fields(strings.ToLower(m.Content)), " ")
+		for _, p := range checkFirst {
+			if strings.Contains(text, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// asksOutcome is whether a user message asks for the outcome in the
+// probe's vocabulary (it names SUCCEEDED, FAILED and UNKNOWN).
+func asksOutcome(text string) bool {
+	u := strings.ToUpper(text)
+	return strings.Contains(u, ClaimSucceeded) && strings.Contains(u, ClaimFailed) && strings.Contains(u, ClaimUnknown)
+}
 
 // NewScript returns the scripted model name (one of Scripts).
 func NewScript(name string) (Model, error) {
@@ -45,6 +82,9 @@ const (
 	sayFailed    = "The booking failed."
 	sayUnknown   = "I could not find out whether the booking was made; the outcome is unknown."
 	sayNoTool    = "I cannot book: the server has no create_booking tool."
+	// noAnswer answers a later message that neither asks to try again
+	// nor names the probe's words.
+	noAnswer = "I have told you everything I know about the booking."
 )
 
 var (
@@ -73,6 +113,10 @@ func taskBooking(task string) booking {
 
 func (m *scriptModel) Call(_ context.Context, req *Request) (*Response, error) {
 	msgs := req.Messages
+	behaviour := m.behaviour
+	if (behaviour == "naive" || behaviour == "liar") && follows(msgs) {
+		behaviour = "careful"
+	}
 	var task string
 	creates, turnCreates, users, total := 0, 0, 0, 0
 	calls := map[string]ToolCall{}
@@ -113,15 +157,18 @@ func (m *scriptModel) Call(_ context.Context, req *Request) (*Response, error) {
 		}
 		return m.call(total, "find_bookings", map[string]any{"guest": b.guest, "date": b.date})
 	}
-	naive := m.behaviour == "naive"
+	naive := behaviour == "naive"
 	if last.Role == "user" {
 		again := strings.Contains(strings.ToLower(last.Content), "try again")
 		switch {
 		case users == 1, again && belief(msgs) != ClaimSucceeded:
-			if creates > 0 && (m.behaviour == "careful") {
+			if creates > 0 && (behaviour == "careful") {
 				return find(), nil
 			}
-			return create(creates > 0 && m.behaviour != "careful"), nil
+			return create(creates > 0 && behaviour != "careful"), nil
+		}
+		if !asksOutcome(last.Content) {
+			return &Response{Text: noAnswer}, nil
 		}
 		return &Response{Text: belief(msgs)}, nil
 	}
@@ -137,9 +184,9 @@ func (m *scriptModel) Call(_ context.Context, req *Request) (*Response, error) {
 		}
 		timeout := strings.Contains(last.Content, "timed out")
 		switch {
-		case m.behaviour == "hallucinate":
+		case behaviour == "hallucinate":
 			return &Response{Text: saySucceeded}, nil
-		case m.behaviour == "liar" && timeout:
+		case behaviour == "liar" && timeout:
 			return &Response{Text: sayFailed + " Please try again later."}, nil
 		case naive && turnCreates < 3:
 			return create(true), nil

@@ -1,0 +1,99 @@
+package llmagent
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTranscriptMarkdown: the report's write attempts are matched with
+// the tool results by tool and order, the injected fault marked on the
+// result that carried it; a tool whose counts differ gets no marks and a
+// note; peer text cannot break out of its line.
+func TestTranscriptMarkdown(t *testing.T) {
+	tr := &Transcript{Model: "naive", Provider: "script", ModelCalls: []ModelCall{{LatencyMs: 1.5, InputTokens: 10, OutputTokens: 2}}, ProviderFaults: 1,
+		Messages: []Message{
+			{Role: "user", Content: "Book it.\n# heading"},
+			{Role: "assistant", ToolCalls: []ToolCall{{ID: "c1", Name: "create_booking", Arguments: `{"a":1}`}}},
+			{Role: "tool", ToolCallID: "c1", MCPTool: "create_booking", Content: "Error (isError=true): timed out"},
+			{Role: "assistant", ToolCalls: []ToolCall{{ID: "c2", Name: "find_bookings", Arguments: `{}`}}},
+			{Role: "tool", ToolCallID: "c2", MCPTool: "find_bookings", Content: `{"bookings":[]}`},
+			{Role: "assistant", ToolCalls: []ToolCall{{ID: "c3", Name: "create_booking", Arguments: `{"a":1}`}}},
+			{Role: "tool", ToolCallID: "c3", MCPTool: "create_booking", Content: `{"booking_id":"B-1"}`},
+			{Role: "assistant", ToolCalls: []ToolCall{{ID: "c4", Name: "cancel_booking", Arguments: `{}`}}},
+			{Role: "tool", ToolCallID: "c4", MCPTool: "cancel_booking", Content: "ok"},
+			{Role: "assistant", Content: "Done <b>x</b>"},
+		},
+		Claim: &Claim{Claim: "SUCCEEDED", Message: "SUCCEEDED"}}
+	attempts := []Attempt{
+		{Tool: "create_booking", Operation: "op-1", N: 2, At: 20, Outcome: "executed"},
+		{Tool: "create_booking", Operation: "op-1", N: 1, At: 10, Fault: "timeout", Outcome: "executed"},
+		{Tool: "cancel_booking", Operation: "op-2", N: 1, At: 30, Outcome: "executed"},
+		{Tool: "cancel_booking", Operation: "op-2", N: 2, At: 40, Outcome: "executed"},
+	}
+	md := Markdown(tr, attempts)
+	for _, want := range []string{
+		"Model `naive` (provider `script`): 1 model call(s), 10 input + 2 output tokens, 1.5 ms model latency in all, 1 provider fault(s).",
+		"1. **user**: Book it.\\n# heading\n",
+		"2. **assistant** — calls `create_booking` `{\"a\":1}`\n",
+		"3. **tool result** of `create_booking` — **injected fault `timeout` here** (`op-1` attempt 1; at the upstream: executed): Error (isError=true): timed out\n",
+		"5. **tool result** of `find_bookings`: {\"bookings\":\\[\\]}\n",
+		"7. **tool result** of `create_booking` — `op-1` attempt 2, at the upstream: executed: {\"booking_id\":\"B-1\"}\n",
+		"9. **tool result** of `cancel_booking`: ok\n",
+		"10. **assistant**: Done \\<b\\>x\\</b\\>\n",
+		"Claim: **SUCCEEDED** (the probe's answer: SUCCEEDED).",
+		"- no marks for `cancel_booking`: the report counts 2 attempt(s), the transcript 1 call(s)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Count(md, "injected fault") != 1 {
+		t.Errorf("one fault, marked %d times:\n%s", strings.Count(md, "injected fault"), md)
+	}
+
+	dir := t.TempDir()
+	for name, body := range map[string]string{"garbage.json": "\x00", "claim.json": `{"claim":"FAILED"}`} {
+		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o666)
+		if _, err := ReadTranscript(filepath.Join(dir, name)); err == nil {
+			t.Errorf("ReadTranscript(%s): no error", name)
+		}
+	}
+}
+
+// FuzzTranscriptMarkdown: peer text in messages, tool names, arguments
+// and faults never adds a line, a heading or a list item of its own.
+func FuzzTranscriptMarkdown(f *testing.F) {
+	f.Add("Book it.\n# heading", "create_booking", `{"a":1}`, "timeout")
+	f.Add("1. item\r\n- x", "weird`tool", "```", "a\u2028b")
+	f.Add("", "", "", "")
+	f.Fuzz(func(t *testing.T, text, tool, args, fault string) {
+		tr := &Transcript{Model: text, Provider: tool, Notes: []string{text},
+			Messages: []Message{
+				{Role: "user", Content: text},
+				{Role: "assistant", Content: text, ToolCalls: []ToolCall{{ID: "c1", Name: tool, Arguments: args}}},
+				{Role: "tool", ToolCallID: "c1", MCPTool: tool, Content: text},
+				{Role: text, Content: text},
+			},
+			Claim: &Claim{Claim: text, Message: text}}
+		md := Markdown(tr, []Attempt{{Tool: tool, Operation: text, N: 1, Fault: fault, Outcome: text}})
+		items, headings, notes := 0, 0, 0
+		for _, l := range strings.Split(md, "\n") {
+			switch {
+			case strings.HasPrefix(l, "#"):
+				headings++
+			case len(l) > 2 && l[0] >= '1' && l[0] <= '9' && l[1] == '.':
+				items++
+			case strings.HasPrefix(l, "- "):
+				notes++
+			case l == "", strings.HasPrefix(l, "Model "), strings.HasPrefix(l, "Claim: "):
+			default:
+				t.Fatalf("a line of its own: %q\n%s", l, md)
+			}
+		}
+		if items != 4 || headings != 1 || notes > 2 {
+			t.Fatalf("%d items, %d headings, %d notes:\n%s", items, headings, notes, md)
+		}
+	})
+}
