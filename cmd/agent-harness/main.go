@@ -74,7 +74,7 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		case "sample-server":
 			return cmd, runSampleServer(ctx, rest, std)
 		case "agent":
-			return cmd, runAgent(ctx, rest, stdout, stderr)
+			return cmd, runAgent(ctx, rest, std)
 		case "--version", "version":
 			return "", errVersion
 		case "--help", "-h", "help":
