@@ -70,7 +70,7 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		case "report":
 			return cmd, runReport(ctx, rest, std)
 		case "campaign":
-			return cmd, runCampaign(ctx, rest, stdout, stderr)
+			return cmd, runCampaign(ctx, rest, std)
 		case "sample-server":
 			return cmd, runSampleServer(ctx, rest, std)
 		case "agent":

@@ -9,19 +9,6 @@ import (
 // commandForm is how the usage and the errors show the `--` form.
 const commandForm = "agent-harness proxy [flags] -- CMD [ARGS...]"
 
-// splitCommand splits a command line at the first `--`: the flags before
-// it, the command and its arguments after it (the campaign's agent). No flag
-// takes `--` as its value (a value starting with -- never is one), so the
-// first `--` is always the separator.
-func splitCommand(args []string) (flags, command []string, hasCommand bool) {
-	for i, a := range args {
-		if a == "--" {
-			return args[:i], args[i+1:], true
-		}
-	}
-	return args, nil, false
-}
-
 // useCommand takes the upstream command and its arguments from the words
 // after the flags (where: "after --" or "after the flags", for the
 // messages). They replace --upstream-command, --upstream-arg and
