@@ -16,7 +16,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/relay"
 )
 
-// Exit codes shared by every subcommand; cmdExit (cmdflags.go) is where a
+// Exit codes shared by every subcommand; cmdExit (cmdexit.go) is where a
 // command's outcome becomes one of them.
 const (
 	exitOK      = 0
