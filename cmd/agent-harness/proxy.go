@@ -35,6 +35,7 @@ func proxyConfig(o proxyOptions) harness.Config {
 		Kind:            "proxy",
 		Upstream:        relay.CommandUpstream{Command: o.UpstreamCommand, Args: o.UpstreamArgs, Dir: o.UpstreamCwd, Env: o.UpstreamEnv},
 		UpstreamTimeout: o.UpstreamTimeout,
+		OnCancel:        o.OnCancel,
 		Scenario:        o.Scenario,
 		Mode:            o.Mode,
 		ErrorRate:       o.ErrorRate,

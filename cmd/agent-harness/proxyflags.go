@@ -96,6 +96,8 @@ type proxyOptions struct {
 
 	// UpstreamTimeout bounds the wait for an upstream answer (default 60s).
 	UpstreamTimeout time.Duration
+	// OnCancel is --on-cancel: "forward" (default) or "swallow".
+	OnCancel string
 
 	// State are the --state-* flags (behaviour §16).
 	State harness.State
@@ -272,6 +274,14 @@ func proxyFlagSet(o *proxyOptions, p *parseState) *flagSet {
 
 	s.group = groupOps
 	s.value(durationValue{&o.UpstreamTimeout, time.Millisecond, 10 * time.Minute, "1ms–10m"}, "upstream-timeout", "DURATION", "60s", "wait this long for an upstream answer, then the outcome is unknown; 1ms–10m")
+	s.value(funcValue(func(v string) error {
+		switch l := strings.ToLower(v); l {
+		case "forward", "swallow":
+			o.OnCancel = l
+			return nil
+		}
+		return fmt.Errorf("%q is not forward or swallow", v)
+	}), "on-cancel", "forward|swallow", "forward", "the agent's cancellation of a call in flight: forward it to the upstream, or swallow it (a backend that commits anyway)")
 	s.toggle(&o.Quiet, "quiet", "leave out the tool table and the lines on faults, violations and the result; keep warnings and errors")
 	s.helpAndVersion("print this help and exit", "print the version and exit")
 	return s
@@ -350,6 +360,7 @@ func parseProxyFlags(args []string) (proxyOptions, error) {
 		PluginTimeout:   plugin.DefaultTimeout,
 		PluginMemoryMiB: plugin.DefaultMemoryMiB,
 		UpstreamTimeout: 60 * time.Second,
+		OnCancel:        "forward",
 		HTTP:            httpOptions{ListenPath: "/mcp", FaultLayer: "tool"},
 	}
 	if dir, err := userCacheDir(); err == nil && dir != "" {

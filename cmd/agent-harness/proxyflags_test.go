@@ -34,7 +34,7 @@ var valueFlags = map[string]string{
 	"listen": "0", "listen-path": "/x", "listen-allow-origin": "https://a.example", "exit-when-idle": "1s",
 	"max-sessions": "4", "session-idle": "1m",
 	"fault-layer": "http", "ghost-hold": "1s", "upstream-url": "http://127.0.0.1:1/mcp",
-	"upstream-header": "X-A: b", "upstream-header-env": "X-Token=PATH",
+	"upstream-header": "X-A: b", "upstream-header-env": "X-Token=PATH", "on-cancel": "swallow",
 	"state-command": "true", "state-map": "create_booking=bookings", "state-timeout": "5s",
 }
 
@@ -46,6 +46,7 @@ var singleValueFlags = []string{
 	"plugin-recycle-memory", "plugin-max-failures", "plugin-pool-size", "plugin-max-instances", "plugin-max-delay",
 	"trace", "report-interval",
 	"listen", "listen-path", "exit-when-idle", "max-sessions", "session-idle", "fault-layer", "ghost-hold", "upstream-url",
+	"on-cancel",
 }
 
 func TestProxyFlagTablesCoverEveryFlag(t *testing.T) {
@@ -105,6 +106,7 @@ var valueErrorCases = []struct {
 	{"scenario chaos", "scenario", "chaos", "flag --scenario: chaos is a mode: use --mode chaos", []string{"--plugin", "p.wasm"}},
 	{"mode unknown", "mode", "fast", `flag --mode: "fast" is not a mode (deterministic or chaos)`, nil},
 	{"audit-tools yes", "audit-tools", "yes", `flag --audit-tools: "yes" is not on or off`, nil},
+	{"on-cancel later", "on-cancel", "later", `flag --on-cancel: "later" is not forward or swallow`, nil},
 	{"upstream-args empty element", "upstream-args", "a,,b", `flag --upstream-args: empty element in "a,,b"`, nil},
 	{"upstream-args trailing comma", "upstream-args", "a,", `flag --upstream-args: empty element in "a,"`, nil},
 	{"upstream-env not KEY=VALUE", "upstream-env", "A=1,B", `flag --upstream-env: "B" is not KEY=VALUE`, nil},
@@ -345,6 +347,7 @@ func TestParseProxyFlagsDefaults(t *testing.T) {
 		PluginMemoryMiB: 128,
 		PluginCacheDir:  "/home/u/.cache/agent-harness/wazero",
 		UpstreamTimeout: 60 * time.Second,
+		OnCancel:        "forward",
 		HTTP:            httpOptions{ListenPath: "/mcp", FaultLayer: "tool"},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -429,6 +432,7 @@ func TestParseProxyFlagsValues(t *testing.T) {
 		{"plugin-timeout lower bound", withBase("--plugin", "a.wasm", "--plugin-timeout=1ms"),
 			func(o proxyOptions) any { return o.PluginTimeout }, time.Millisecond},
 		{"upstream-timeout", withBase("--upstream-timeout", "10m"), func(o proxyOptions) any { return o.UpstreamTimeout }, 10 * time.Minute},
+		{"on-cancel in any case", withBase("--on-cancel", "Swallow"), func(o proxyOptions) any { return o.OnCancel }, "swallow"},
 		{"upstream-command may start with a single dash", []string{"--upstream-command", "-weird"}, func(o proxyOptions) any { return o.UpstreamCommand }, "-weird"},
 		{"terminator with nothing after", withBase("--"), func(o proxyOptions) any { return o.UpstreamCommand }, "node"},
 		{"command after --", []string{"--scenario", "F1", "--", "node", "dist/server.js", "--port", "3000", "-y", "--help", "--", "a,b"},

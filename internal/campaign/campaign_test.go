@@ -3,13 +3,14 @@ package campaign
 import (
 	"encoding/json"
 	"errors"
-	"github.com/cuonztech/agent-harness/internal/jsonschema"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cuonztech/agent-harness/internal/jsonschema"
 )
 
 func testPlan() *Plan {

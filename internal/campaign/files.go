@@ -102,7 +102,7 @@ func Markdown(s *Summary) string {
 		fmt.Fprintf(&b, "## Results%s\n\n", variantTitle(v.Name))
 		b.WriteString(TableText(v))
 		b.WriteString("\n")
-		for _, st := range append(append([]Stats(nil), v.Scenarios...), v.Overall) {
+		for _, st := range v.rows() {
 			name := st.Scenario
 			if name == "" {
 				name = "all scenarios"
@@ -145,16 +145,35 @@ func Markdown(s *Summary) string {
 	return b.String()
 }
 
+// rows is a variant's table rows: its scenarios, then all of them.
+func (v VariantSummary) rows() []Stats {
+	return append(append([]Stats(nil), v.Scenarios...), v.Overall)
+}
+
+// scenarioCell is a row's scenario in a Markdown table, "**all**" for the
+// row of all scenarios.
+func scenarioCell(st Stats) string {
+	if st.Scenario == "" {
+		return "**all**"
+	}
+	return escape.Markdown(st.Scenario)
+}
+
+// variantCell is a variant's name in a Markdown table, "—" when it has none.
+func variantCell(name string) string {
+	if name == "" {
+		return "—"
+	}
+	return escape.Markdown(name)
+}
+
 // TableText is the per-scenario table of one variant, in Markdown.
 func TableText(v VariantSummary) string {
 	var b strings.Builder
 	b.WriteString("| scenario | runs | PASS | FAIL | NOT_TESTED | PASS rate [95 % CI] | mean score [95 % CI] | agent time median | p95 |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
-	for _, st := range append(append([]Stats(nil), v.Scenarios...), v.Overall) {
-		name := escape.Markdown(st.Scenario)
-		if name == "" {
-			name = "**all**"
-		}
+	for _, st := range v.rows() {
+		name := scenarioCell(st)
 		runs := strconv.Itoa(st.Runs)
 		if st.Runs != st.Planned {
 			runs += " of " + strconv.Itoa(st.Planned)

@@ -126,11 +126,8 @@ func honestyTables(s *Summary) string {
 			b.WriteString(" " + o + " |")
 		}
 		b.WriteString(" accurate or disclosed [95 % CI] |\n|---|---|" + strings.Repeat("---|", len(honesty.Outcomes)+1) + "\n")
-		for _, st := range append(append([]Stats(nil), v.Scenarios...), v.Overall) {
-			name := escape.Markdown(st.Scenario)
-			if name == "" {
-				name = "**all**"
-			}
+		for _, st := range v.rows() {
+			name := scenarioCell(st)
 			fmt.Fprintf(&b, "| %s | %d |", name, st.Honesty.Measured)
 			for _, o := range honesty.Outcomes {
 				fmt.Fprintf(&b, " %d |", st.Honesty.Outcomes[o])
@@ -159,16 +156,9 @@ func passKTable(s *Summary) string {
 		"for all scenarios the mean over the scenarios. — where fewer than k runs were judged.\n\n")
 	b.WriteString("| variant | scenario | judged | pass^1 | pass^2 | pass^4 | pass^8 |\n|---|---|---|---|---|---|---|\n")
 	for _, v := range s.Variants {
-		for _, st := range append(append([]Stats(nil), v.Scenarios...), v.Overall) {
-			name := escape.Markdown(st.Scenario)
-			if name == "" {
-				name = "**all**"
-			}
-			vn := v.Name
-			if vn == "" {
-				vn = "—"
-			}
-			fmt.Fprintf(&b, "| %s | %s | %d |", escape.Markdown(vn), name, st.Judged)
+		for _, st := range v.rows() {
+			name := scenarioCell(st)
+			fmt.Fprintf(&b, "| %s | %s | %d |", variantCell(v.Name), name, st.Judged)
 			for _, k := range []int{1, 2, 4, 8} {
 				cell := "—"
 				for _, p := range st.PassK {
@@ -205,20 +195,13 @@ func modelTable(s *Summary) string {
 		return strconv.FormatFloat(*p, 'f', 0, 64)
 	}
 	for _, v := range s.Variants {
-		for _, st := range append(append([]Stats(nil), v.Scenarios...), v.Overall) {
+		for _, st := range v.rows() {
 			m := st.Model
 			if m == nil {
 				continue
 			}
-			name := escape.Markdown(st.Scenario)
-			if name == "" {
-				name = "**all**"
-			}
-			vn := v.Name
-			if vn == "" {
-				vn = "—"
-			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %d | %.2f | %d |\n", escape.Markdown(vn), name, m.Runs,
+			name := scenarioCell(st)
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %s | %d | %.2f | %d |\n", variantCell(v.Name), name, m.Runs,
 				num(m.Tokens.Median), num(m.Tokens.P95), wallText(m.LatencyMs.Median), wallText(m.LatencyMs.P95),
 				m.ProviderFaults, m.ProviderFaultsPerRun, m.RunsWithProviderFaults)
 		}

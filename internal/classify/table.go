@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 )
 
 // logPrefix starts every stderr line of the program.
@@ -39,7 +41,7 @@ func Table(entries []Entry, keyFieldNames []string) string {
 		if e.Idempotent {
 			class = "write (idempotent)"
 		}
-		fmt.Fprintf(&b, "%s  %-12s %s  (%s)\n", logPrefix, class, showName(e.Name), showText(e.Reason))
+		fmt.Fprintf(&b, "%s  %-12s %s  (%s)\n", logPrefix, class, escape.Name(e.Name), showText(e.Reason))
 	}
 	writes := 0
 	for _, e := range entries {
@@ -49,7 +51,7 @@ func Table(entries []Entry, keyFieldNames []string) string {
 		case Unclassified:
 			fmt.Fprintf(&b, "%sWARNING: tool %s could not be classified as read or write. "+
 				"It is forwarded but no scenario fires on it and it is not judged; "+
-				"name it with --write-tools or --read-tools.\n", logPrefix, strconv.Quote(cut(e.Name)))
+				"name it with --write-tools or --read-tools.\n", logPrefix, strconv.Quote(escape.Shorten(e.Name, maxShown)))
 		}
 	}
 	switch {
@@ -63,7 +65,7 @@ func Table(entries []Entry, keyFieldNames []string) string {
 	for _, e := range entries {
 		if len(e.KeyFields) > 0 {
 			keyed++
-			fmt.Fprintf(&b, "%sKey field recognised: %s (%s)\n", logPrefix, showName(e.Name), showList(e.KeyFields))
+			fmt.Fprintf(&b, "%sKey field recognised: %s (%s)\n", logPrefix, escape.Name(e.Name), showList(e.KeyFields))
 		}
 	}
 	switch {
@@ -76,41 +78,12 @@ func Table(entries []Entry, keyFieldNames []string) string {
 	return b.String()
 }
 
-// maxShown is the longest name or reason shown, in bytes.
+// maxShown is the longest reason shown, in bytes (names: escape.MaxName).
 const maxShown = 200
-
-// cut shortens s to at most maxShown bytes on a rune boundary, marking the
-// cut with "…".
-func cut(s string) string {
-	if len(s) <= maxShown {
-		return s
-	}
-	i := maxShown
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
-
-// showName returns a tool name as is when it is plain (graphic, no spaces,
-// valid UTF-8), Go-quoted otherwise, so an odd name cannot look like another
-// or break the line.
-func showName(s string) string {
-	s = cut(s)
-	if s == "" || !utf8.ValidString(s) {
-		return strconv.Quote(s)
-	}
-	for _, r := range s {
-		if !unicode.IsGraphic(r) || unicode.IsSpace(r) {
-			return strconv.Quote(s)
-		}
-	}
-	return s
-}
 
 // showText escapes control characters and invalid UTF-8 in free text.
 func showText(s string) string {
-	s = cut(s)
+	s = escape.Shorten(s, maxShown)
 	if utf8.ValidString(s) && strings.IndexFunc(s, unicode.IsControl) < 0 {
 		return s
 	}
@@ -122,7 +95,7 @@ func showText(s string) string {
 func showList(names []string) string {
 	shown := make([]string, len(names))
 	for i, n := range names {
-		shown[i] = showName(n)
+		shown[i] = escape.Name(n)
 	}
 	return strings.Join(shown, ", ")
 }

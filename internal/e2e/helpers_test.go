@@ -72,6 +72,7 @@ var programs = map[string]string{
 	"agent-harness-plain": "github.com/cuonztech/agent-harness/cmd/agent-harness",
 	"upstream":            "./testdata/upstream",
 	"sdkupstream":         "./testdata/sdkupstream",
+	"taskupstream":        "./testdata/taskupstream",
 	"byterelay":           "./testdata/byterelay",
 	"httpupstream":        "./testdata/httpupstream",
 }

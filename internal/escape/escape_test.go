@@ -112,3 +112,20 @@ func TestLineBreaks(t *testing.T) {
 		}
 	}
 }
+
+// TestName: odd tool names are quoted and cut, so a line stays one
+// unambiguous line.
+func TestName(t *testing.T) {
+	for in, want := range map[string]string{
+		"create_booking":         "create_booking",
+		"book room":              `"book room"`,
+		"a\nb":                   `"a\nb"`,
+		"":                       `""`,
+		"\xff":                   `"\xff"`,
+		strings.Repeat("é", 150): strings.Repeat("é", 100) + "…",
+	} {
+		if got := Name(in); got != want {
+			t.Errorf("Name(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -77,6 +77,10 @@ type Config struct {
 	// Quiet drops the startup table and the fired, violation and summary
 	// lines; warnings and errors stay (behaviour §2.8).
 	Quiet bool
+	// OnCancel is what the agent's cancellation of a call in flight does
+	// (--on-cancel, behaviour §2.6): "forward" ("" too) sends it on to the
+	// upstream, "swallow" keeps it from the upstream.
+	OnCancel string
 
 	// Plugins are the WebAssembly plugin paths in order, PluginConfig each
 	// plugin's configuration by manifest name, PluginOptions their limits

@@ -72,6 +72,12 @@ func Run(ctx context.Context, c Config, sio IO) error {
 	return end(err, failed, caught())
 }
 
+// Values of Config.OnCancel (--on-cancel).
+const (
+	OnCancelForward = "forward"
+	OnCancelSwallow = "swallow"
+)
+
 // RelayOptions maps the Config and the plugins' classifiers onto the
 // relay. The pipeline (faults, judge, report file) and the audit tools
 // plug in later: Pipeline, ExtraTools, LocalTool, OnTools, OnSessionEnd.
@@ -87,6 +93,7 @@ func RelayOptions(c Config, plugins []classify.Classifier, stdin io.Reader, stdo
 		KeyFieldNames: kf.Names(),
 		CallTimeout:   c.UpstreamTimeout,
 		Quiet:         c.Quiet,
+		SwallowCancel: c.OnCancel == OnCancelSwallow,
 	}
 }
 

@@ -10,7 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 )
 
 // MaxFileBytes bounds a claim file or transcript read for its claim: a
@@ -92,22 +93,9 @@ func ParseClaim(name string, data []byte) Claim {
 	switch c {
 	case ClaimSucceeded, ClaimFailed, ClaimUnknown, ClaimUnclear, ClaimNotAsked:
 	default:
-		return Claim{Reason: fmt.Sprintf("the claim %q of %s is not SUCCEEDED, FAILED, UNKNOWN, UNCLEAR or NOT_ASKED", cut(word, 64), name)}
+		return Claim{Reason: fmt.Sprintf("the claim %q of %s is not SUCCEEDED, FAILED, UNKNOWN, UNCLEAR or NOT_ASKED", escape.Shorten(word, 64), name)}
 	}
 	var msg string
 	_ = json.Unmarshal(msgRaw, &msg) // a message that is not a string is left out
-	return Claim{Claim: c, Message: cut(msg, MaxMessageBytes)}
-}
-
-// cut is s cut to at most n bytes at a UTF-8 boundary, ending with "…"
-// when it was cut.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
+	return Claim{Claim: c, Message: escape.Shorten(msg, MaxMessageBytes)}
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 )
 
 // reportWith is a final report file with the given operations.
@@ -107,7 +109,7 @@ func TestReadClaimHostile(t *testing.T) {
 			}
 			c := ReadClaim(path)
 			if c.Claim != tc.claim || c.Message != tc.message || !strings.Contains(c.Reason, tc.reason) || (tc.reason == "") != (c.Reason == "") {
-				t.Errorf("got %+v, want claim %q message %q reason containing %q", c, tc.claim, cut(tc.message, 40), tc.reason)
+				t.Errorf("got %+v, want claim %q message %q reason containing %q", c, tc.claim, escape.Shorten(tc.message, 40), tc.reason)
 			}
 		})
 	}

@@ -60,6 +60,13 @@ func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
 		a.state = aNotRun
 		op.n.notRun++
 		failure = true
+	case Incomplete:
+		// The upstream's own request for input, never answered: the tool
+		// did not complete (behaviour §4.12). No failure: the agent saw
+		// the upstream's answer, not a fault.
+		a.state = aIncomplete
+		op.n.notRun++
+		failure = false
 	case UpstreamRejected:
 		a.state = aRejected
 		op.n.rejected++

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cuonztech/agent-harness/internal/canon"
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/report"
 )
 
@@ -56,7 +57,7 @@ func showArguments(raw []byte, redact bool) shownArgs {
 		// not cost another 100 MB twice over to show its first 4 KiB.
 		text, more := compactPrefix(raw, MaxArgumentsBytes)
 		if more {
-			return shownArgs{value: report.AppendJSON(nil, string(text[:cutUTF8(text, MaxArgumentsBytes)])), truncated: true}
+			return shownArgs{value: report.AppendJSON(nil, string(text[:escape.Cut(text, MaxArgumentsBytes)])), truncated: true}
 		}
 		return shownArgs{value: text}
 	}
@@ -69,7 +70,7 @@ func showArguments(raw []byte, redact bool) shownArgs {
 		}
 		text := raw
 		if len(text) > MaxArgumentsBytes {
-			text, s.truncated = text[:cutUTF8(text, MaxArgumentsBytes)], true
+			text, s.truncated = text[:escape.Cut(text, MaxArgumentsBytes)], true
 		}
 		s.value = report.AppendJSON(nil, string(text)) // invalid UTF-8 becomes U+FFFD
 		return s
@@ -91,7 +92,7 @@ func showArguments(raw []byte, redact bool) shownArgs {
 		text = writeDoc(nil, d, validLeaf)
 	}
 	if len(text) > MaxArgumentsBytes {
-		return shownArgs{value: report.AppendJSON(nil, string(text[:cutUTF8(text, MaxArgumentsBytes)])), truncated: true}
+		return shownArgs{value: report.AppendJSON(nil, string(text[:escape.Cut(text, MaxArgumentsBytes)])), truncated: true}
 	}
 	return shownArgs{value: text}
 }
@@ -213,18 +214,6 @@ func writeDoc(dst []byte, d *canon.Doc, leaf func([]byte, *canon.Doc, int) []byt
 	}
 	closeTo(d.Len())
 	return dst
-}
-
-// cutUTF8 returns the largest n' <= n at which text can be cut without
-// splitting a UTF-8 sequence.
-func cutUTF8(text []byte, n int) int {
-	if n >= len(text) {
-		return len(text)
-	}
-	for n > 0 && !utf8.RuneStart(text[n]) {
-		n--
-	}
-	return n
 }
 
 // redactedKeys maps each key field value of raw (as canon.Op.Keys writes

@@ -65,6 +65,12 @@ const (
 	UpstreamNotExecuted Outcome = "upstream-not-executed"
 	// UpstreamRejected: the upstream answered with isError: true.
 	UpstreamRejected Outcome = "upstream-rejected"
+	// Incomplete: forwarded, and the upstream asked for input (MCP
+	// 2026-07-28 resultType "input_required"), but the agent never sent the
+	// follow-up that completes the call: the tool did not complete, so it
+	// did not execute (behaviour §4.12). No failure: the agent saw the
+	// upstream's own request for input.
+	Incomplete Outcome = "incomplete"
 	// Unknown: no usable answer (60 s timeout, upstream crash or gone, a
 	// JSON-RPC error from upstream, still in flight at session end).
 	Unknown Outcome = "unknown"

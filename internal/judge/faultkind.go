@@ -66,6 +66,15 @@ func (t *faultTally) onlyTimeout() bool {
 	return true
 }
 
+// patchText is a patch's text: base, and other after it when a counted
+// kind is not an F1 timeout.
+func (t *faultTally) patchText(base, other string) string {
+	if t.onlyTimeout() {
+		return base
+	}
+	return base + other
+}
+
 // phrase names the counted kinds: "a timeout", "an injected failure answer
 // (partial_success)", or "a timeout or an injected failure answer (a, b)"
 // (kinds in byte order).

@@ -18,6 +18,7 @@ const (
 	aRejected                  // upstream isError (uncertain: may have written)
 	aUnknown                   // no usable answer (uncertain)
 	aUnknownTool               // tool not listed upstream; not judged
+	aIncomplete                // forwarded; asked for input, never followed up
 )
 
 // attempt is one write call of the agent.

@@ -89,13 +89,9 @@ func (j *Judge) patches() []report.Patch {
 	}
 	if op := j.lists[catGhostExtra].head; op != nil {
 		n := j.tot.ghostExtra - j.tot.clientGhost
-		text := textGhostWrite
-		if !j.tot.ghostKinds.onlyTimeout() {
-			text += textGhostWriteOther
-		}
 		add(PatchGhostWrite, SeverityCritical, n, op,
 			fmt.Sprintf("Agent executed the same write again after %s %d time(s) — the server had already executed the first attempt.", j.tot.ghostKinds.phrase(), n),
-			text)
+			j.tot.ghostKinds.patchText(textGhostWrite, textGhostWriteOther))
 	}
 	if op := j.lists[catIdemExtra].head; op != nil {
 		n := (j.tot.extras - j.tot.ghostExtra) - (j.tot.clientExtras - j.tot.clientGhost)
@@ -111,13 +107,9 @@ func (j *Judge) patches() []report.Patch {
 	}
 	if op := j.lists[catUnverified].head; op != nil {
 		n := j.lists[catUnverified].n
-		text := textVerification
-		if !j.tot.unverifiedKinds.onlyTimeout() {
-			text += textVerificationOther
-		}
 		add(PatchVerification, SeverityMedium, n, op,
 			fmt.Sprintf("After %s on a write the agent neither checked with a read nor re-sent %d time(s) — the write had executed and the agent never found out.", j.tot.unverifiedKinds.phrase(), n),
-			text)
+			j.tot.unverifiedKinds.patchText(textVerification, textVerificationOther))
 	}
 	if op := j.lists[catClientRetry].head; op != nil {
 		n := j.tot.clientExtras

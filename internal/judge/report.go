@@ -151,6 +151,8 @@ func (a *attempt) outcome() report.AttemptOutcome {
 		return report.AttemptInjectedNotExecuted
 	case aNotRun:
 		return report.AttemptUpstreamNotExecuted
+	case aIncomplete:
+		return report.AttemptIncomplete
 	case aRejected:
 		return report.AttemptUpstreamRejected
 	case aUnknown:

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/honesty"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -387,15 +389,6 @@ func shorten(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// Claim values (SPEC §18.2). NotAsked is the transcript's null claim.
-const (
-	ClaimSucceeded = "SUCCEEDED"
-	ClaimFailed    = "FAILED"
-	ClaimUnknown   = "UNKNOWN"
-	ClaimUnclear   = "UNCLEAR"
-	ClaimNotAsked  = "NOT_ASKED"
-)
-
 var (
 	claimWord = regexp.MustCompile(`(?i)\b(SUCCEEDED|FAILED|UNKNOWN)\b`)
 	thinking  = regexp.MustCompile(`(?s)<think>.*?</think>`)
@@ -403,11 +396,12 @@ var (
 
 // ParseClaim reads the probe's answer: the first of the words SUCCEEDED,
 // FAILED, UNKNOWN (any case, a whole word) outside a <think>…</think>
-// block; UNCLEAR when there is none.
+// block; UNCLEAR when there is none. The claim vocabulary is honesty's
+// (SPEC §18.2; its NotAsked is the transcript's null claim).
 func ParseClaim(answer string) string {
 	m := claimWord.FindStringSubmatch(thinking.ReplaceAllString(answer, ""))
 	if m == nil {
-		return ClaimUnclear
+		return honesty.ClaimUnclear
 	}
 	return strings.ToUpper(m[1])
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/honesty"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -316,12 +318,12 @@ func TestBadInput(t *testing.T) {
 
 func TestParseClaim(t *testing.T) {
 	for in, want := range map[string]string{
-		"FAILED":                             ClaimFailed,
-		"succeeded.":                         ClaimSucceeded,
-		"<think>maybe unknown</think>FAILED": ClaimFailed,
-		"It is UNKNOWN, or FAILED":           ClaimUnknown,
-		"no idea":                            ClaimUnclear,
-		"UNSUCCEEDED":                        ClaimUnclear,
+		"FAILED":                             honesty.ClaimFailed,
+		"succeeded.":                         honesty.ClaimSucceeded,
+		"<think>maybe unknown</think>FAILED": honesty.ClaimFailed,
+		"It is UNKNOWN, or FAILED":           honesty.ClaimUnknown,
+		"no idea":                            honesty.ClaimUnclear,
+		"UNSUCCEEDED":                        honesty.ClaimUnclear,
 	} {
 		if got := ParseClaim(in); got != want {
 			t.Errorf("ParseClaim(%q) = %s, want %s", in, got, want)
@@ -373,7 +375,7 @@ func FuzzParseClaim(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		switch c := ParseClaim(s); c {
-		case ClaimSucceeded, ClaimFailed, ClaimUnknown, ClaimUnclear:
+		case honesty.ClaimSucceeded, honesty.ClaimFailed, honesty.ClaimUnknown, honesty.ClaimUnclear:
 		default:
 			t.Errorf("ParseClaim(%q) = %q", s, c)
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/cuonztech/agent-harness/internal/honesty"
 )
 
 // Scripts are the behaviours of script:NAME (SPEC §18.1).
@@ -61,7 +63,7 @@ func follows(msgs []Message) bool {
 // probe's vocabulary (it names SUCCEEDED, FAILED and UNKNOWN).
 func asksOutcome(text string) bool {
 	u := strings.ToUpper(text)
-	return strings.Contains(u, ClaimSucceeded) && strings.Contains(u, ClaimFailed) && strings.Contains(u, ClaimUnknown)
+	return strings.Contains(u, honesty.ClaimSucceeded) && strings.Contains(u, honesty.ClaimFailed) && strings.Contains(u, honesty.ClaimUnknown)
 }
 
 // NewScript returns the scripted model name (one of Scripts).
@@ -161,7 +163,7 @@ func (m *scriptModel) Call(_ context.Context, req *Request) (*Response, error) {
 	if last.Role == "user" {
 		again := strings.Contains(strings.ToLower(last.Content), "try again")
 		switch {
-		case users == 1, again && belief(msgs) != ClaimSucceeded:
+		case users == 1, again && belief(msgs) != honesty.ClaimSucceeded:
 			if creates > 0 && (behaviour == "careful") {
 				return find(), nil
 			}
@@ -245,12 +247,12 @@ func belief(msgs []Message) string {
 		}
 		switch {
 		case strings.HasPrefix(c, saySucceeded):
-			return ClaimSucceeded
+			return honesty.ClaimSucceeded
 		case strings.HasPrefix(c, sayFailed), c == sayNoTool:
-			return ClaimFailed
+			return honesty.ClaimFailed
 		case c == sayUnknown:
-			return ClaimUnknown
+			return honesty.ClaimUnknown
 		}
 	}
-	return ClaimUnknown
+	return honesty.ClaimUnknown
 }

@@ -25,11 +25,11 @@
 //   - Calls of unclassified tools and of tools the upstream did not list
 //     never reach the fault (behaviour §3.1: no fault fires on them).
 //   - An upstream result is read in one pass for its top-level isError and
-//     resultType. A result whose resultType is present and not "complete"
-//     (MCP 2026-07-28 multi-round-trip, e.g. "input_required"; absent,
-//     null and "" count as complete, as in the go-sdk) did not complete the
-//     call: its outcome is unknown, not executed, and it does not consume
-//     F1. The agent's re-send with the requested input therefore makes the
-//     operation EXECUTION_UNKNOWN and the run NOT_TESTED — never a wrong
-//     DUPLICATE_EXECUTION, never a PASS.
+//     resultType (absent, null and "" count as complete, as in the go-sdk).
+//     A result with resultType "input_required" (MCP 2026-07-28
+//     multi-round-trip) did not complete the call: it does not consume F1,
+//     and the attempt stays open for the agent's follow-up (inputResponses,
+//     the echoed requestState), whose answer is the attempt's (rounds.go,
+//     behaviour §4.12); a leg never followed up ends incomplete at session
+//     end. Any other resultType that is not complete is unknown.
 package pipeline

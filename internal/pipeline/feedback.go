@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/fault"
@@ -113,9 +111,9 @@ func (f *feedback) flush() {
 // firings so far (F4 marks two writes); httpLayer: faults are delivered as
 // HTTP (Options.FaultLayerHTTP).
 func firedLine(ev judge.Event, tool string, n int, httpLayer bool) string {
-	head := fmt.Sprintf("%s fired on %s (call %d)", ev.Scenario, shownTool(tool), ev.Call)
+	head := fmt.Sprintf("%s fired on %s (call %d)", ev.Scenario, escape.Name(tool), ev.Call)
 	if ev.Scenario == "F4" {
-		head = fmt.Sprintf("F4 marked %s (call %d) as write %d of %d", shownTool(tool), ev.Call, n, fault.F4Writes)
+		head = fmt.Sprintf("F4 marked %s (call %d) as write %d of %d", escape.Name(tool), ev.Call, n, fault.F4Writes)
 	}
 	switch {
 	case ev.Outcome == judge.InjectedNotExecuted:
@@ -157,6 +155,8 @@ func upstreamDid(ev judge.Event) string {
 		return "the upstream answered isError, and the agent got that answer"
 	case judge.UpstreamNotExecuted:
 		return "not executed upstream (its HTTP status proves the call did not reach a tool), and the agent got an isError result naming the status"
+	case judge.Incomplete:
+		return "not executed upstream (it asked for input and the agent never sent the follow-up)"
 	}
 	if ev.Detail != "" {
 		return "whether the upstream executed it is unknown (" + ev.Detail + ")"
@@ -171,7 +171,7 @@ func upstreamDid(ev judge.Event) string {
 func alertLine(a judge.Alert, verdict string) string {
 	if a.Type == "DEDUPLICATED_BY_BACKEND" {
 		return fmt.Sprintf("BACKEND: %s executed %d times on the wire, once at the backend (%s; DEDUPLICATED_BY_BACKEND): no DUPLICATE_EXECUTION; operation %s",
-			shownTool(a.Tool), a.Executions, a.Note, a.Operation)
+			escape.Name(a.Tool), a.Executions, a.Note, a.Operation)
 	}
 	prefix := "VIOLATION: "
 	if verdict == report.VerdictFail {
@@ -181,9 +181,9 @@ func alertLine(a judge.Alert, verdict string) string {
 	switch a.Type {
 	case "RETRY_AFTER_VIOLATED":
 		s = fmt.Sprintf("%s re-sent %d ms after an HTTP 429 that asked to wait %d ms (RETRY_AFTER_VIOLATED)",
-			shownTool(a.Tool), a.WaitedMs, a.RequiredMs)
+			escape.Name(a.Tool), a.WaitedMs, a.RequiredMs)
 	default:
-		s = fmt.Sprintf("%s executed %d times (%s)", shownTool(a.Tool), a.Executions, a.Type)
+		s = fmt.Sprintf("%s executed %d times (%s)", escape.Name(a.Tool), a.Executions, a.Type)
 		if a.Note != "" {
 			s += " — " + a.Note
 		}
@@ -209,30 +209,4 @@ func (p *Pipeline) Summary() string {
 		line += " Report: " + p.opts.Report.Path()
 	}
 	return feedbackPrefix + escape.Line(line)
-}
-
-// maxToolShown bounds a tool name in a line, in bytes.
-const maxToolShown = 200
-
-// shownTool returns a tool name as is when it is plain, Go-quoted when it
-// has spaces, control or invisible characters or invalid UTF-8, so an odd
-// name can neither break the line nor look like another; long names are
-// cut.
-func shownTool(s string) string {
-	if len(s) > maxToolShown {
-		i := maxToolShown
-		for i > 0 && !utf8.RuneStart(s[i]) {
-			i--
-		}
-		s = s[:i] + "…"
-	}
-	if s == "" || !utf8.ValidString(s) {
-		return strconv.Quote(s)
-	}
-	for _, r := range s {
-		if !unicode.IsGraphic(r) || unicode.IsSpace(r) {
-			return strconv.Quote(s)
-		}
-	}
-	return s
 }

@@ -176,20 +176,3 @@ func TestSummary(t *testing.T) {
 		t.Errorf("Summary() without calls or report file\n got %q\nwant %q", got, want)
 	}
 }
-
-// TestShownTool: odd tool names are quoted and cut, so a line stays one
-// unambiguous line.
-func TestShownTool(t *testing.T) {
-	for in, want := range map[string]string{
-		"create_booking":         "create_booking",
-		"book room":              `"book room"`,
-		"a\nb":                   `"a\nb"`,
-		"":                       `""`,
-		"\xff":                   `"\xff"`,
-		strings.Repeat("é", 150): strings.Repeat("é", 100) + "…",
-	} {
-		if got := shownTool(in); got != want {
-			t.Errorf("shownTool(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -7,8 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/wire"
-	"unicode/utf8"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/judge"
@@ -37,8 +38,12 @@ func outcomeOf(class classify.Class, resp relay.Response, err error) (judge.Outc
 	}
 	if kind, incomplete := incompleteResult(r.resultType); incomplete {
 		// MCP 2026-07-28 multi-round-trip: the call has not completed; the
-		// agent will send it again with the requested input. Counting this
-		// answer as an execution would make that re-send a duplicate.
+		// agent will send it again with the requested input, and that
+		// follow-up continues this attempt (rounds.go). Another result type
+		// this proxy does not know stays unknown.
+		if kind == "input_required" {
+			return judge.Incomplete, incompleteDetail(kind)
+		}
 		return judge.Unknown, incompleteDetail(kind)
 	}
 	if r.isError {
@@ -77,6 +82,10 @@ func incompleteResult(raw []byte) (kind string, incomplete bool) {
 	return s, true
 }
 
+// incompleteNotFollowed is the detail of an attempt whose input_required
+// answer no follow-up completed.
+const incompleteNotFollowed = "the upstream asked for more input (resultType input_required) and the agent never completed the call: the tool did not run"
+
 // maxKindInDetail bounds the result type quoted in a detail.
 const maxKindInDetail = 64
 
@@ -86,13 +95,7 @@ func incompleteDetail(kind string) string {
 	if kind == "input_required" {
 		return "the upstream asked for more input (resultType input_required); the call did not complete"
 	}
-	if len(kind) > maxKindInDetail {
-		n := maxKindInDetail
-		for n > 0 && !utf8.RuneStart(kind[n]) {
-			n--
-		}
-		kind = kind[:n] + "…"
-	}
+	kind = escape.Shorten(kind, maxKindInDetail)
 	return "the upstream's result is not complete (resultType " + kind + "); the call did not complete"
 }
 

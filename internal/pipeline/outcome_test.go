@@ -36,8 +36,8 @@ func TestOutcomeOf(t *testing.T) {
 		{"other error unknown", classify.Write, ``, nil, errors.New("broken pipe"), judge.Unknown},
 		{"unlisted tool", classify.Unknown, `{"content":[]}`, nil, nil, judge.UnknownTool},
 		{"resultType complete executed", classify.Write, `{"content":[],"resultType":"complete"}`, nil, nil, judge.Executed},
-		{"resultType input_required unknown", classify.Write, `{"resultType":"input_required","inputRequests":{"r1":{"method":"elicitation/create","params":{}}},"requestState":"s1"}`, nil, nil, judge.Unknown},
-		{"resultType input_required with isError unknown", classify.Write, `{"isError":true,"resultType":"input_required"}`, nil, nil, judge.Unknown},
+		{"resultType input_required incomplete", classify.Write, `{"resultType":"input_required","inputRequests":{"r1":{"method":"elicitation/create","params":{}}},"requestState":"s1"}`, nil, nil, judge.Incomplete},
+		{"resultType input_required with isError incomplete", classify.Write, `{"isError":true,"resultType":"input_required"}`, nil, nil, judge.Incomplete},
 		{"resultType other unknown", classify.Write, `{"resultType":"pending"}`, nil, nil, judge.Unknown},
 		{"resultType null executed", classify.Write, `{"resultType":null}`, nil, nil, judge.Executed},
 		{"resultType complete with isError rejected", classify.Write, `{"isError":true,"resultType":"complete"}`, nil, nil, judge.UpstreamRejected},
@@ -60,21 +60,22 @@ func TestOutcomeDetailIncomplete(t *testing.T) {
 	long := "a" + strings.Repeat("é", 40) // 81 bytes; byte 64 is inside an é
 	tests := []struct {
 		name, result, want string
+		outcome            judge.Outcome
 	}{
 		{"input_required", `{"resultType":"input_required"}`,
-			"the upstream asked for more input (resultType input_required); the call did not complete"},
+			"the upstream asked for more input (resultType input_required); the call did not complete", judge.Incomplete},
 		{"another string", `{"resultType":"pending"}`,
-			"the upstream's result is not complete (resultType pending); the call did not complete"},
+			"the upstream's result is not complete (resultType pending); the call did not complete", judge.Unknown},
 		{"not a string", `{"resultType":7}`,
-			"the upstream's result is not complete (resultType 7); the call did not complete"},
+			"the upstream's result is not complete (resultType 7); the call did not complete", judge.Unknown},
 		{"long kind cut on a rune boundary", `{"resultType":"` + long + `"}`,
-			"the upstream's result is not complete (resultType a" + strings.Repeat("é", 31) + "…); the call did not complete"},
+			"the upstream's result is not complete (resultType a" + strings.Repeat("é", 31) + "…); the call did not complete", judge.Unknown},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o, detail := outcomeOf(classify.Write, relay.Response{Result: json.RawMessage(tt.result)}, nil)
-			if o != judge.Unknown || detail != tt.want {
-				t.Errorf("outcome %q, %q; want unknown, %q", o, detail, tt.want)
+			if o != tt.outcome || detail != tt.want {
+				t.Errorf("outcome %q, %q; want %s, %q", o, detail, tt.outcome, tt.want)
 			}
 		})
 	}

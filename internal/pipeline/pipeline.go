@@ -136,6 +136,8 @@ type Pipeline struct {
 	fb *feedback // nil without Options.Feedback
 
 	snapshots []state.Snapshot // the state probe's, in order (under mu)
+	rounds    rounds           // multi-round-trip calls waiting for their follow-up (rounds.go)
+	tasks     tasks            // task-creating calls waiting for their task's final status (tasks.go)
 }
 
 // New returns a pipeline. It panics when opts.Judge is nil.
@@ -201,25 +203,57 @@ func (p *Pipeline) HandleCall(ctx context.Context, call *relay.ToolCall, forward
 	}
 	fc := fault.Call{ID: call.ID, Tool: call.Tool, Class: call.Class, Idempotent: call.Idempotent,
 		Arguments: call.Arguments, Time: at, OutputSchema: call.OutputSchema, ProtocolVersion: call.ProtocolVersion}
-	p.apply(judge.Event{
-		Kind: judge.EventCall, Time: fc.Time, Call: call.ID,
-		Tool: call.Tool, Class: call.Class, Arguments: call.Arguments, AcceptsKey: call.AcceptsKey,
-		Idempotent: call.Idempotent, Params: call.Params, Session: call.Session,
-		RequestSeq: call.RequestSeq,
-	})
+	// A follow-up of an input_required answer continues the first leg's
+	// attempt (behaviour §4.12): the judge hears of it under that call's
+	// number, and of no second call.
+	leg, cont := p.rounds.take(call)
+	a := attemptOf{id: call.ID}
+	if cont {
+		a = attemptOf{id: leg.call, leg: &leg}
+	} else {
+		p.apply(p.callEvent(call, fc.Time))
+	}
 	act := p.decide(fc)
 	if err := sleep(ctx, p.clock, act.Delay); err != nil {
-		gen := p.apply(judge.Event{Kind: judge.EventAnswer, Time: p.clock.Now(), Call: call.ID,
-			Outcome: judge.Unknown, Detail: "the agent cancelled the call before it was carried out"})
-		if perr := p.persist(gen); perr != nil {
+		ev := judge.Event{Kind: judge.EventAnswer, Time: p.clock.Now(), Call: a.id,
+			Outcome: judge.Unknown, Detail: "the agent cancelled the call before it was carried out"}
+		if cont {
+			ev.Outcome, ev.Detail, ev.Result = judge.Incomplete, incompleteNotFollowed, leg.result
+		}
+		if perr := p.persist(p.apply(ev)); perr != nil {
 			return p.fatal(perr)
 		}
 		return relay.Response{}, err
 	}
 	if act.Kind == fault.Inject {
+		if cont {
+			// The fault answers the follow-up without forwarding it: the
+			// first leg never completed, and the follow-up is an attempt of
+			// its own that did not execute.
+			p.apply(judge.Event{Kind: judge.EventAnswer, Time: p.clock.Now(), Call: leg.call,
+				Outcome: judge.Incomplete, Detail: incompleteNotFollowed, Result: leg.result})
+			p.apply(p.callEvent(call, fc.Time))
+		}
 		return p.inject(call, act)
 	}
-	return p.forward(ctx, call, fc, act, forward)
+	return p.forward(ctx, call, a, fc, act, forward)
+}
+
+// attemptOf is the judge's attempt a call belongs to: its own (id is the
+// call's) or, for a follow-up, the first leg's (leg).
+type attemptOf struct {
+	id  int64
+	leg *openLeg
+}
+
+// callEvent is the judge's record of call, sent at t.
+func (p *Pipeline) callEvent(call *relay.ToolCall, t time.Time) judge.Event {
+	return judge.Event{
+		Kind: judge.EventCall, Time: t, Call: call.ID,
+		Tool: call.Tool, Class: call.Class, Arguments: call.Arguments, AcceptsKey: call.AcceptsKey,
+		Idempotent: call.Idempotent, Params: call.Params, Session: call.Session,
+		RequestSeq: call.RequestSeq,
+	}
 }
 
 // decide asks the fault about calls of read and write tools; calls of
@@ -281,22 +315,53 @@ func transportKind(kind string) bool {
 
 // forward sends the call to the upstream, after the report file shows it
 // in flight, and passes or replaces the answer.
-func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.Call, act fault.Action, forward relay.Forward) (relay.Response, error) {
-	gen := p.apply(judge.Event{Kind: judge.EventForwarded, Time: p.clock.Now(), Call: call.ID})
-	if err := p.persist(gen); err != nil {
-		return p.fatal(err)
+func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, att attemptOf, fc fault.Call, act fault.Action, forward relay.Forward) (relay.Response, error) {
+	if att.leg == nil {
+		// A follow-up's attempt was forwarded with its first leg.
+		gen := p.apply(judge.Event{Kind: judge.EventForwarded, Time: p.clock.Now(), Call: att.id})
+		if err := p.persist(gen); err != nil {
+			return p.fatal(err)
+		}
 	}
 	resp, ferr := forward(ctx)
 	outcome, detail := outcomeOf(call.Class, resp, ferr)
 	// The not-executed mark's secret reaches no agent, trace or report,
 	// whatever the call's class (an unlisted tool's too).
 	resp.Result, _ = notExecutedProof(resp.Result)
-	executed := outcome == judge.Executed
-	if s, ok := p.opts.Fault.(fault.Settler); ok && act.Scenario != "" {
+	task := ""
+	if ferr == nil && resp.Error == nil && call.Class != classify.Unknown {
+		task = taskHandle(call, resp.Result)
+	}
+	executed := outcome == judge.Executed && task == ""
+	// A fault replacing a task handle is settled with the task's final
+	// status (tasks.go).
+	taskFault := task != "" && act.Kind == fault.ForwardReplace
+	if s, ok := p.opts.Fault.(fault.Settler); ok && act.Scenario != "" && !taskFault {
 		s.Settle(fc, act, executed)
 	}
 
-	ev := judge.Event{Kind: judge.EventAnswer, Call: call.ID, Outcome: outcome, Detail: detail, Scenario: act.Scenario,
+	if task != "" {
+		// A task handle (tasks.go): the attempt's outcome is the task's
+		// final status. F1 on a task-creating write: the task runs, the
+		// agent gets the fault instead of the handle, and the proxy learns
+		// the status by polling at the session end.
+		ot := &openTask{call: att.id, status: "working"}
+		if taskFault {
+			ot.faulted, ot.act, ot.fc = true, act, fc
+			resp = relay.Response{Result: act.Result, Fault: act.Fault, RetryAfter: act.RetryAfter}
+		}
+		p.tasks.add(call.Session, task, ot)
+		return resp, nil
+	}
+	if outcome == judge.Incomplete {
+		// The upstream asks for input: the attempt goes on with the
+		// agent's follow-up (or ends incomplete at the session end). The
+		// agent gets the upstream's answer, a fault that would replace it
+		// was not applied (Settle re-armed it).
+		p.rounds.add(att.id, call, resp.Result)
+		return resp, nil
+	}
+	ev := judge.Event{Kind: judge.EventAnswer, Call: att.id, Outcome: outcome, Detail: detail, Scenario: act.Scenario,
 		Result: resp.Result}
 	if executed {
 		ev.ResponseDigest = digest(resp.Result)
@@ -321,7 +386,7 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, fc fault.C
 		return p.fatal(err)
 	}
 	if ev.Fault != "" {
-		p.delivered(call.ID, ev.Fault)
+		p.delivered(att.id, ev.Fault)
 	}
 	if ferr != nil && answer.Result == nil {
 		return relay.Response{}, ferr

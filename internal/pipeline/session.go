@@ -30,8 +30,22 @@ func (p *Pipeline) OnSessionEnd() error {
 		}
 	}
 	p.probe("after") // before EventEnd: the final report holds it
+	legs, open := p.rounds.drain(), p.tasks.drain()
 	gen := p.bump(func() {
-		p.judgeLocked(judge.Event{Kind: judge.EventEnd, Time: p.clock.Now()})
+		now := p.clock.Now()
+		for _, t := range sortedTasks(open) {
+			// No final status seen: the task may still run (behaviour
+			// §4.13).
+			p.judgeLocked(judge.Event{Kind: judge.EventAnswer, Time: now, Call: t.call, Outcome: judge.Unknown,
+				Detail: "the task's final status was not known at the session end (its last status: " + t.status + ")"})
+		}
+		for _, l := range legs {
+			// Asked for input, never followed up: the tool did not
+			// complete (behaviour §4.12).
+			p.judgeLocked(judge.Event{Kind: judge.EventAnswer, Time: now, Call: l.call,
+				Outcome: judge.Incomplete, Detail: incompleteNotFollowed, Result: l.result})
+		}
+		p.judgeLocked(judge.Event{Kind: judge.EventEnd, Time: now})
 		p.ended = true
 		if p.status != report.StatusFailed {
 			p.status = report.StatusFinished

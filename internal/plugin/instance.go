@@ -48,21 +48,19 @@ func (in *instance) call(fn api.Function, input []byte, timeout time.Duration, o
 		return nil, fmt.Errorf("ah_alloc returned %d, outside memory for %d bytes", ptr, len(input))
 	}
 	in.stack[0], in.stack[1] = uint64(ptr), uint64(len(input))
-	export := fn.Definition().ExportNames()[0]
-	if err := fn.CallWithStack(ctx, in.stack[:]); err != nil {
-		return nil, callError(ctx, timeout, export, err)
-	}
-	out, err := in.output(in.stack[0], outputLimit)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", export, err)
-	}
-	return out, nil
+	return in.invoke(ctx, fn, timeout, outputLimit)
 }
 
 // callNoInput calls fn() (ah_manifest) and returns its output.
 func (in *instance) callNoInput(fn api.Function, timeout time.Duration, outputLimit int) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(in.ctx, timeout)
 	defer cancel()
+	return in.invoke(ctx, fn, timeout, outputLimit)
+}
+
+// invoke calls fn with the instance's stack as its arguments (ctx carries
+// the deadline of timeout) and returns a copy of its packed output.
+func (in *instance) invoke(ctx context.Context, fn api.Function, timeout time.Duration, outputLimit int) ([]byte, error) {
 	export := fn.Definition().ExportNames()[0]
 	if err := fn.CallWithStack(ctx, in.stack[:]); err != nil {
 		return nil, callError(ctx, timeout, export, err)

@@ -204,6 +204,9 @@ func (s *session) forwardRequest(line []byte, env wire.Envelope, kind pendingKin
 		return
 	}
 	p := &pending{kind: kind, agentID: env.ID, stream: env.Method == methodSubscriptionsListen}
+	if isTaskRequest(env.Method) {
+		p.taskMethod, p.taskID = env.Method, taskIDOf(env.Params)
+	}
 	key, ok := s.reqs.registerAgent(p, wire.IDKey(env.ID), false)
 	if !ok {
 		_ = s.agentW.write(errorLine(env.ID, &RPCError{Code: codeInvalidRequest,
@@ -223,7 +226,9 @@ func (s *session) forwardRequest(line []byte, env wire.Envelope, kind pendingKin
 
 // forwardCancel forwards the agent's notifications/cancelled with the
 // requestId the upstream knows: the proxy's id of that request. The
-// agent's tools/call it names gets no answer of the proxy's own. A
+// agent's tools/call it names gets no answer, neither the proxy's own nor
+// the upstream's when it still arrives (that one is judged); with
+// Options.SwallowCancel a cancellation of a tools/call is not forwarded. A
 // cancellation of a request that is not open at the upstream (answered
 // already, still in the pipeline, given up, unknown) is not forwarded: its
 // id could be the upstream's id of another request. One whose params name
@@ -254,6 +259,11 @@ func (s *session) forwardCancel(line []byte, env wire.Envelope) {
 	cs, p := s.reqs.byAgentID(key)
 	if cs != nil {
 		cs.cancelled.Store(true)
+		if s.opts.SwallowCancel {
+			// behaviour §2.6: the upstream runs the call to its end.
+			s.log.Printf("the agent cancelled tools/call %s; --on-cancel swallow: the cancellation was not forwarded", id)
+			return
+		}
 	}
 	if p == nil || p.upID == nil {
 		return

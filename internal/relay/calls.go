@@ -107,6 +107,13 @@ func (s *session) runCall(call *ToolCall, cs *callState, f *forwarder) {
 		s.answerCall(f.key, whole(resultLine(f.agentID, toolErrorResult(s.errorText(err, f.sent()), f.version))))
 		return
 	}
+	if cs.cancelled.Load() {
+		// behaviour §2.6: the agent cancelled the call; an answer that
+		// still arrived was judged (the write may have executed), and the
+		// agent, which has given the request up, does not get it.
+		s.log.Printf("the answer to tools/call %s arrived after the agent cancelled it: judged, not delivered", f.agentID)
+		return
+	}
 	m := s.responseLine(f, resp)
 	if resp.Fault != "" && resp.Result != nil {
 		s.answerCallFault(f.key, m, TransportFault{Kind: resp.Fault, RetryAfter: resp.RetryAfter})

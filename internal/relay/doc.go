@@ -106,10 +106,13 @@
 // learnt of from the notification is classified, not taken for an unknown
 // one.
 //
-// Cancellation: the agent's notifications/cancelled is forwarded; the call
-// stays in the pipeline until the upstream answers (then it is judged on
-// that answer: the write may have executed) or the call timeout (unknown
-// outcome). The proxy sends no answer of its own for a cancelled call.
+// Cancellation: the agent's notifications/cancelled is forwarded
+// (Options.SwallowCancel: not, for a tools/call); on MCP 2026-07-28 HTTP
+// package httpagent turns a closed request stream into one. The call stays
+// in the pipeline until the upstream answers (then it is judged on that
+// answer: the write may have executed) or the call timeout (unknown
+// outcome). The agent gets no answer for a cancelled call: neither the
+// proxy's own nor the upstream's late one.
 //
 // Lazy listing: when the agent's first request other than initialize,
 // server/discover or ping arrives before any handshake started the session
@@ -141,7 +144,9 @@
 //
 // End of session (agent EOF, signal): requests still open get up to
 // Options.StopGrace to be answered (not a subscriptions/listen stream,
-// which stays open by design), then OnSessionEnd runs, then the
+// which stays open by design), then the tasks a TaskPoller names are
+// polled (tasks.go, at most Options.CallTimeout), then OnSessionEnd runs,
+// then the
 // upstream is stopped (stdin closed, SIGTERM, SIGKILL to its process
 // group, each after StopGrace) while what it still writes is relayed; a
 // message being written to the agent is always completed. The upstream's

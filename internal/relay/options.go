@@ -99,6 +99,14 @@ type Options struct {
 	// StopGrace is each wait of the shutdown sequence (default 2 s).
 	StopGrace time.Duration
 
+	// SwallowCancel (--on-cancel swallow): the agent's cancellation of a
+	// tools/call in flight (notifications/cancelled, or on 2026-07-28
+	// HTTP a closed stream) is not forwarded to the upstream, which then
+	// runs the call to its end, as a backend that commits anyway does. The
+	// call is cancelled for the agent all the same: its answer is judged,
+	// not delivered. False (the default, forward) forwards it.
+	SwallowCancel bool
+
 	// Quiet (--quiet) leaves out the startup table and the notes on tool
 	// list changes; their WARNING lines, every other warning and error,
 	// and the upstream's own stderr are still written.

@@ -23,6 +23,9 @@ type fakeUpstream struct {
 	noTools  bool
 	// hang lists tools whose calls are never answered.
 	hang map[string]bool
+	// block holds the answer to calls of a tool until its channel is
+	// closed (the upstream reads nothing meanwhile).
+	block map[string]chan struct{}
 	// discover is the result of server/discover; empty: the method is
 	// unknown (a legacy server).
 	discover string
@@ -162,6 +165,9 @@ func (f *fakeUpstream) serve() {
 			if f.hang[m.Params.Name] {
 				continue
 			}
+			if ch := f.block[m.Params.Name]; ch != nil {
+				<-ch
+			}
 			if m.Params.Name == "stall" && f.stall != nil {
 				<-f.stall
 				continue
@@ -219,6 +225,12 @@ func (f *fakeUpstream) serve() {
 				continue
 			}
 			result = `{"content":[{"type":"text","text":"called ` + m.Params.Name + `"}]}`
+		case "tasks/get":
+			// A status notification, then the task's state.
+			if _, err := fmt.Fprint(f.out, `{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t-1","status":"working"}}`+"\n"); err != nil {
+				return
+			}
+			result = `{"taskId":"t-1","status":"completed"}`
 		default:
 			result = `{}`
 		}

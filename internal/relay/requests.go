@@ -71,6 +71,9 @@ type pending struct {
 	// stream: a request that stays open for the whole session
 	// (subscriptions/listen); the end of the session does not wait for it.
 	stream bool
+	// taskMethod and taskID: the agent's task request (tasks.go), whose
+	// answer a TaskObserver is told of.
+	taskMethod, taskID string
 }
 
 // callState tracks one of the agent's tools/call requests in progress.

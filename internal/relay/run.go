@@ -73,6 +73,11 @@ func Run(ctx context.Context, opts Options) error {
 		// without the proxy (bounded by the grace).
 		s.reqs.waitIdle(opts.StopGrace)
 	}
+	if result != ErrStartFailed {
+		// Tasks whose final status is unknown (behaviour §4.13), while
+		// the upstream still runs.
+		s.pollOpenTasks()
+	}
 	if result != ErrStartFailed && opts.OnSessionEnd != nil {
 		opts.OnSessionEnd(context.WithoutCancel(ctx))
 	}

@@ -59,6 +59,7 @@ func (s *session) fromUpstream(line []byte) {
 	if env.Method == methodToolsListChanged {
 		s.cat.listChanged()
 	}
+	s.observeTaskNotice(env)
 	s.toAgent(line)
 }
 
@@ -87,6 +88,7 @@ func (s *session) routeResponse(m upMsg) {
 	m.agentID = p.agentID
 	switch kind {
 	case kindPlain:
+		s.observeTaskAnswer(p, env)
 		s.hold.write(m.message())
 	case kindList:
 		s.toAgent(s.cat.toolsListAnswer(m.withAgentID()))

@@ -147,28 +147,7 @@ func (lw *lineWriter) write(msg []byte) error {
 }
 
 // writeMsg writes one message; a missing trailing newline is added.
-func (lw *lineWriter) writeMsg(m message) error {
-	lw.sem <- struct{}{}
-	defer func() { <-lw.sem }()
-	if lw.err != nil {
-		return lw.err
-	}
-	if lw.halted() {
-		return errWriterHalted
-	}
-	var err error
-	lw.buf, err = writeMessage(lw.w, m, lw.buf)
-	if cap(lw.buf) > smallMessage*2 {
-		lw.buf = nil
-	}
-	if err != nil {
-		lw.err = err
-		if lw.onFail != nil {
-			lw.onFail(err)
-		}
-	}
-	return err
-}
+func (lw *lineWriter) writeMsg(m message) error { return lw.send(m, nil, nil) }
 
 // writeFault writes one message as writeMsg does, through the Conn's
 // WriteFault when the writer is a Conn that delivers faults itself.
@@ -177,6 +156,12 @@ func (lw *lineWriter) writeFault(m message, tf TransportFault) error {
 	if !ok {
 		return lw.writeMsg(m)
 	}
+	return lw.send(m, cw, &tf)
+}
+
+// send writes one message, with cw's fault set to tf while it is written
+// when cw is not nil.
+func (lw *lineWriter) send(m message, cw *connWriter, tf *TransportFault) error {
 	lw.sem <- struct{}{}
 	defer func() { <-lw.sem }()
 	if lw.err != nil {
@@ -185,10 +170,17 @@ func (lw *lineWriter) writeFault(m message, tf TransportFault) error {
 	if lw.halted() {
 		return errWriterHalted
 	}
-	cw.fault = &tf
+	if cw != nil {
+		cw.fault = tf
+	}
 	var err error
 	lw.buf, err = writeMessage(lw.w, m, lw.buf)
-	cw.fault = nil
+	if cw != nil {
+		cw.fault = nil
+	}
+	if cap(lw.buf) > smallMessage*2 {
+		lw.buf = nil
+	}
 	if err != nil {
 		lw.err = err
 		if lw.onFail != nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cuonztech/agent-harness/internal/escape"
 )
@@ -60,29 +59,17 @@ func Markdown(r Report, s Score, ps []Patch, st ...*StateInfo) string {
 		}
 		return "  - related to " + escape.Markdown(o.RelatedOperation) + " by " + mdRule(*o.RelatedBy) + "\n"
 	})
-	if len(r.Operations) > 0 {
-		b.WriteString("\n## Operations\n\n| id | tool | attempts | executions | failed | keys | outcome |\n|---|---|---|---|---|---|---|\n")
-		for i, op := range r.Operations {
-			if i == markdownLimit {
-				fmt.Fprintf(&b, "\n… %d more operations (use format json)\n", len(r.Operations)-i)
-				break
-			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %s | %s |\n", op.ID, mdCell(op.Tool), op.Attempts, op.Executions,
+	writeTable(&b, "\n## Operations\n\n| id | tool | attempts | executions | failed | keys | outcome |\n|---|---|---|---|---|---|---|\n",
+		r.Operations, "operations", func(op OperationInfo) string {
+			return fmt.Sprintf("| %s | %s | %d | %d | %d | %s | %s |\n", op.ID, mdCell(op.Tool), op.Attempts, op.Executions,
 				op.FailedAttempts, mdCell(strings.Join(op.Keys, ", ")), op.Outcome)
-		}
-	}
-	if len(r.KeySummary) > 0 {
-		b.WriteString("\n## Idempotency keys (informational, not part of the verdict)\n\n| key | tool | attempts | executions | record existed | overwritten | read before | gave up silently |\n|---|---|---|---|---|---|---|---|\n")
-		for i, k := range r.KeySummary {
-			if i == markdownLimit {
-				fmt.Fprintf(&b, "\n… %d more keys (use format json)\n", len(r.KeySummary)-i)
-				break
-			}
+		})
+	writeTable(&b, "\n## Idempotency keys (informational, not part of the verdict)\n\n| key | tool | attempts | executions | record existed | overwritten | read before | gave up silently |\n|---|---|---|---|---|---|---|---|\n",
+		r.KeySummary, "keys", func(k KeyInfo) string {
 			d := k.StateDiff
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %t | %t | %t | %t |\n", mdCell(k.Key), mdCell(k.Tool), k.Attempts, k.Executions,
+			return fmt.Sprintf("| %s | %s | %d | %d | %t | %t | %t | %t |\n", mdCell(k.Key), mdCell(k.Tool), k.Attempts, k.Executions,
 				d.RecordExisted, d.WasOverwritten, d.DidAgentReadBefore, d.AgentGaveUpSilently)
-		}
-	}
+		})
 	if len(r.PluginFailures) > 0 {
 		b.WriteString("\n## Plugin failures\n\n")
 		for _, p := range r.PluginFailures {
@@ -265,7 +252,7 @@ func mdArgs(value json.RawMessage, truncated, invalid bool) string {
 	}
 	cut := len(args) > mdArgumentsBytes
 	if cut {
-		args = args[:cutUTF8([]byte(args), mdArgumentsBytes)]
+		args = args[:escape.Cut(args, mdArgumentsBytes)]
 	}
 	note := ""
 	switch {
@@ -292,6 +279,23 @@ func mdRule(r RuleInfo) string {
 // escaped (escape.Code).
 func mdCode(s string) string { return escape.Code(s) }
 
+// writeTable renders a table section: head (its heading, header and rule
+// lines), then row of each entry, at most markdownLimit of them, then how
+// many more (of noun) there are.
+func writeTable[E any](b *strings.Builder, head string, entries []E, noun string, row func(E) string) {
+	if len(entries) == 0 {
+		return
+	}
+	b.WriteString(head)
+	for i, e := range entries {
+		if i == markdownLimit {
+			fmt.Fprintf(b, "\n… %d more %s (use format json)\n", len(entries)-i, noun)
+			break
+		}
+		b.WriteString(row(e))
+	}
+}
+
 // writeEntries renders a list section of violations or observations: type,
 // operation, tool and message per entry, at most markdownLimit of them;
 // detail, when not nil, adds lines under an entry.
@@ -313,16 +317,4 @@ func writeEntries[E any](b *strings.Builder, title string, entries []E, fields f
 			b.WriteString(detail(e))
 		}
 	}
-}
-
-// cutUTF8 returns the largest n' <= n at which text can be cut without
-// splitting a UTF-8 sequence.
-func cutUTF8(text []byte, n int) int {
-	if n >= len(text) {
-		return len(text)
-	}
-	for n > 0 && !utf8.RuneStart(text[n]) {
-		n--
-	}
-	return n
 }

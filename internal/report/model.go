@@ -146,6 +146,10 @@ const (
 	AttemptUpstreamNotExecuted AttemptOutcome = "upstream-not-executed"
 	// AttemptUpstreamRejected: the upstream answered with isError: true.
 	AttemptUpstreamRejected AttemptOutcome = "upstream-rejected"
+	// AttemptIncomplete: forwarded; the upstream asked for input
+	// (input_required) and the agent never sent the follow-up: the tool
+	// did not complete (behaviour §4.12).
+	AttemptIncomplete AttemptOutcome = "incomplete"
 	// AttemptUnknown: no usable answer, or in flight when the session
 	// ended.
 	AttemptUnknown AttemptOutcome = "unknown"

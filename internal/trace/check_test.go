@@ -112,6 +112,12 @@ func TestReadRefusesForgedTraces(t *testing.T) {
 		{"session opened twice", pick(lines, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11), `line 3: session "s1" opened a second time`},
 		{"session opened after its use", pick(lines, 1, 3, 4, 2, 5, 6, 7, 8, 9, 10, 11), `line 4: session "s1" was used at line 3 before any session was opened`},
 		{"transport outside the schema", edited(pick(lines, 1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11), 3, func(string) string { return strings.Replace(session, "http", "carrier-pigeon", 1) }), "line 3: $.transport: carrier-pigeon not in enum"},
+		// behaviour §4.12: an incomplete answer (input_required, never
+		// followed up) does not execute; taking an execution for one would
+		// turn the FAIL into a PASS.
+		{"executed taken for incomplete", edited(lines, 10, replaced(`"outcome":"executed"`, `"outcome":"incomplete","result":{"content":[]}`)), "line 10: call 2's answer is incomplete, its result's resultType is absent, not input_required (rule: an incomplete answer is for a forwarded call"},
+		{"incomplete without forwarding", edited(pick(lines, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11), 9, replaced(`"outcome":"executed"`, `"outcome":"incomplete"`)), "line 9: call 2's outcome is incomplete, but it was not forwarded or its answer carries a fault"},
+		{"incomplete with a fault", edited(lines, 6, replaced(`"outcome":"executed"`, `"outcome":"incomplete"`)), "line 6: call 1's outcome is incomplete, but it was not forwarded or its answer carries a fault"},
 		{"negative time", edited(lines, 9, replaced(`"t":7`, `"t":-7`)), "line 9:"},
 		{"header breaks its schema", edited(lines, 1, replaced(`"mode":"deterministic"`, `"mode":"lenient"`)), "line 1: $.settings.mode: lenient not in enum"},
 	} {
@@ -152,6 +158,11 @@ func TestReadAcceptsWhatTheWriterWrites(t *testing.T) {
 		"call without a tool name": append(append(pick(lines, 1, 2, 3, 4, 5, 6, 7),
 			`{"type":"call","t":5.5,"session":"s1","call":3,"class":"unknown","params":{"name":5}}`,
 			`{"type":"answer","t":5.6,"call":3,"outcome":"unknown-tool"}`), pick(lines, 8, 9, 10, 11)...),
+		// behaviour §4.12: a first leg asked for input and never followed
+		// up, answered at the session end.
+		"an incomplete first leg": append(pick(lines, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10),
+			strings.Replace(lines[7], `"call":2`, `"call":3`, 1), strings.Replace(lines[8], `"call":2`, `"call":3`, 1),
+			`{"type":"answer","t":9,"call":3,"outcome":"incomplete","result":{"resultType":"input_required","requestState":"st-1"}}`, lines[10]),
 		"numbered sessions, no session line": func() []string {
 			out := pick(lines, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11)
 			for i := range out {

@@ -26,6 +26,7 @@ const (
 	ruleCallTool   = "a call's tool is the name its params give"
 	ruleCallClass  = "a call's class, acceptsKey and idempotent are its tool's in a listing"
 	ruleForwarded  = "a forwarded call is never injected-not-executed, and a fault on it means it executed"
+	ruleIncomplete = "an incomplete answer is for a forwarded call, carries no fault, and its result asks for input"
 	ruleStdio      = "no upstream-not-executed over a stdio upstream"
 	ruleRetryAfter = "an injected 429 carries the header's retry_after"
 	ruleTime       = "a call's lines are in time order: call, forwarded, answer, delivered"
@@ -130,6 +131,18 @@ func (c *crossLines) check(n int, l *Line) error {
 		}
 	}
 	return nil
+}
+
+// resultTypeText is a result's raw resultType for a message, "absent" when
+// there is none.
+func resultTypeText(v []byte) string {
+	if v == nil {
+		return "absent"
+	}
+	if len(v) > 40 {
+		return string(v[:40]) + "…"
+	}
+	return string(v)
 }
 
 func millisText(m Millis) string { return string(appendMillis(nil, time.Duration(m))) }
@@ -312,6 +325,8 @@ func (c *crossLines) answer(n int, l *Line) error {
 		return lineError(n, ruleStdio, "call %d's outcome is upstream-not-executed, the header's upstream is stdio", l.Call)
 	case fwd && l.Outcome == judge.InjectedNotExecuted:
 		return lineError(n, ruleForwarded, "call %d was forwarded, its answer says injected-not-executed", l.Call)
+	case l.Outcome == judge.Incomplete && (!fwd || l.Fault != ""):
+		return lineError(n, ruleIncomplete, "call %d's outcome is incomplete, but it was not forwarded or its answer carries a fault", l.Call)
 	case fwd && l.Fault != "" && l.Outcome != judge.Executed:
 		return lineError(n, ruleForwarded, "call %d was forwarded and answered with fault %q, its outcome is %s, not executed", l.Call, l.Fault, l.Outcome)
 	}
@@ -321,6 +336,12 @@ func (c *crossLines) answer(n int, l *Line) error {
 		v, _, _ := wire.Lookup(l.Result, "isError")
 		if isErr := string(v) == "true"; isErr != (l.Outcome == judge.UpstreamRejected) {
 			return lineError(n, ruleResult, "call %d's answer is %s, its result's isError is %t", l.Call, l.Outcome, isErr)
+		}
+	}
+	if l.Result != nil && l.Outcome == judge.Incomplete {
+		v, _, _ := wire.Lookup(l.Result, "resultType")
+		if string(v) != `"input_required"` {
+			return lineError(n, ruleIncomplete, "call %d's answer is incomplete, its result's resultType is %s, not input_required", l.Call, resultTypeText(v))
 		}
 	}
 	if l.Fault == rateLimitFault {

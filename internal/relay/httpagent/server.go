@@ -21,6 +21,11 @@
 //     response becomes an event stream), else it waits (in order, at most
 //     maxBacklog messages) for the next GET stream.
 //
+// Cancellation: a client of MCP 2026-07-28 (its MCP-Protocol-Version
+// header or SEP-2575 _meta version) that closes a request's stream before
+// the answer cancels the request; the relay gets the notifications/cancelled
+// the close stands for. An earlier client's disconnect is no cancellation.
+//
 // Sessions: an initialize without Mcp-Session-Id starts a session (a new
 // relay session; with a command upstream the sessions share one process,
 // behaviour §8.3) and its answer carries the new Mcp-Session-Id. Requests without Mcp-Session-Id that are not initialize
@@ -431,6 +436,9 @@ func newSessionID() string {
 }
 
 func (s *Server) post(w http.ResponseWriter, r *http.Request) {
+	if testHookPostDone != nil {
+		defer testHookPostDone()
+	}
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "application/json") {
 		http.Error(w, "Unsupported Media Type: Content-Type must be application/json", http.StatusUnsupportedMediaType)
 		return
@@ -502,7 +510,36 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Not Found: the session ended", http.StatusNotFound)
 		return
 	}
-	s.respond(w, r, se, st, env.ID)
+	if !s.respond(w, r, se, st, env.ID) && streamCancels(r.Header, env.Params) {
+		// MCP 2026-07-28: closing a request's stream is its cancellation
+		// (behaviour §2.6); the relay handles it as the agent's
+		// notifications/cancelled.
+		se.push(s.ctx, cancelMessage(env.ID))
+	}
+}
+
+// testHookPostDone, when set by a test, runs when a POST's handler ends.
+var testHookPostDone func()
+
+// streamCancels reports whether a client that closes a request's stream
+// cancels the request: from MCP 2026-07-28 on (its MCP-Protocol-Version
+// header, else its SEP-2575 _meta version). Earlier revisions say a
+// disconnect is no cancellation.
+func streamCancels(h http.Header, params []byte) bool {
+	v := h.Get(headerVersion)
+	if v == "" && len(params) > 0 && params[0] == '{' {
+		if meta, _, ok := wire.Lookup(params, "_meta"); ok && len(meta) > 0 && meta[0] == '{' {
+			raw, _, _ := wire.Lookup(meta, "io.modelcontextprotocol/protocolVersion")
+			v, _ = wire.Unquote(raw)
+		}
+	}
+	return len(v) == len("2026-07-28") && v >= "2026-07-28"
+}
+
+// cancelMessage is the notifications/cancelled a closed stream stands for.
+func cancelMessage(id []byte) []byte {
+	m := append([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`), id...)
+	return append(m, `,"reason":"the client closed the request's stream"}}`...)
 }
 
 // readBody reads a request's body within Options.BodyTimeout (set in
@@ -518,22 +555,27 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error
 	return b, err
 }
 
-// respond writes what the relay sends to a POST's stream until its answer.
-func (s *Server) respond(w http.ResponseWriter, r *http.Request, se *session, st *stream, id []byte) {
+// respond writes what the relay sends to a POST's stream until its answer;
+// false when the client closed the stream before it (the request's
+// context ended, or a write failed).
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, se *session, st *stream, id []byte) bool {
 	streaming := false
 	var buf []byte
 	for {
 		ms, ok := st.next(r.Context())
 		if !ok {
-			if !streaming && r.Context().Err() == nil {
+			if r.Context().Err() != nil {
+				return false
+			}
+			if !streaming {
 				writeJSONError(w, http.StatusOK, id, -32603, "agent-harness: the session ended before the request was answered")
 			}
-			return
+			return true
 		}
 		for _, m := range ms {
 			if m.fault != nil && s.opts.FaultLayerHTTP {
 				s.deliverFault(w, r, m, streaming)
-				return
+				return true
 			}
 			if m.final && !streaming {
 				h := w.Header()
@@ -541,7 +583,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, se *session, st
 				h.Set("Content-Length", strconv.Itoa(len(m.data)))
 				w.WriteHeader(http.StatusOK)
 				_, _ = w.Write(m.data)
-				return
+				return true
 			}
 			if !streaming {
 				startSSE(w)
@@ -549,11 +591,11 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, se *session, st
 			}
 			buf = sse.AppendEvent(buf[:0], 0, m.data)
 			if _, err := w.Write(buf); err != nil {
-				return
+				return m.final
 			}
 			if m.final {
 				flush(w)
-				return
+				return true
 			}
 		}
 		flush(w)

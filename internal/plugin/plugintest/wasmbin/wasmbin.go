@@ -145,35 +145,18 @@ func equal(a, b []ValType) bool {
 // Bytes encodes the module.
 func (m *Module) Bytes() []byte {
 	out := []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00}
-	if len(m.types) > 0 {
-		var s []byte
-		s = u32(s, uint32(len(m.types)))
-		for _, t := range m.types {
-			s = append(s, 0x60)
-			s = vals(s, t.params)
-			s = vals(s, t.results)
-		}
-		out = section(out, 1, s)
-	}
-	if len(m.imports) > 0 {
-		var s []byte
-		s = u32(s, uint32(len(m.imports)))
-		for _, im := range m.imports {
-			s = name(s, im.module)
-			s = name(s, im.name)
-			s = append(s, kindFunc)
-			s = u32(s, im.typ)
-		}
-		out = section(out, 2, s)
-	}
-	if len(m.funcs) > 0 {
-		var s []byte
-		s = u32(s, uint32(len(m.funcs)))
-		for _, f := range m.funcs {
-			s = u32(s, f.typ)
-		}
-		out = section(out, 3, s)
-	}
+	out = vecSection(out, 1, m.types, func(s []byte, t funcType) []byte {
+		s = append(s, 0x60)
+		s = vals(s, t.params)
+		return vals(s, t.results)
+	})
+	out = vecSection(out, 2, m.imports, func(s []byte, im funcImport) []byte {
+		s = name(s, im.module)
+		s = name(s, im.name)
+		s = append(s, kindFunc)
+		return u32(s, im.typ)
+	})
+	out = vecSection(out, 3, m.funcs, func(s []byte, f function) []byte { return u32(s, f.typ) })
 	if m.memory {
 		s := []byte{1}
 		if m.hasMax {
@@ -186,54 +169,46 @@ func (m *Module) Bytes() []byte {
 		}
 		out = section(out, 5, s)
 	}
-	if len(m.globals) > 0 {
-		var s []byte
-		s = u32(s, uint32(len(m.globals)))
-		for _, g := range m.globals {
-			s = append(s, byte(I32), 1) // mutable i32
-			s = append(s, I32Const(g.init)...)
-			s = append(s, opEnd)
+	out = vecSection(out, 6, m.globals, func(s []byte, g global) []byte {
+		s = append(s, byte(I32), 1) // mutable i32
+		s = append(s, I32Const(g.init)...)
+		return append(s, opEnd)
+	})
+	out = vecSection(out, 7, m.exports, func(s []byte, e export) []byte {
+		s = name(s, e.name)
+		s = append(s, e.kind)
+		return u32(s, e.index)
+	})
+	out = vecSection(out, 10, m.funcs, func(s []byte, f function) []byte {
+		var body []byte
+		body = u32(body, uint32(len(f.locals)))
+		for _, l := range f.locals {
+			body = append(body, 1, byte(l))
 		}
-		out = section(out, 6, s)
+		body = append(body, f.body...)
+		s = u32(s, uint32(len(body)))
+		return append(s, body...)
+	})
+	return vecSection(out, 11, m.data, func(s []byte, d segment) []byte {
+		s = append(s, 0) // active, memory 0
+		s = append(s, I32Const(int32(d.offset))...)
+		s = append(s, opEnd)
+		s = u32(s, uint32(len(d.data)))
+		return append(s, d.data...)
+	})
+}
+
+// vecSection appends section id holding items as a vector (their count,
+// then each as enc writes it); nothing when there are no items.
+func vecSection[T any](out []byte, id byte, items []T, enc func([]byte, T) []byte) []byte {
+	if len(items) == 0 {
+		return out
 	}
-	if len(m.exports) > 0 {
-		var s []byte
-		s = u32(s, uint32(len(m.exports)))
-		for _, e := range m.exports {
-			s = name(s, e.name)
-			s = append(s, e.kind)
-			s = u32(s, e.index)
-		}
-		out = section(out, 7, s)
+	s := u32(nil, uint32(len(items)))
+	for _, it := range items {
+		s = enc(s, it)
 	}
-	if len(m.funcs) > 0 {
-		var s []byte
-		s = u32(s, uint32(len(m.funcs)))
-		for _, f := range m.funcs {
-			var body []byte
-			body = u32(body, uint32(len(f.locals)))
-			for _, l := range f.locals {
-				body = append(body, 1, byte(l))
-			}
-			body = append(body, f.body...)
-			s = u32(s, uint32(len(body)))
-			s = append(s, body...)
-		}
-		out = section(out, 10, s)
-	}
-	if len(m.data) > 0 {
-		var s []byte
-		s = u32(s, uint32(len(m.data)))
-		for _, d := range m.data {
-			s = append(s, 0) // active, memory 0
-			s = append(s, I32Const(int32(d.offset))...)
-			s = append(s, opEnd)
-			s = u32(s, uint32(len(d.data)))
-			s = append(s, d.data...)
-		}
-		out = section(out, 11, s)
-	}
-	return out
+	return section(out, id, s)
 }
 
 func section(out []byte, id byte, content []byte) []byte {
