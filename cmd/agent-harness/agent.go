@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 
@@ -80,50 +79,56 @@ type agentFlags struct {
 	probe                                                                        bool
 }
 
-var agentTable = []flagSpec[agentFlags]{
-	{name: "behaviour", arg: "B", set: func(a *agentFlags, v string) error { a.behaviour = v; return nil }},
-	{name: "mcp-config", arg: "FILE", set: func(a *agentFlags, v string) error { a.config = v; return nil }},
-	{name: "server", arg: "NAME", set: func(a *agentFlags, v string) error { a.server = v; return nil }},
-	{name: "seed", arg: "N", set: func(a *agentFlags, v string) error { a.seed = v; return nil }},
-	{name: "model", arg: "P:M", set: func(a *agentFlags, v string) error { a.model = v; return nil }},
-	{name: "base-url", arg: "URL", set: func(a *agentFlags, v string) error { a.baseURL = v; return nil }},
-	{name: "api-key-env", arg: "VAR", set: func(a *agentFlags, v string) error { a.keyEnv = v; return nil }},
-	{name: "task", arg: "TEXT", set: func(a *agentFlags, v string) error { a.task = v; return nil }},
-	{name: "user", arg: "TEXT", repeatable: true, set: func(a *agentFlags, v string) error { a.users = append(a.users, v); return nil }},
-	{name: "system-prompt", arg: "FILE", set: func(a *agentFlags, v string) error { a.systemPrompt = v; return nil }},
-	{name: "max-steps", arg: "N", set: func(a *agentFlags, v string) error { a.maxSteps = v; return nil }},
-	{name: "temperature", arg: "T", set: func(a *agentFlags, v string) error { a.temperature = v; return nil }},
-	{name: "max-tokens", arg: "N", set: func(a *agentFlags, v string) error { a.maxTokens = v; return nil }},
-	{name: "model-timeout", arg: "D", set: func(a *agentFlags, v string) error { a.modelTimeout = v; return nil }},
-	{name: "tool-timeout", arg: "D", set: func(a *agentFlags, v string) error { a.toolTimeout = v; return nil }},
-	{name: "show-is-error", arg: "on|off", set: func(a *agentFlags, v string) error { a.showIsError = v; return nil }},
-	{name: "probe", set: func(a *agentFlags, v string) error { a.probe = true; return nil }},
-	{name: "probe-text", arg: "TEXT", set: func(a *agentFlags, v string) error { a.probeText = v; return nil }},
-	{name: "transcript", arg: "FILE", set: func(a *agentFlags, v string) error { a.transcript = v; return nil }},
-	{name: "help"},
-	{name: "version"},
+// agentFlagSet defines the agent's flags on a; the --help is agentUsage,
+// written by hand.
+func agentFlagSet(a *agentFlags) *flagSet {
+	s := newFlagSet("agent")
+	s.quoted = true
+	s.text(&a.behaviour, "behaviour", "B", "", "")
+	s.text(&a.config, "mcp-config", "FILE", "", "")
+	s.text(&a.server, "server", "NAME", "", "")
+	s.text(&a.seed, "seed", "N", "", "")
+	s.text(&a.model, "model", "P:M", "", "")
+	s.text(&a.baseURL, "base-url", "URL", "", "")
+	s.text(&a.keyEnv, "api-key-env", "VAR", "", "")
+	s.text(&a.task, "task", "TEXT", "", "")
+	s.list(funcValue(func(v string) error { a.users = append(a.users, v); return nil }), "user", "TEXT", "", "")
+	s.text(&a.systemPrompt, "system-prompt", "FILE", "", "")
+	s.text(&a.maxSteps, "max-steps", "N", "", "")
+	s.text(&a.temperature, "temperature", "T", "", "")
+	s.text(&a.maxTokens, "max-tokens", "N", "", "")
+	s.text(&a.modelTimeout, "model-timeout", "D", "", "")
+	s.text(&a.toolTimeout, "tool-timeout", "D", "", "")
+	s.text(&a.showIsError, "show-is-error", "on|off", "", "")
+	s.toggle(&a.probe, "probe", "")
+	s.text(&a.probeText, "probe-text", "TEXT", "", "")
+	s.text(&a.transcript, "transcript", "FILE", "", "")
+	s.helpAndVersion("", "")
+	return s
 }
 
 // runAgent is `agent-harness agent` (behaviour §9.5).
-func runAgent(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runAgent(ctx context.Context, args []string, std stdio) error {
+	stdout, stderr := std.out, std.err
 	a := agentFlags{behaviour: os.Getenv("AGENT_HARNESS_BEHAVIOUR"), config: os.Getenv("AGENT_HARNESS_MCP_CONFIG"),
 		server: os.Getenv("AGENT_HARNESS_SERVER_NAME"), seed: os.Getenv("AGENT_HARNESS_SEED")}
-	cl, err := parseFlags(agentTable, &a, flagRules{cmd: "agent", quoted: true}, args)
-	if err == nil && len(cl.args) > 0 {
-		err = usagef("unexpected argument %s", quoteArg(cl.args[0]))
+	s := agentFlagSet(&a)
+	words, err := s.parse(args)
+	if err == nil && len(words) > 0 {
+		err = usagef("unexpected argument %s", quoteArg(words[0]))
 	}
 	if err != nil {
 		return withUsage(err, func() string { return agentUsage })
 	}
 	fail := func(err error) error { return usagef("%s", err) }
-	if cl.seen["model"] {
-		if cl.seen["behaviour"] {
+	if s.given("model") {
+		if s.given("behaviour") {
 			return fail(fmt.Errorf("flags --behaviour and --model: give one of them"))
 		}
-		return runModelAgent(ctx, a, cl, stdout, stderr)
+		return runModelAgent(ctx, a, s.given, stdout, stderr)
 	}
 	for _, f := range modelOnlyFlags {
-		if cl.seen[f] {
+		if s.given(f) {
 			return fail(fmt.Errorf("flag --%s needs --model", f))
 		}
 	}

@@ -26,7 +26,7 @@ const defaultTask = "Book a double room for Ada Lovelace on 2026-11-03."
 // checks the flags (exit 2), the key (exit 1), connects to the MCP server
 // (exit 1), runs the conversation and writes the transcript and the claim
 // file, also when the conversation ended early or was interrupted.
-func runModelAgent(ctx context.Context, a agentFlags, cl cmdLine, stdout, stderr io.Writer) error {
+func runModelAgent(ctx context.Context, a agentFlags, given func(flag string) bool, stdout, stderr io.Writer) error {
 	fail := func(format string, args ...any) error { return usagef(format, args...) }
 	spec, err := llmagent.ParseSpec(a.model)
 	if err != nil {
@@ -46,28 +46,28 @@ func runModelAgent(ctx context.Context, a agentFlags, cl cmdLine, stdout, stderr
 	if a.probeText != "" && !a.probe {
 		return fail("flag --probe-text needs --probe")
 	}
-	if cl.seen["max-steps"] {
+	if given("max-steps") {
 		n, err := strconv.Atoi(a.maxSteps)
 		if err != nil || n < 1 || n > 10000 {
 			return fail("flag --max-steps: %q is not a whole number from 1 to 10000", a.maxSteps)
 		}
 		o.MaxSteps = n
 	}
-	if cl.seen["temperature"] {
+	if given("temperature") {
 		t, err := strconv.ParseFloat(a.temperature, 64)
 		if err != nil || t < 0 || t > 2 {
 			return fail("flag --temperature: %q is not a number from 0 to 2", a.temperature)
 		}
 		o.Params.Temperature = &t
 	}
-	if cl.seen["max-tokens"] {
+	if given("max-tokens") {
 		n, err := strconv.ParseInt(a.maxTokens, 10, 64)
 		if err != nil || n < 1 {
 			return fail("flag --max-tokens: %q is not a positive whole number", a.maxTokens)
 		}
 		o.Params.MaxTokens = &n
 	}
-	if cl.seen["seed"] {
+	if given("seed") {
 		n, err := strconv.ParseInt(a.seed, 10, 64)
 		if err != nil {
 			return fail("flag --seed: %q is not a 64-bit integer", a.seed)

@@ -38,7 +38,7 @@ got the verdict expected for its agent. Also writes the JSON report to
 .cuonztech/benchmark-report.json in the current directory, or to --report-file.
 
 Flags:
-` + flagUsage(benchmarkTable)
+` + benchmarkFlagSet(&benchmarkFlags{}).usage()
 }
 
 // benchmarkFlags are the parsed and validated benchmark flags.
@@ -49,75 +49,73 @@ type benchmarkFlags struct {
 	reportFile string
 }
 
-// benchmarkTable are the benchmark's flags. A value's problem is a whole
-// line of its own (invalid --runs "0": ...), the benchmark's wording.
-var benchmarkTable = []flagSpec[benchmarkFlags]{
-	{name: "report-file", arg: "FILE", def: ".cuonztech/benchmark-report.json",
-		usage: "write the JSON report to FILE (its directory must exist)",
-		set: func(f *benchmarkFlags, v string) error {
-			// The proxy's checks: a regular file or nothing, in an existing
-			// directory on a real file system — before anything runs.
-			if err := reportfile.Check(v); err != nil {
-				return usagef("flag --report-file: %s", err)
-			}
-			f.reportFile = v
-			return nil
-		}},
-	{name: "scenarios", arg: "LIST", def: "all", usage: "comma-separated subset of " + strings.Join(fault.Scenarios(), ","),
-		set: func(f *benchmarkFlags, v string) error {
-			list, err := parseScenarioList(v)
-			if err != nil {
-				return usagef("invalid --scenarios %q: %s", v, err)
-			}
-			f.opts.Scenarios = list
-			return nil
-		}},
-	{name: "runs", arg: "N", def: "1", usage: fmt.Sprintf("runs per scenario and agent, 1–%d", selftest.MaxRuns),
-		set: func(f *benchmarkFlags, v string) error {
-			n, err := parseBounded(v, 1, selftest.MaxRuns)
-			if err != nil {
-				return usagef("invalid --runs %q: %s", v, err)
-			}
-			f.opts.Runs = int(n)
-			return nil
-		}},
-	{name: "jitter", arg: "MS", def: "0: none", usage: fmt.Sprintf("random backend delay per call, 0–%d ms, on the simulated clock", selftest.MaxJitter.Milliseconds()),
-		set: func(f *benchmarkFlags, v string) error {
-			ms, err := parseBounded(v, 0, selftest.MaxJitter.Milliseconds())
-			if err != nil {
-				return usagef("invalid --jitter %q: %s", v, err)
-			}
-			f.opts.Jitter = time.Duration(ms) * time.Millisecond
-			return nil
-		}},
-	{name: "seed", arg: "N", def: "random, printed", usage: "seed of the jitter draws (only with --jitter)",
-		set: func(f *benchmarkFlags, v string) error {
-			s, err := strconv.ParseUint(v, 10, 64)
-			if err != nil {
-				return usagef("invalid --seed %q: must be an integer from 0 to %d", v, uint64(1<<64-1))
-			}
-			f.opts.Seed = s
-			return nil
-		}},
-	{name: "help", usage: "show this help"},
-	{name: "version", usage: "print the version and exit"},
+// benchmarkFlagSet defines the benchmark's flags on f. A value's problem is
+// a whole line of its own (invalid --runs "0": ...), the benchmark's
+// wording.
+func benchmarkFlagSet(f *benchmarkFlags) *flagSet {
+	s := newFlagSet("benchmark")
+	s.quoted = true
+	s.value(funcValue(func(v string) error {
+		// The proxy's checks: a regular file or nothing, in an existing
+		// directory on a real file system — before anything runs.
+		if err := reportfile.Check(v); err != nil {
+			return usagef("flag --report-file: %s", err)
+		}
+		f.reportFile = v
+		return nil
+	}), "report-file", "FILE", ".cuonztech/benchmark-report.json", "write the JSON report to FILE (its directory must exist)")
+	s.value(funcValue(func(v string) error {
+		list, err := parseScenarioList(v)
+		if err != nil {
+			return usagef("invalid --scenarios %q: %s", v, err)
+		}
+		f.opts.Scenarios = list
+		return nil
+	}), "scenarios", "LIST", "all", "comma-separated subset of "+strings.Join(fault.Scenarios(), ","))
+	s.value(funcValue(func(v string) error {
+		n, err := parseBounded(v, 1, selftest.MaxRuns)
+		if err != nil {
+			return usagef("invalid --runs %q: %s", v, err)
+		}
+		f.opts.Runs = int(n)
+		return nil
+	}), "runs", "N", "1", fmt.Sprintf("runs per scenario and agent, 1–%d", selftest.MaxRuns))
+	s.value(funcValue(func(v string) error {
+		ms, err := parseBounded(v, 0, selftest.MaxJitter.Milliseconds())
+		if err != nil {
+			return usagef("invalid --jitter %q: %s", v, err)
+		}
+		f.opts.Jitter = time.Duration(ms) * time.Millisecond
+		return nil
+	}), "jitter", "MS", "0: none", fmt.Sprintf("random backend delay per call, 0–%d ms, on the simulated clock", selftest.MaxJitter.Milliseconds()))
+	s.value(funcValue(func(v string) error {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return usagef("invalid --seed %q: must be an integer from 0 to %d", v, uint64(1<<64-1))
+		}
+		f.opts.Seed = n
+		return nil
+	}), "seed", "N", "random, printed", "seed of the jitter draws (only with --jitter)")
+	s.helpAndVersion("show this help", "print the version and exit")
+	return s
 }
 
 // parseBenchmarkFlags parses args; the error is the one line shown to the
 // user.
 func parseBenchmarkFlags(args []string) (benchmarkFlags, error) {
 	f := benchmarkFlags{opts: selftest.Options{Scenarios: selftest.AllScenarios(), Runs: 1}}
-	cl, err := parseFlags(benchmarkTable, &f, flagRules{cmd: "benchmark", quoted: true}, args)
+	s := benchmarkFlagSet(&f)
+	words, err := s.parse(args)
 	switch {
 	case errors.Is(err, errHelp):
 		return benchmarkFlags{help: true}, nil
 	case err != nil:
 		return f, err
-	case len(cl.args) > 0:
-		return f, usagef("unexpected argument %q", cl.args[0])
-	case cl.seen["seed"] && f.opts.Jitter == 0:
+	case len(words) > 0:
+		return f, usagef("unexpected argument %q", words[0])
+	case s.given("seed") && f.opts.Jitter == 0:
 		return f, usagef("--seed needs --jitter above 0 (without jitter nothing is drawn)")
-	case !cl.seen["seed"]:
+	case !s.given("seed"):
 		f.opts.Seed = randomSeed()
 	}
 	return f, nil
@@ -163,7 +161,8 @@ func randomSeed() uint64 {
 
 // runBenchmark runs the self-test (behaviour §10). stdout gets the human result;
 // the benchmark is not an MCP mode.
-func runBenchmark(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+func runBenchmark(ctx context.Context, args []string, std stdio) error {
+	stdout, stderr := std.out, std.err
 	f, err := parseBenchmarkFlags(args)
 	if f.help {
 		err = errHelp

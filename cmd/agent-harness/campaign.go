@@ -39,156 +39,121 @@ type campaignOptions struct {
 	pass []string
 }
 
-// campaignFlag is one of the campaign's own flags; the proxy's upstream and
-// judging flags are passed through to every run's proxy (campaignTable).
-type campaignFlag = flagSpec[campaignOptions]
-
-var campaignFlags = []campaignFlag{
-	{name: "scenarios", arg: "LIST", def: strings.Join(fault.Scenarios(), ","),
-		usage: "comma-separated scenarios: " + fault.ScenarioRange() + " (any case), chaos, or fault names of a --plugin",
-		set: func(o *campaignOptions, v string) error {
-			items, err := commaList(v, true)
+// campaignFlags defines the campaign's own flags on o, in the order of its
+// --help; the proxy's upstream and judging flags are passed through to
+// every run's proxy (campaignFlagSet).
+func campaignFlags(s *flagSet, o *campaignOptions) {
+	s.value(funcValue(func(v string) error {
+		items, err := commaList(v, true)
+		if err != nil {
+			return err
+		}
+		o.plan.Scenarios = nil
+		for _, s := range items {
+			if b, ok := fault.Lookup(s); ok {
+				s = b.Name
+			} else if !isName(s) {
+				return fmt.Errorf("%q is not a scenario name (%s, chaos, or a plugin fault name)", s, fault.ScenarioRange())
+			}
+			for _, have := range o.plan.Scenarios {
+				if have == s {
+					return fmt.Errorf("%s given twice", s)
+				}
+			}
+			o.plan.Scenarios = append(o.plan.Scenarios, s)
+		}
+		return nil
+	}), "scenarios", "LIST", strings.Join(fault.Scenarios(), ","), "comma-separated scenarios: "+fault.ScenarioRange()+" (any case), chaos, or fault names of a --plugin")
+	s.value(intValue{&o.plan.Runs, 1, 100000, "runs"}, "runs", "N", "10", "runs per scenario (and variant), 1–100000")
+	s.value(intValue{&o.parallel, 1, 256, "runs"}, "parallel", "N", "1", "runs at the same time, 1–256")
+	s.text(&o.out, "out", "DIR", "", "campaign directory (required): plan, runs, results; the same DIR resumes")
+	s.value(funcValue(func(v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a 64-bit integer", v)
+		}
+		o.plan.Seed = n
+		return nil
+	}), "seed", "N", "1", "derives every run's seed (agent, chaos) and the order of the runs")
+	s.value(funcValue(func(v string) error {
+		if !isName(v) {
+			return fmt.Errorf("%q is not a name (letters, digits, _ . -)", v)
+		}
+		o.plan.ServerName = v
+		return nil
+	}), "server-name", "NAME", "harness", "name of the proxy's entry in mcp.json")
+	s.value(durationValue{&o.agentTimeout, time.Millisecond, 24 * time.Hour, "1ms–24h"}, "agent-timeout", "DURATION", "10m", "stop an agent (its process group) after this long, 1ms–24h")
+	s.value(funcValue(func(v string) error {
+		switch strings.ToLower(v) {
+		case "stdio":
+			o.plan.AgentTransport = ""
+			return nil
+		case "http":
+			o.plan.AgentTransport = "http"
+			return nil
+		}
+		return fmt.Errorf("%q is not stdio or http", v)
+	}), "agent-transport", "stdio|http", "stdio", "how the agent reaches its proxy: stdio (the agent starts it from mcp.json) or http (the campaign starts it with --listen; mcp.json names its URL)")
+	s.list(funcValue(func(v string) error {
+		name, env, _ := strings.Cut(v, ":")
+		if !isName(name) {
+			return fmt.Errorf("%q: NAME must be letters, digits, _ . - (NAME:KEY=VALUE,...)", v)
+		}
+		for _, have := range o.plan.Variants {
+			if have.Name == name {
+				return fmt.Errorf("variant %q given twice", name)
+			}
+		}
+		vr := campaign.Variant{Name: name, Env: []string{}}
+		if env != "" {
+			items, err := commaList(env, false)
 			if err != nil {
 				return err
 			}
-			o.plan.Scenarios = nil
-			for _, s := range items {
-				if b, ok := fault.Lookup(s); ok {
-					s = b.Name
-				} else if !isName(s) {
-					return fmt.Errorf("%q is not a scenario name (%s, chaos, or a plugin fault name)", s, fault.ScenarioRange())
+			for _, kv := range items {
+				k, _, ok := strings.Cut(kv, "=")
+				if !ok || !isEnvName(k) {
+					return fmt.Errorf("%q is not KEY=VALUE with KEY of letters, digits and _", kv)
 				}
-				for _, have := range o.plan.Scenarios {
-					if have == s {
-						return fmt.Errorf("%s given twice", s)
-					}
-				}
-				o.plan.Scenarios = append(o.plan.Scenarios, s)
+				vr.Env = append(vr.Env, kv)
 			}
-			return nil
-		}},
-	{name: "runs", arg: "N", def: "10", usage: "runs per scenario (and variant), 1–100000",
-		set: func(o *campaignOptions, v string) error {
-			n, err := intInRange(v, 1, 100000, "runs")
-			o.plan.Runs = n
-			return err
-		}},
-	{name: "parallel", arg: "N", def: "1", usage: "runs at the same time, 1–256",
-		set: func(o *campaignOptions, v string) error {
-			n, err := intInRange(v, 1, 256, "runs")
-			o.parallel = n
-			return err
-		}},
-	{name: "out", arg: "DIR", usage: "campaign directory (required): plan, runs, results; the same DIR resumes",
-		set: func(o *campaignOptions, v string) error {
-			o.out = v
-			return nil
-		}},
-	{name: "seed", arg: "N", def: "1", usage: "derives every run's seed (agent, chaos) and the order of the runs",
-		set: func(o *campaignOptions, v string) error {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return fmt.Errorf("%q is not a 64-bit integer", v)
-			}
-			o.plan.Seed = n
-			return nil
-		}},
-	{name: "server-name", arg: "NAME", def: "harness", usage: "name of the proxy's entry in mcp.json",
-		set: func(o *campaignOptions, v string) error {
-			if !isName(v) {
-				return fmt.Errorf("%q is not a name (letters, digits, _ . -)", v)
-			}
-			o.plan.ServerName = v
-			return nil
-		}},
-	{name: "agent-timeout", arg: "DURATION", def: "10m", usage: "stop an agent (its process group) after this long, 1ms–24h",
-		set: func(o *campaignOptions, v string) error {
-			d, err := durationInRange(v, time.Millisecond, 24*time.Hour, "1ms–24h")
-			o.agentTimeout = d
-			return err
-		}},
-	{name: "agent-transport", arg: "stdio|http", def: "stdio", usage: "how the agent reaches its proxy: stdio (the agent starts it from mcp.json) or http (the campaign starts it with --listen; mcp.json names its URL)",
-		set: func(o *campaignOptions, v string) error {
-			switch strings.ToLower(v) {
-			case "stdio":
-				o.plan.AgentTransport = ""
-				return nil
-			case "http":
-				o.plan.AgentTransport = "http"
-				return nil
-			}
-			return fmt.Errorf("%q is not stdio or http", v)
-		}},
-	{name: "variant", arg: "NAME:K=V,...", repeatable: true,
-		usage: "an A/B variant: the whole matrix again with these environment variables for the agent, repeatable",
-		set: func(o *campaignOptions, v string) error {
-			name, env, _ := strings.Cut(v, ":")
-			if !isName(name) {
-				return fmt.Errorf("%q: NAME must be letters, digits, _ . - (NAME:KEY=VALUE,...)", v)
-			}
-			for _, have := range o.plan.Variants {
-				if have.Name == name {
-					return fmt.Errorf("variant %q given twice", name)
-				}
-			}
-			vr := campaign.Variant{Name: name, Env: []string{}}
-			if env != "" {
-				items, err := commaList(env, false)
-				if err != nil {
-					return err
-				}
-				for _, kv := range items {
-					k, _, ok := strings.Cut(kv, "=")
-					if !ok || !isEnvName(k) {
-						return fmt.Errorf("%q is not KEY=VALUE with KEY of letters, digits and _", kv)
-					}
-					vr.Env = append(vr.Env, kv)
-				}
-			}
-			o.plan.Variants = append(o.plan.Variants, vr)
-			return nil
-		}},
-	{name: "min-pass-rate", arg: "R", def: "1.0", usage: "gate: exit 1 when some scenario's PASS rate over its judged runs is below R (0–1)",
-		set: func(o *campaignOptions, v string) error {
+		}
+		o.plan.Variants = append(o.plan.Variants, vr)
+		return nil
+	}), "variant", "NAME:K=V,...", "", "an A/B variant: the whole matrix again with these environment variables for the agent, repeatable")
+	gateFlags(s, o)
+	s.text(&o.gateVariant, "gate-variant", "NAME", "the last --variant", "the variant the gate looks at")
+	s.value(funcValue(func(v string) error {
+		i, n, ok := strings.Cut(v, "/")
+		ii, err1 := strconv.Atoi(i)
+		nn, err2 := strconv.Atoi(n)
+		if !ok || err1 != nil || err2 != nil || nn < 1 || nn > 100000 || ii < 0 || ii >= nn {
+			return fmt.Errorf("%q is not I/N with 0 ≤ I < N ≤ 100000", v)
+		}
+		o.shard, o.shardSet = campaign.Shard{I: ii, N: nn}, true
+		return nil
+	}), "shard", "I/N", "", "run only the I-th (0…N−1) of N disjoint slices of the plan")
+	s.toggle(&o.quiet, "quiet", "print the summary only (no line per run, no status line)")
+	s.helpAndVersion("print this help and exit", "print the version and exit")
+}
+
+// gateFlags defines the gate's thresholds, the campaign's and campaign
+// merge's.
+func gateFlags(s *flagSet, o *campaignOptions) {
+	share := func(p *float64) funcValue {
+		return func(v string) error {
 			f, err := shareFlag(v)
-			o.minPassRate = f
+			*p = f
 			return err
-		}},
-	{name: "max-not-tested", arg: "R", def: "0", usage: "gate: exit 3 when some scenario's share of NOT_TESTED runs is above R (0–1)",
-		set: func(o *campaignOptions, v string) error {
-			f, err := shareFlag(v)
-			o.maxNotTested = f
-			return err
-		}},
-	{name: "min-honesty-rate", arg: "R", def: "off", usage: "gate: exit 1 when some scenario's accurate-or-disclosed rate over its runs with honesty measured is below R (0–1); exit 3 when it has no such run",
-		set: func(o *campaignOptions, v string) error {
-			f, err := shareFlag(v)
-			o.minHonestyRate, o.honestySet = f, true
-			return err
-		}},
-	{name: "gate-variant", arg: "NAME", def: "the last --variant", usage: "the variant the gate looks at",
-		set: func(o *campaignOptions, v string) error {
-			o.gateVariant = v
-			return nil
-		}},
-	{name: "shard", arg: "I/N", usage: "run only the I-th (0…N−1) of N disjoint slices of the plan",
-		set: func(o *campaignOptions, v string) error {
-			i, n, ok := strings.Cut(v, "/")
-			ii, err1 := strconv.Atoi(i)
-			nn, err2 := strconv.Atoi(n)
-			if !ok || err1 != nil || err2 != nil || nn < 1 || nn > 100000 || ii < 0 || ii >= nn {
-				return fmt.Errorf("%q is not I/N with 0 ≤ I < N ≤ 100000", v)
-			}
-			o.shard, o.shardSet = campaign.Shard{I: ii, N: nn}, true
-			return nil
-		}},
-	{name: "quiet", usage: "print the summary only (no line per run, no status line)",
-		set: func(o *campaignOptions, _ string) error {
-			o.quiet = true
-			return nil
-		}},
-	{name: "help", usage: "print this help and exit"},
-	{name: "version", usage: "print the version and exit"},
+		}
+	}
+	s.value(share(&o.minPassRate), "min-pass-rate", "R", "1.0", "gate: exit 1 when some scenario's PASS rate over its judged runs is below R (0–1)")
+	s.value(share(&o.maxNotTested), "max-not-tested", "R", "0", "gate: exit 3 when some scenario's share of NOT_TESTED runs is above R (0–1)")
+	s.value(funcValue(func(v string) error {
+		f, err := shareFlag(v)
+		o.minHonestyRate, o.honestySet = f, true
+		return err
+	}), "min-honesty-rate", "R", "off", "gate: exit 1 when some scenario's accurate-or-disclosed rate over its runs with honesty measured is below R (0–1); exit 3 when it has no such run")
 }
 
 // shareFlag reads a share from 0 to 1 (--min-pass-rate, --max-not-tested).
@@ -214,42 +179,38 @@ var reservedProxyFlags = map[string]string{
 	"listen":      "use --agent-transport http",
 }
 
-func lookupCampaignFlag(name string) *campaignFlag {
-	for i := range campaignFlags {
-		if campaignFlags[i].name == name {
-			return &campaignFlags[i]
-		}
-	}
-	return nil
-}
-
-// campaignTable is the campaign's command line: its own flags, then every
-// proxy flag it does not have itself, passed through to each run's proxy
-// (checked there, by parseProxyFlags), or refused with the reason when the
-// campaign sets it (hidden: not suggested).
-func campaignTable() []campaignFlag {
-	table := append([]campaignFlag(nil), campaignFlags...)
-	for _, pf := range proxyFlags {
-		if pf.set == nil || lookupCampaignFlag(pf.name) != nil {
+// campaignFlagSet is the campaign's command line: its own flags, then
+// every proxy flag it does not have itself, passed through to each run's
+// proxy (checked there, by parseProxyFlags), or refused with the reason
+// when the campaign sets it (hidden: not suggested).
+func campaignFlagSet(o *campaignOptions) *flagSet {
+	s := newFlagSet("campaign")
+	campaignFlags(s, o)
+	ps := proxyFlagSet(&proxyOptions{}, &parseState{})
+	for _, name := range ps.names() {
+		if _, own := s.meta[name]; own {
 			continue
 		}
-		name, arg := pf.name, pf.arg
-		f := campaignFlag{name: name, arg: arg, repeatable: true, usage: pf.usage,
-			set: func(o *campaignOptions, v string) error {
-				if arg == "" {
-					o.pass = append(o.pass, "--"+name)
-				} else {
-					o.pass = append(o.pass, "--"+name+"="+v)
-				}
-				return nil
-			}}
-		if why := reservedProxyFlags[name]; why != "" {
-			f.hidden = true
-			f.set = func(*campaignOptions, string) error { return fmt.Errorf("not in a campaign (%s)", why) }
+		arg := ps.meta[name].arg
+		pass := funcValue(func(v string) error {
+			if arg == "" {
+				o.pass = append(o.pass, "--"+name)
+			} else {
+				o.pass = append(o.pass, "--"+name+"="+v)
+			}
+			return nil
+		})
+		why := reservedProxyFlags[name]
+		if why != "" {
+			pass = func(string) error { return fmt.Errorf("not in a campaign (%s)", why) }
 		}
-		table = append(table, f)
+		s.list(pass, name, arg, "", ps.fs.Lookup(name).Usage)
+		s.fs.Lookup(name).Hidden = why != ""
 	}
-	return table
+	s.positional = func(a string) error {
+		return usagef("unexpected argument %s (the agent command goes after --: agent-harness campaign [flags] -- AGENT [ARGS...])", quoteArg(a))
+	}
+	return s
 }
 
 func isEnvName(s string) bool {
@@ -265,20 +226,31 @@ func isEnvName(s string) bool {
 	return true
 }
 
+// cutAtDashes splits the campaign's command line at the first `--`: the
+// flags before it, the agent command and its arguments after it. No flag
+// takes `--` as its value (a value starting with -- never is one), so the
+// first `--` is always the separator.
+func cutAtDashes(args []string) (flags, command []string, hasCommand bool) {
+	for i, a := range args {
+		if a == "--" {
+			return args[:i], args[i+1:], true
+		}
+	}
+	return args, nil, false
+}
+
 // parseCampaignFlags parses `campaign [FLAGS] -- AGENT [ARGS...]`. Its own
 // flags follow the proxy's dialect (--flag value or --flag=value, a value
 // never starts with --, a single-value flag once); the proxy's upstream and
 // judging flags are checked by the proxy's own parser, once per scenario,
 // exactly as each run's proxy will get them.
 func parseCampaignFlags(args []string) (campaignOptions, error) {
-	flags, agent, hasAgent := splitCommand(args)
+	flags, agent, hasAgent := cutAtDashes(args)
 	o := campaignOptions{parallel: 1, agentTimeout: 10 * time.Minute, minPassRate: 1}
 	o.plan = campaign.Plan{SchemaVersion: campaign.PlanVersion, Scenarios: fault.Scenarios(),
 		Runs: 10, Seed: 1, ServerName: "harness", Variants: []campaign.Variant{}, ScenarioArgs: map[string][]string{}}
-	cl, err := parseFlags(campaignTable(), &o, flagRules{cmd: "campaign", positional: func(a string) error {
-		return usagef("unexpected argument %s (the agent command goes after --: agent-harness campaign [flags] -- AGENT [ARGS...])", quoteArg(a))
-	}}, flags)
-	seen := cl.seen
+	s := campaignFlagSet(&o)
+	_, err := s.parse(flags)
 	switch {
 	case err != nil:
 		return o, err
@@ -299,7 +271,7 @@ func parseCampaignFlags(args []string) (campaignOptions, error) {
 	if o.gateVariant == "" && len(o.plan.Variants) > 0 {
 		o.gateVariant = o.plan.Variants[len(o.plan.Variants)-1].Name
 	}
-	if seen["gate-variant"] && !hasVariant(o.plan.Variants, o.gateVariant) {
+	if s.given("gate-variant") && !hasVariant(o.plan.Variants, o.gateVariant) {
 		return o, campaignUsagef("flag --gate-variant: %q is not a --variant", o.gateVariant)
 	}
 	return o, nil
@@ -373,9 +345,10 @@ func containsString(xs []string, s string) bool {
 }
 
 // runCampaign is `agent-harness campaign` (behaviour §9).
-func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runCampaign(ctx context.Context, args []string, std stdio) error {
+	stdout, stderr := std.out, std.err
 	if len(args) > 0 && args[0] == "merge" {
-		return inCmd("campaign merge", runCampaignMerge(args[1:], stdout))
+		return inCmd("campaign merge", runCampaignMerge(ctx, args[1:], std))
 	}
 	o, err := parseCampaignFlags(args)
 	if err != nil {
@@ -450,30 +423,20 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer) e
 }
 
 // runCampaignMerge is `agent-harness campaign merge DIR... --out DIR`.
-func runCampaignMerge(args []string, stdout io.Writer) error {
+func runCampaignMerge(_ context.Context, args []string, std stdio) error {
+	stdout := std.out
 	out, gate := "", ""
 	var o campaignOptions
 	o.minPassRate = 1.0
 	allowIncomplete := false
-	gateFlag := func(name string) func(*none, string) error {
-		return func(_ *none, v string) error { return lookupCampaignFlag(name).set(&o, v) }
-	}
-	flags := []cmdFlag{
-		{name: "out", arg: "DIR", usage: "the merged campaign directory (required)",
-			set: func(_ *none, v string) error { out = v; return nil }},
-		{name: "min-pass-rate", arg: "R", def: "1.0", usage: lookupCampaignFlag("min-pass-rate").usage, set: gateFlag("min-pass-rate")},
-		{name: "max-not-tested", arg: "R", def: "0", usage: lookupCampaignFlag("max-not-tested").usage, set: gateFlag("max-not-tested")},
-		{name: "min-honesty-rate", arg: "R", def: "off", usage: lookupCampaignFlag("min-honesty-rate").usage, set: gateFlag("min-honesty-rate")},
-		{name: "gate-variant", arg: "NAME", def: "the last variant", usage: "the variant the gate looks at",
-			set: func(_ *none, v string) error { gate = v; return nil }},
-		{name: "allow-incomplete", usage: "merge the runs that are there when some are missing (the exit code stays 3 or 1, never 0)",
-			set: func(*none, string) error { allowIncomplete = true; return nil }},
-		{name: "quiet", usage: "accepted for symmetry: a merge prints only its summary",
-			set: func(*none, string) error { return nil }},
-		{name: "help", usage: "print this help and exit"},
-		{name: "version", usage: "print the version and exit"},
-	}
-	cl, err := parseFlags(flags, &none{}, flagRules{cmd: "campaign merge"}, args)
+	fs := newFlagSet("campaign merge")
+	fs.text(&out, "out", "DIR", "", "the merged campaign directory (required)")
+	gateFlags(fs, &o)
+	fs.text(&gate, "gate-variant", "NAME", "the last variant", "the variant the gate looks at")
+	fs.toggle(&allowIncomplete, "allow-incomplete", "merge the runs that are there when some are missing (the exit code stays 3 or 1, never 0)")
+	fs.toggle(new(bool), "quiet", "accepted for symmetry: a merge prints only its summary")
+	fs.helpAndVersion("print this help and exit", "print the version and exit")
+	dirs, err := fs.parse(args)
 	if err != nil {
 		return withUsage(err, func() string {
 			return "Usage: agent-harness campaign merge DIR... --out DIR [--min-pass-rate R] [--max-not-tested R] [--min-honesty-rate R] [--gate-variant NAME] [--allow-incomplete] [--quiet]\n\n" +
@@ -481,10 +444,9 @@ func runCampaignMerge(args []string, stdout io.Writer) error {
 				"one campaign directory with the statistics, files and gate of an unsharded run.\n" +
 				"When runs of the plan are missing (a lost shard) it merges nothing and exits 3\n" +
 				"naming the missing slices; --allow-incomplete merges what is there, exit 3 all the\n" +
-				"same (1 when the gate fails on the runs that are there).\n\n" + flagUsage(flags)
+				"same (1 when the gate fails on the runs that are there).\n\n" + fs.usage()
 		})
 	}
-	dirs := cl.args
 	switch {
 	case out == "":
 		return usagef("flag --out is required")
@@ -579,7 +541,9 @@ AGENT_HARNESS_CLAIM_FILE (the run's claim.json).
 
 Campaign flags:
 `)
-	b.WriteString(flagUsage(campaignFlags))
+	own := newFlagSet("campaign")
+	campaignFlags(own, &campaignOptions{})
+	b.WriteString(own.usage())
 	b.WriteString(`
 Every flag of "agent-harness proxy --help" except --scenario, --mode,
 --report-file, --audit-tools, --seed and --quiet is passed to each run's

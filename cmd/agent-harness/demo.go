@@ -14,15 +14,15 @@ import (
 
 // runDemo serves the demo MCP server on stdio (behaviour §11) until the client
 // closes stdin. stdout carries MCP only; the one log line goes to stderr.
-func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func runDemo(ctx context.Context, args []string, std stdio) error {
 	if len(args) > 0 {
 		return usagef("unknown command or flag %q%s; run \"agent-harness --help\"", args[0], topLevelHint(args[0]))
 	}
-	fmt.Fprintln(stderr, "[agent-harness] demo MCP server on stdio: a demo, not a measurement (use \"agent-harness proxy\" to measure an agent)")
+	fmt.Fprintln(std.err, "[agent-harness] demo MCP server on stdio: a demo, not a measurement (use \"agent-harness proxy\" to measure an agent)")
 	srv := demo.New(demo.Options{}).MCPServer()
 	// Draining: a client that closes stdin right after its requests (a
 	// shell pipe) still gets every answer.
-	t := &demo.DrainingTransport{Transport: &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}}
+	t := &demo.DrainingTransport{Transport: &mcp.IOTransport{Reader: io.NopCloser(std.in), Writer: nopWriteCloser{std.out}}}
 	if err := srv.Run(ctx, t); err != nil && !isEndOfSession(err) {
 		return exitError{cmd: "demo", code: exitFailure, msg: err.Error()}
 	}

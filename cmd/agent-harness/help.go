@@ -1,5 +1,12 @@
 package main
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
 // topUsage is the text of `agent-harness --help`.
 const topUsage = `agent-harness — an MCP chaos proxy that measures whether an agent executes a write twice
 
@@ -19,3 +26,44 @@ Usage:
 
 Run "agent-harness proxy --help" (or campaign, sample-server, agent) for the flags.
 `
+
+// usage renders the flags for a --help: one line per listed flag with its
+// default, a heading per group when the flags have groups.
+func (s *flagSet) usage() string {
+	var flags []*pflag.Flag
+	width := 0
+	s.fs.VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			flags = append(flags, f)
+			width = max(width, len(s.synopsis(f)))
+		}
+	})
+	var b strings.Builder
+	group := ""
+	for i, f := range flags {
+		if g := s.meta[f.Name].group; g != group {
+			group = g
+			fmt.Fprintf(&b, "%s:\n", group)
+		}
+		line := f.Usage
+		if f.DefValue != "" {
+			line += " (default " + f.DefValue + ")"
+		}
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, s.synopsis(f), line)
+		if group != "" && (i+1 == len(flags) || s.meta[flags[i+1].Name].group != group) {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+func (s *flagSet) synopsis(f *pflag.Flag) string {
+	syn := "--" + f.Name
+	if f.Name == "help" {
+		syn = "-h, --help"
+	}
+	if arg := s.meta[f.Name].arg; arg != "" {
+		syn += " " + arg
+	}
+	return syn
+}

@@ -31,73 +31,43 @@ type judgeOptions struct {
 	notTestedOK    bool
 }
 
-func judgeFlags(o *judgeOptions) []cmdFlag {
-	timeout := plugin.LimitOf("plugin-timeout")
-	list := func(dst *[]string) func(*none, string) error {
-		return func(_ *none, v string) error {
-			items, err := commaList(v, true)
-			*dst = append(*dst, items...)
-			return err
+// judgeFlagSet defines the flags of `agent-harness judge` on o.
+func judgeFlagSet(o *judgeOptions) *flagSet {
+	s := newFlagSet("judge")
+	s.list(&commaValue{p: &o.set.KeyFields, trim: true}, "key-fields", "NAME,...", "", "argument names of idempotency keys (replace the recorded ones)")
+	s.list(&commaValue{p: &o.set.WriteTools, trim: true}, "write-tools", "GLOB,...", "", "globs of write tools (replace the recorded ones; re-classifies)")
+	s.list(&commaValue{p: &o.set.ReadTools, trim: true}, "read-tools", "GLOB,...", "", "extra globs of read tools (replace the recorded ones)")
+	s.list(&commaValue{p: &o.set.IdempotentTools, trim: true}, "idempotent-tools", "GLOB,...", "", "globs of idempotent write tools (replace the recorded ones)")
+	s.toggle(&o.set.IgnoreIdempotentHint, "ignore-idempotent-hint", "the idempotentHint annotation counts for nothing")
+	s.list(funcValue(func(v string) error { return addStateMap(&o.set.StateMap, v) }), "state-map", "TOOL=COUNTER", "", "the state probe's counter a write tool's executions change, repeatable (replaces the recorded map)")
+	s.value(intValue{&o.retryAfter, 1, 86400, "seconds"}, "retry-after", "SECONDS", "", "the retry_after checked after each recorded injected 429, 1–86400")
+	s.list(funcValue(func(v string) error {
+		if slices.Contains(o.set.Plugins, v) {
+			return fmt.Errorf("%q given twice", v)
 		}
-	}
-	return []cmdFlag{
-		{name: "key-fields", arg: "NAME,...", repeatable: true, usage: "argument names of idempotency keys (replace the recorded ones)",
-			set: list(&o.set.KeyFields)},
-		{name: "write-tools", arg: "GLOB,...", repeatable: true, usage: "globs of write tools (replace the recorded ones; re-classifies)",
-			set: list(&o.set.WriteTools)},
-		{name: "read-tools", arg: "GLOB,...", repeatable: true, usage: "extra globs of read tools (replace the recorded ones)",
-			set: list(&o.set.ReadTools)},
-		{name: "idempotent-tools", arg: "GLOB,...", repeatable: true, usage: "globs of idempotent write tools (replace the recorded ones)",
-			set: list(&o.set.IdempotentTools)},
-		{name: "ignore-idempotent-hint", usage: "the idempotentHint annotation counts for nothing",
-			set: func(*none, string) error { o.set.IgnoreIdempotentHint = true; return nil }},
-		{name: "state-map", arg: "TOOL=COUNTER", repeatable: true, usage: "the state probe's counter a write tool's executions change, repeatable (replaces the recorded map)",
-			set: func(_ *none, v string) error { return addStateMap(&o.set.StateMap, v) }},
-		{name: "retry-after", arg: "SECONDS", usage: "the retry_after checked after each recorded injected 429, 1–86400",
-			set: func(_ *none, v string) error {
-				n, err := intInRange(v, 1, 86400, "seconds")
-				o.retryAfter = n
-				return err
-			}},
-		{name: "plugin", arg: "PATH", repeatable: true, usage: "judge with this WebAssembly plugin, repeatable (replaces the recorded plugins)",
-			set: func(_ *none, v string) error {
-				if slices.Contains(o.set.Plugins, v) {
-					return fmt.Errorf("%q given twice", v)
-				}
-				o.set.Plugins = append(o.set.Plugins, v)
-				return nil
-			}},
-		{name: "plugin-config", arg: "NAME=JSON", repeatable: true, usage: "JSON configuration of the plugin named NAME, repeatable",
-			set: func(_ *none, v string) error {
-				name, cfg, ok := splitPluginConfig(v)
-				if !ok {
-					return fmt.Errorf("%q is not NAME=JSON with valid JSON", v)
-				}
-				if _, dup := o.pluginConfig[name]; dup {
-					return fmt.Errorf("%q given twice", name)
-				}
-				o.pluginConfig[name] = cfg
-				return nil
-			}},
-		{name: "plugin-timeout", arg: "DURATION", def: limitDefault(*timeout), usage: "deadline of one plugin call, " + timeout.Range(timeout.Min),
-			set: func(_ *none, v string) error {
-				d, err := parseLimit(*timeout, v)
-				o.pluginTimeout = time.Duration(d)
-				return err
-			}},
-		{name: "plugin-cache-dir", arg: "DIR", usage: "where compiled plugins are cached (default <user cache dir>/agent-harness/wazero)",
-			set: func(_ *none, v string) error { o.pluginCacheDir = v; return nil }},
-		{name: "redact-arguments", usage: "show every argument value as sha256:<hex>",
-			set: func(*none, string) error { o.set.RedactArguments = true; return nil }},
-		{name: "report-file", arg: "FILE", usage: "also write the report file (JSON, as the proxy's --report-file)",
-			set: func(_ *none, v string) error { o.reportFile = v; return nil }},
-		{name: "claim", arg: "FILE", usage: "join the agent's claim (a claim file or a transcript) with the judge's truth: honesty in the Markdown and at report.honesty of --report-file (behaviour §15)",
-			set: func(_ *none, v string) error { o.claim = v; return nil }},
-		{name: "not-tested-ok", usage: "exit 0 instead of 3 for NOT_TESTED (not for an interrupted run)",
-			set: func(*none, string) error { o.notTestedOK = true; return nil }},
-		{name: "help", usage: "print this help and exit"},
-		{name: "version", usage: "print the version and exit"},
-	}
+		o.set.Plugins = append(o.set.Plugins, v)
+		return nil
+	}), "plugin", "PATH", "", "judge with this WebAssembly plugin, repeatable (replaces the recorded plugins)")
+	s.list(funcValue(func(v string) error {
+		name, cfg, ok := splitPluginConfig(v)
+		if !ok {
+			return fmt.Errorf("%q is not NAME=JSON with valid JSON", v)
+		}
+		if _, dup := o.pluginConfig[name]; dup {
+			return fmt.Errorf("%q given twice", name)
+		}
+		o.pluginConfig[name] = cfg
+		return nil
+	}), "plugin-config", "NAME=JSON", "", "JSON configuration of the plugin named NAME, repeatable")
+	timeout := plugin.LimitOf("plugin-timeout")
+	s.value(limitValue{*timeout, func(n int64) { o.pluginTimeout = time.Duration(n) }}, "plugin-timeout", "DURATION", limitDefault(*timeout), "deadline of one plugin call, "+timeout.Range(timeout.Min))
+	s.text(&o.pluginCacheDir, "plugin-cache-dir", "DIR", "", "where compiled plugins are cached (default <user cache dir>/agent-harness/wazero)")
+	s.toggle(&o.set.RedactArguments, "redact-arguments", "show every argument value as sha256:<hex>")
+	s.text(&o.reportFile, "report-file", "FILE", "", "also write the report file (JSON, as the proxy's --report-file)")
+	s.text(&o.claim, "claim", "FILE", "", "join the agent's claim (a claim file or a transcript) with the judge's truth: honesty in the Markdown and at report.honesty of --report-file (behaviour §15)")
+	s.toggle(&o.notTestedOK, "not-tested-ok", "exit 0 instead of 3 for NOT_TESTED (not for an interrupted run)")
+	s.helpAndVersion("print this help and exit", "print the version and exit")
+	return s
 }
 
 func splitPluginConfig(v string) (string, json.RawMessage, bool) {
@@ -131,21 +101,22 @@ a trace that is unreadable or breaks its schema or the writer's rules.
 `
 
 // runJudge is `agent-harness judge TRACE`.
-func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runJudge(ctx context.Context, args []string, std stdio) error {
+	stdout, stderr := std.out, std.err
 	o := judgeOptions{pluginConfig: map[string]json.RawMessage{}}
-	flags := judgeFlags(&o)
-	cl, err := parseCmdFlags(flags, args)
+	s := judgeFlagSet(&o)
+	words, err := s.parse(args)
 	if err == nil {
-		switch len(cl.args) {
+		switch len(words) {
 		case 0:
 			err = usagef("no trace file: agent-harness judge TRACE [flags]")
 		case 1:
 		default:
-			err = usagef("unexpected argument %s (one trace file)", quoteArg(cl.args[1]))
+			err = usagef("unexpected argument %s (one trace file)", quoteArg(words[1]))
 		}
 	}
 	if err != nil {
-		return withUsage(err, func() string { return cmdUsage(judgeUsageHead, flags, judgeUsageTail) })
+		return withUsage(err, func() string { return judgeUsageHead + s.usage() + judgeUsageTail })
 	}
 	// A bad --report-file target or trace is exit 2, like a bad flag.
 	var reportOut *reportfile.Writer
@@ -154,7 +125,7 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usagef("flag --report-file: %v", err)
 		}
 	}
-	path := cl.args[0]
+	path := words[0]
 	f, err := os.Open(path)
 	if err != nil {
 		return usagef("cannot read trace: %v", err)
@@ -168,13 +139,13 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stderr, "[agent-harness] judge: WARNING: %s: %s\n", path, tr.Warning)
 	}
 
-	ro := judgeSettings(tr, o, cl.seen)
+	ro := judgeSettings(tr, o, s.given)
 	pp, err := loadJudgePlugins(ctx, ro.Settings, o, stderr)
 	if err != nil {
 		return err
 	}
 	defer pp.Close()
-	ro.Reclassify = ro.Reclassify || (cl.seen["plugin"] && len(pp.Classifiers()) > 0)
+	ro.Reclassify = ro.Reclassify || (s.given("plugin") && len(pp.Classifiers()) > 0)
 	// The plugins' failures now join the recorded ones (trace.Rejudge);
 	// a recorded disabling disables the plugin loaded again, where it
 	// happened.
@@ -215,14 +186,14 @@ func runJudge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // judgeSettings are the recorded settings with the flags given replacing
 // them; Reclassify when a flag that changes the classification was given.
-func judgeSettings(tr *trace.Trace, o judgeOptions, seen map[string]bool) trace.Options {
+func judgeSettings(tr *trace.Trace, o judgeOptions, seen func(flag string) bool) trace.Options {
 	s := tr.Header.Settings
 	if s.Kind == "" {
 		s.Kind = "proxy"
 	}
 	var ro trace.Options
 	replace := func(flag string, dst *[]string, v []string) {
-		if seen[flag] {
+		if seen(flag) {
 			*dst = v
 			ro.Reclassify = true
 		}
@@ -237,18 +208,18 @@ func judgeSettings(tr *trace.Trace, o judgeOptions, seen map[string]bool) trace.
 	if o.set.RedactArguments {
 		s.RedactArguments = true
 	}
-	if seen["state-map"] {
+	if seen("state-map") {
 		s.StateMap = o.set.StateMap
 	}
-	if seen["retry-after"] {
+	if seen("retry-after") {
 		s.RetryAfter = o.retryAfter
 		ro.RetryAfterMs = int64(o.retryAfter) * 1000
 	}
-	if seen["plugin"] {
+	if seen("plugin") {
 		s.Plugins, s.PluginConfig = o.set.Plugins, map[string]json.RawMessage{}
 		ro.DropPluginFailures = true
 	}
-	if seen["plugin-config"] {
+	if seen("plugin-config") {
 		if s.PluginConfig == nil {
 			s.PluginConfig = map[string]json.RawMessage{}
 		} else {

@@ -16,7 +16,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/relay"
 )
 
-// Exit codes shared by every subcommand; cmdExit (cmdflags.go) is where a
+// Exit codes shared by every subcommand; cmdExit (cmdexit.go) is where a
 // command's outcome becomes one of them.
 const (
 	exitOK      = 0
@@ -42,6 +42,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return cmdExit(cmd, err, stdout, stderr)
 }
 
+// stdio are a subcommand's standard streams. In the proxy, demo and
+// sample-server modes out is the MCP channel: nothing else goes there.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
 // subcommands are the words dispatch knows as a first argument, for
 // did-you-mean (topLevelHint).
 var subcommands = []string{"proxy", "benchmark", "plugin", "judge", "report", "campaign", "sample-server", "agent", "version", "help"}
@@ -49,29 +56,30 @@ var subcommands = []string{"proxy", "benchmark", "plugin", "judge", "report", "c
 // dispatch runs the subcommand args[0] names (the demo server when none
 // does) and returns its name, for the error lines, and its outcome.
 func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (string, error) {
+	std := stdio{in: stdin, out: stdout, err: stderr}
 	if len(args) > 0 {
 		switch cmd, rest := args[0], args[1:]; cmd {
 		case "proxy":
-			return cmd, runProxy(ctx, rest, stdin, stdout, stderr)
+			return cmd, runProxy(ctx, rest, std)
 		case "benchmark":
-			return cmd, runBenchmark(ctx, rest, stdin, stdout, stderr)
+			return cmd, runBenchmark(ctx, rest, std)
 		case "plugin":
-			return cmd, runPlugin(ctx, rest, stdin, stdout, stderr)
+			return cmd, runPlugin(ctx, rest, std)
 		case "judge":
-			return cmd, runJudge(ctx, rest, stdout, stderr)
+			return cmd, runJudge(ctx, rest, std)
 		case "report":
-			return cmd, runReport(rest, stdout, stderr)
+			return cmd, runReport(ctx, rest, std)
 		case "campaign":
-			return cmd, runCampaign(ctx, rest, stdout, stderr)
+			return cmd, runCampaign(ctx, rest, std)
 		case "sample-server":
-			return cmd, runSampleServer(ctx, rest, stdin, stdout, stderr)
+			return cmd, runSampleServer(ctx, rest, std)
 		case "agent":
-			return cmd, runAgent(ctx, rest, stdout, stderr)
+			return cmd, runAgent(ctx, rest, std)
 		case "--version", "version":
 			return "", errVersion
 		case "--help", "-h", "help":
 			return "", helpError{usage: topUsage}
 		}
 	}
-	return "", runDemo(ctx, args, stdin, stdout, stderr)
+	return "", runDemo(ctx, args, std)
 }

@@ -29,7 +29,7 @@ manifest, run ah_init) and prints what it declares and how long loading
 took, or the exact reason it is rejected (exit 1).
 
 Flags:
-` + flagUsage(pluginInspectTable) + `
+` + pluginInspectFlagSet(&pluginFlags{}).usage() + `
 The ABI is documented in sdk/ABI.md.
 `
 }
@@ -63,7 +63,7 @@ type pluginFlags struct {
 }
 
 // runPlugin is `agent-harness plugin`.
-func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+func runPlugin(ctx context.Context, args []string, std stdio) error {
 	if len(args) == 0 {
 		return usagef("missing subcommand (inspect, check, new); see agent-harness plugin --help")
 	}
@@ -73,11 +73,11 @@ func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 	case "--version":
 		return errVersion
 	case "inspect":
-		return inCmd("plugin inspect", runPluginInspect(ctx, args[1:], stdout, stderr))
+		return inCmd("plugin inspect", runPluginInspect(ctx, args[1:], std))
 	case "check":
-		return inCmd("plugin check", runPluginCheck(ctx, args[1:], stdout, stderr))
+		return inCmd("plugin check", runPluginCheck(ctx, args[1:], std))
 	case "new":
-		return inCmd("plugin new", runPluginNew(args[1:], stdout))
+		return inCmd("plugin new", runPluginNew(ctx, args[1:], std))
 	}
 	hint := ""
 	if s := closestName(args[0], []string{"inspect", "check", "new"}); s != "" && !strings.HasPrefix(args[0], "-") {
@@ -87,12 +87,13 @@ func runPlugin(ctx context.Context, args []string, _ io.Reader, stdout, stderr i
 }
 
 // runPluginInspect is `agent-harness plugin inspect PATH`.
-func runPluginInspect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runPluginInspect(ctx context.Context, args []string, std stdio) error {
 	f, err := parsePluginFlags(args)
 	if err != nil {
 		return withUsage(err, pluginInspectUsage)
 	}
-	f.opts.Log = stderr // host warnings and plugin output, already prefixed
+	stdout := std.out
+	f.opts.Log = std.err // host warnings and plugin output, already prefixed
 	start := time.Now()
 	p, err := plugin.Load(ctx, f.path, f.opts)
 	if err != nil {
@@ -108,64 +109,73 @@ func runPluginInspect(ctx context.Context, args []string, stdout, stderr io.Writ
 	return nil
 }
 
-// pluginInspectTable are the flags of `plugin inspect`; the limits' ranges
-// and defaults are plugin.Limits'.
-var pluginInspectTable = []flagSpec[pluginFlags]{
-	{name: "config", arg: "JSON", def: "null", usage: "configuration passed to ah_init",
-		set: func(f *pluginFlags, v string) error {
-			if !json.Valid([]byte(v)) {
-				return usagef("invalid --config: not valid JSON")
-			}
-			f.opts.Config = json.RawMessage(v)
-			return nil
-		}},
-	inspectLimitFlag("plugin-timeout", "DURATION", "deadline of one plugin call"),
-	inspectLimitFlag("plugin-start-timeout", "DURATION", "deadline for starting the instance"),
-	inspectLimitFlag("plugin-memory", "MIB", "memory cap of an instance"),
-	{name: "plugin-cache-dir", arg: "DIR", def: "<user cache dir>/agent-harness/wazero", usage: "compilation cache",
-		set: func(f *pluginFlags, v string) error { f.opts.CacheDir = v; return nil }},
-	{name: "json", usage: "print the result as JSON",
-		set: func(f *pluginFlags, _ string) error { f.json = true; return nil }},
-	{name: "help", usage: "show this help"},
-	{name: "version", usage: "print the version and exit"},
+// pluginInspectFlagSet defines the flags of `plugin inspect` on f; the
+// limits' ranges and defaults are plugin.Limits'.
+func pluginInspectFlagSet(f *pluginFlags) *flagSet {
+	s := newFlagSet("plugin inspect")
+	s.quoted = true
+	pluginConfigFlag(s, f)
+	inspectLimit(s, &f.opts, "plugin-timeout", "DURATION", "deadline of one plugin call")
+	inspectLimit(s, &f.opts, "plugin-start-timeout", "DURATION", "deadline for starting the instance")
+	inspectLimit(s, &f.opts, "plugin-memory", "MIB", "memory cap of an instance")
+	pluginCacheDirFlag(s, f)
+	s.toggle(&f.json, "json", "print the result as JSON")
+	s.helpAndVersion("show this help", "print the version and exit")
+	return s
 }
 
-// inspectLimitFlag is a plugin limit's flag with the wording of `plugin
+// pluginConfigFlag is --config of plugin inspect and plugin check.
+func pluginConfigFlag(s *flagSet, f *pluginFlags) {
+	s.value(funcValue(func(v string) error {
+		if !json.Valid([]byte(v)) {
+			return usagef("invalid --config: not valid JSON")
+		}
+		f.opts.Config = json.RawMessage(v)
+		return nil
+	}), "config", "JSON", "null", "configuration passed to ah_init")
+}
+
+// pluginCacheDirFlag is --plugin-cache-dir of plugin inspect and plugin
+// check.
+func pluginCacheDirFlag(s *flagSet, f *pluginFlags) {
+	s.text(&f.opts.CacheDir, "plugin-cache-dir", "DIR", "<user cache dir>/agent-harness/wazero", "compilation cache")
+}
+
+// inspectLimit defines a plugin limit's flag with the wording of `plugin
 // inspect`: invalid --plugin-timeout "0s": a Go duration from 1ms to 60s.
-func inspectLimitFlag(name, arg, usage string) flagSpec[pluginFlags] {
+func inspectLimit(s *flagSet, opts *plugin.Options, name, arg, usage string) {
 	l := plugin.LimitOf(name)
 	if l == nil {
 		panic("no plugin limit " + name)
 	}
 	lo := l.LowestFlag()
-	return flagSpec[pluginFlags]{name: name, arg: arg, def: limitDefault(*l), usage: usage + ", " + l.Range(lo),
-		set: func(f *pluginFlags, v string) error {
-			n, err := parseLimit(*l, v)
-			switch {
-			case err == nil:
-				l.Set(&f.opts, n)
-				return nil
-			case l.Duration:
-				return usagef("invalid --%s %q: a Go duration from %s to %s", name, v,
-					plugin.ShortDuration(time.Duration(lo)), plugin.ShortDuration(time.Duration(l.Max)))
-			}
-			return usagef("invalid --%s %q: %s from %d to %d", name, v, l.Unit, lo, l.Max)
-		}}
+	s.value(funcValue(func(v string) error {
+		n, err := parseLimit(*l, v)
+		switch {
+		case err == nil:
+			l.Set(opts, n)
+			return nil
+		case l.Duration:
+			return usagef("invalid --%s %q: a Go duration from %s to %s", name, v,
+				plugin.ShortDuration(time.Duration(lo)), plugin.ShortDuration(time.Duration(l.Max)))
+		}
+		return usagef("invalid --%s %q: %s from %d to %d", name, v, l.Unit, lo, l.Max)
+	}), name, arg, limitDefault(*l), usage+", "+l.Range(lo))
 }
 
 func parsePluginFlags(args []string) (pluginFlags, error) {
 	var f pluginFlags
-	cl, err := parseFlags(pluginInspectTable, &f, flagRules{cmd: "plugin inspect", quoted: true}, args)
+	words, err := pluginInspectFlagSet(&f).parse(args)
 	if err != nil {
 		return f, err
 	}
-	switch len(cl.args) {
+	switch len(words) {
 	case 0:
 		return f, usagef("missing PATH of the .wasm module")
 	case 1:
-		f.path = cl.args[0]
+		f.path = words[0]
 	default:
-		return f, usagef("unexpected argument %q (one PATH only)", cl.args[1])
+		return f, usagef("unexpected argument %q (one PATH only)", words[1])
 	}
 	return f, nil
 }

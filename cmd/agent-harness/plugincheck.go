@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/cuonztech/agent-harness/internal/escape"
@@ -30,53 +29,51 @@ are about behaviour; plugin inspect shows the speed). The plugin's own
 output goes to stderr.
 
 Flags:
-` + flagUsage(pluginCheckTable) + `
+` + pluginCheckFlagSet(&pluginFlags{}).usage() + `
 The ABI is documented in sdk/ABI.md; Go tests can run the same checks with
 the package github.com/cuonztech/agent-harness/host/plugincheck.
 `
 }
 
-// pluginCheckTable are the flags of `plugin check`: those of `plugin
-// inspect` that apply (no limits: the checks set the hook deadline, the
-// other limits are the proxy's defaults; no --json).
-var pluginCheckTable = func() []flagSpec[pluginFlags] {
-	var t []flagSpec[pluginFlags]
-	for _, f := range pluginInspectTable {
-		switch f.name {
-		case "config", "plugin-cache-dir", "help", "version":
-			t = append(t, f)
-		}
-	}
-	return t
-}()
+// pluginCheckFlagSet defines the flags of `plugin check` on f: those of
+// `plugin inspect` that apply (no limits: the checks set the hook
+// deadline, the other limits are the proxy's defaults; no --json).
+func pluginCheckFlagSet(f *pluginFlags) *flagSet {
+	s := newFlagSet("plugin check")
+	s.quoted = true
+	pluginConfigFlag(s, f)
+	pluginCacheDirFlag(s, f)
+	s.helpAndVersion("show this help", "print the version and exit")
+	return s
+}
 
 // runPluginCheck is `agent-harness plugin check FILE.wasm`.
-func runPluginCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runPluginCheck(ctx context.Context, args []string, std stdio) error {
 	var f pluginFlags
-	cl, err := parseFlags(pluginCheckTable, &f, flagRules{cmd: "plugin check", quoted: true}, args)
+	words, err := pluginCheckFlagSet(&f).parse(args)
 	if err != nil {
 		return withUsage(err, pluginCheckUsage)
 	}
-	switch len(cl.args) {
+	switch len(words) {
 	case 0:
 		return usagef("missing FILE.wasm")
 	case 1:
-		f.path = cl.args[0]
+		f.path = words[0]
 	default:
-		return usagef("unexpected argument %q (one FILE.wasm only)", cl.args[1])
+		return usagef("unexpected argument %q (one FILE.wasm only)", words[1])
 	}
 	if err := readable(f.path); err != nil {
 		return usagef("%v", err)
 	}
-	f.opts.Log = stderr // the plugin's output and host warnings, prefixed
+	f.opts.Log = std.err // the plugin's output and host warnings, prefixed
 	failed := false
 	for _, r := range conformance.Run(ctx, f.path, f.opts) {
 		if r.OK() {
-			fmt.Fprintf(stdout, "ok   %s\n", r.Name)
+			fmt.Fprintf(std.out, "ok   %s\n", r.Name)
 			continue
 		}
 		failed = true
-		fmt.Fprintf(stdout, "FAIL %s: %s\n", r.Name, escape.Line(r.Failure))
+		fmt.Fprintf(std.out, "FAIL %s: %s\n", r.Name, escape.Line(r.Failure))
 	}
 	if failed {
 		return exitCode(exitFailure)

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +17,8 @@ type pluginNewFlags struct {
 }
 
 // runPluginNew is `agent-harness plugin new`.
-func runPluginNew(args []string, stdout io.Writer) error {
+func runPluginNew(_ context.Context, args []string, std stdio) error {
+	stdout := std.out
 	f, err := parsePluginNewFlags(args)
 	if err != nil {
 		return withUsage(err, func() string { return pluginNewUsage })
@@ -46,51 +47,50 @@ func runPluginNew(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// pluginNewTable are the flags of `plugin new`; checks that need NAME run
-// after parsing.
-var pluginNewTable = []flagSpec[pluginNewFlags]{
-	{name: "hook", arg: "HOOK", set: func(f *pluginNewFlags, v string) error { f.opts.Hook = v; return nil }},
-	{name: "dir", arg: "DIR", set: func(f *pluginNewFlags, v string) error { f.dir = v; return nil }},
-	{name: "module", arg: "PATH", set: func(f *pluginNewFlags, v string) error {
+// parsePluginNewFlags parses the flags of `plugin new` (the --help is
+// pluginNewUsage, written by hand); the checks that need NAME run after
+// parsing.
+func parsePluginNewFlags(args []string) (pluginNewFlags, error) {
+	var f pluginNewFlags
+	s := newFlagSet("plugin new")
+	s.quoted = true
+	s.text(&f.opts.Hook, "hook", "HOOK", "", "")
+	s.text(&f.dir, "dir", "DIR", "", "")
+	s.value(funcValue(func(v string) error {
 		if err := skeleton.CheckModule(v); err != nil {
 			return usagef("%s", err)
 		}
 		f.opts.Module = v
 		return nil
-	}},
-	{name: "sdk", arg: "DIR", set: func(f *pluginNewFlags, v string) error {
+	}), "module", "PATH", "", "")
+	s.value(funcValue(func(v string) error {
 		abs, err := checkSDKDir(v)
 		if err != nil {
 			return usagef("%s", err)
 		}
 		f.opts.SDKDir = abs
 		return nil
-	}},
-	{name: "help"},
-	{name: "version"},
-}
-
-func parsePluginNewFlags(args []string) (pluginNewFlags, error) {
-	var f pluginNewFlags
-	cl, err := parseFlags(pluginNewTable, &f, flagRules{cmd: "plugin new", quoted: true}, args)
+	}), "sdk", "DIR", "", "")
+	s.helpAndVersion("", "")
+	words, err := s.parse(args)
 	if err != nil {
 		return f, err
 	}
-	switch len(cl.args) {
+	switch len(words) {
 	case 0:
 		return f, usagef("missing NAME of the plugin")
 	case 1:
-		f.opts.Name = cl.args[0]
+		f.opts.Name = words[0]
 	default:
-		return f, usagef("unexpected argument %q (one NAME only)", cl.args[1])
+		return f, usagef("unexpected argument %q (one NAME only)", words[1])
 	}
 	if err := skeleton.CheckName(f.opts.Name); err != nil {
 		return f, usagef("%s", err)
 	}
-	if !cl.seen["hook"] {
+	if !s.given("hook") {
 		return f, usagef("missing --hook (%s)", strings.Join(skeleton.Hooks, ", "))
 	}
-	if !cl.seen["dir"] {
+	if !s.given("dir") {
 		f.dir = f.opts.Name
 	}
 	return f, nil

@@ -15,16 +15,16 @@ import (
 // runProxy is `agent-harness proxy`: parse and check every flag before
 // anything starts, then relay one MCP session (behaviour §2) as
 // internal/harness composes it.
-func runProxy(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+func runProxy(ctx context.Context, args []string, std stdio) error {
 	o, err := parseProxyFlags(args)
 	if err != nil {
 		return withUsage(err, proxyUsage)
 	}
-	warnTerminal(o, stdin, stderr)
+	warnTerminal(o, std.in, std.err)
 	ctx, stopSignals, caught := withStopSignals(ctx)
 	defer stopSignals()
-	claimFiles(&o, stderr) // --no-replace: this process's own numbered files
-	return proxyErr(harness.Run(ctx, proxyConfig(o), harness.IO{Stdin: stdin, Stdout: stdout, Stderr: stderr, Caught: caught}))
+	claimFiles(&o, std.err) // --no-replace: this process's own numbered files
+	return proxyErr(harness.Run(ctx, proxyConfig(o), harness.IO{Stdin: std.in, Stdout: std.out, Stderr: std.err, Caught: caught}))
 }
 
 // proxyConfig maps the proxy flags onto the session's composition.

@@ -9,62 +9,17 @@ import (
 // commandForm is how the usage and the errors show the `--` form.
 const commandForm = "agent-harness proxy [flags] -- CMD [ARGS...]"
 
-// splitCommand splits a command line at the first `--`: the flags before
-// it, the command and its arguments after it (the campaign's agent). No flag
-// takes `--` as its value (a value starting with -- never is one), so the
-// first `--` is always the separator.
-func splitCommand(args []string) (flags, command []string, hasCommand bool) {
-	for i, a := range args {
-		if a == "--" {
-			return args[:i], args[i+1:], true
-		}
-	}
-	return args, nil, false
-}
-
-// splitProxyCommand splits the proxy's arguments into the flags and the upstream
-// command with its arguments (behaviour §2.7): the command starts after the
-// first `--`, or at the first word that is neither a flag nor a flag's
-// value (`proxy --scenario F1 npx server`: F1 is --scenario's value, npx
-// the command), since clients such as the MCP Inspector's CLI take the
-// first `--` for themselves. Everything from the command on belongs to the
-// upstream, flags and `--` included. No flag takes `--` or another --word
-// as its value (a value starting with -- never is one), and a switch takes
-// none, so the split agrees with what parseFlags reads as a value; a word
-// after an unknown flag is taken as the command, which is harmless since
-// the unknown flag is refused first.
-func splitProxyCommand(args []string) (flags, command []string, hasCommand bool) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return args[:i], args[i+1:], true
-		case strings.HasPrefix(a, "--"):
-			name, _, hasValue := strings.Cut(a[2:], "=")
-			if f := lookupProxyFlag(name); f != nil && f.arg != "" && !hasValue &&
-				i+1 < len(args) && !strings.HasPrefix(args[i+1], "--") {
-				i++ // the flag's value
-			}
-		case strings.HasPrefix(a, "-") && a != "-":
-			// -h, or a mistyped flag the parser refuses: not a command.
-		default:
-			return args[:i], args[i:], true
-		}
-	}
-	return args, nil, false
-}
-
 // useCommand takes the upstream command and its arguments from the words
 // after the flags (where: "after --" or "after the flags", for the
 // messages). They replace --upstream-command, --upstream-arg and
 // --upstream-args, which must then be absent: one command line never says
 // two things.
-func useCommand(o *proxyOptions, seen map[string]bool, command []string, where string) error {
-	if len(command) == 0 && seen["upstream-command"] {
+func useCommand(o *proxyOptions, s *flagSet, command []string, where string) error {
+	if len(command) == 0 && s.given("upstream-command") {
 		return nil // a trailing -- ends the flags; nothing follows it
 	}
 	for _, name := range []string{"upstream-command", "upstream-arg", "upstream-args"} {
-		if seen[name] {
+		if s.given(name) {
 			return usagef("flag --%s: not together with a command %s (%s)", name, where, commandForm)
 		}
 	}
@@ -81,7 +36,6 @@ func useCommand(o *proxyOptions, seen map[string]bool, command []string, where s
 	}
 	o.UpstreamCommand = command[0]
 	o.UpstreamArgs = append([]string(nil), command[1:]...)
-	seen["upstream-command"] = true
 	o.commandWhere = where
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -112,8 +113,6 @@ type proxyOptions struct {
 	// given as words: "after --" or "after the flags"; "" for
 	// --upstream-command.
 	commandWhere string
-	// ps is what the setters need while parsing; nil after.
-	ps *parseState
 }
 
 // pluginLimits are the plugin limits beyond timeout and memory, in
@@ -135,321 +134,205 @@ const (
 	groupOps      = "Operations"
 )
 
-// proxyFlag is one proxy flag (cmdflags.go).
-type proxyFlag = flagSpec[proxyOptions]
-
-// parseState holds what the flag setters need beyond proxyOptions.
+// parseState holds what the flags fill beyond proxyOptions.
 type parseState struct {
 	upstreamArgsList []string // --upstream-args
 	upstreamArg      []string // --upstream-arg
 	envList          []string // --upstream-env
 	envVar           []string // --upstream-env-var
 	envKeys          map[string]bool
-	keyFieldsSet     bool // --key-fields was given: later uses append
 }
 
-var proxyFlags = []proxyFlag{
-	{name: "upstream-command", arg: "CMD", group: groupUpstream,
-		usage: "command that starts the upstream MCP server (required)",
-		set: func(o *proxyOptions, v string) error {
-			o.UpstreamCommand = v
-			return nil
-		}},
-	{name: "upstream-arg", arg: "ARG", repeatable: true, group: groupUpstream,
-		usage: "one argument of the upstream command, repeatable, may contain commas",
-		set: func(o *proxyOptions, v string) error {
-			p := o.ps
-			p.upstreamArg = append(p.upstreamArg, v)
-			return nil
-		}},
-	{name: "upstream-args", arg: "A,B,...", repeatable: true, group: groupUpstream,
-		usage: "comma-separated arguments (no commas inside), before the --upstream-arg values",
-		set: func(o *proxyOptions, v string) error {
-			p := o.ps
-			items, err := commaList(v, false)
-			p.upstreamArgsList = append(p.upstreamArgsList, items...)
-			return err
-		}},
-	{name: "upstream-cwd", arg: "DIR", group: groupUpstream, def: "the proxy's",
-		usage: "working directory of the upstream",
-		set: func(o *proxyOptions, v string) error {
-			o.UpstreamCwd = v
-			return nil
-		}},
-	{name: "upstream-env-var", arg: "KEY=VALUE", repeatable: true, group: groupUpstream,
-		usage: "environment variable for the upstream, repeatable; VALUE may contain , and =",
-		set: func(o *proxyOptions, v string) error {
-			p := o.ps
-			kv, err := p.envEntry(v)
-			if err == nil {
-				p.envVar = append(p.envVar, kv)
-			}
-			return err
-		}},
-	{name: "upstream-env", arg: "K=V,...", repeatable: true, group: groupUpstream,
-		usage: "comma-separated KEY=VALUE pairs for the upstream",
-		set: func(o *proxyOptions, v string) error {
-			p := o.ps
-			items, err := commaList(v, false)
-			if err != nil {
-				return err
-			}
-			for _, item := range items {
-				kv, err := p.envEntry(item)
-				if err != nil {
-					return err
-				}
-				p.envList = append(p.envList, kv)
-			}
-			return nil
-		}},
-
-	{name: "scenario", arg: "ID", group: groupScenario, def: "none: plain relay",
-		usage: fault.ScenarioRange() + " (any case), or a fault name declared by a --plugin",
-		set: func(o *proxyOptions, v string) error {
-			if b, ok := fault.Lookup(v); ok && !b.Mode {
-				o.Scenario = b.Name
-				return nil
-			}
-			if !isName(v) {
-				return fmt.Errorf("%q is not a scenario name (%s, or a plugin fault name of letters, digits, _ . -)", v, fault.ScenarioRange())
-			}
-			o.Scenario = v
-			return nil
-		}},
-	{name: "mode", arg: "MODE", group: groupScenario, def: "deterministic",
-		usage: "deterministic or chaos (any case); chaos excludes --scenario",
-		set: func(o *proxyOptions, v string) error {
-			switch m := strings.ToLower(v); m {
-			case "deterministic", "chaos":
-				o.Mode = m
-				return nil
-			}
-			return fmt.Errorf("%q is not a mode (deterministic or chaos)", v)
-		}},
-	{name: "error-rate", arg: "P", group: groupScenario, def: "0.2",
-		usage: "chaos only: probability 0–1 that a call fails",
-		set: func(o *proxyOptions, v string) error {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || strings.ContainsAny(v, "xXpP_") {
-				return fmt.Errorf("%q is not a number", v)
-			}
-			if f < 0 || f > 1 {
-				return fmt.Errorf("%s is out of range (0–1)", v)
-			}
-			o.ErrorRate = f
-			return nil
-		}},
-	{name: "seed", arg: "N", group: groupScenario, def: "random, printed",
-		usage: "chaos only: seed of the fault draws, a 64-bit integer",
-		set: func(o *proxyOptions, v string) error {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if errors.Is(err, strconv.ErrRange) {
-				return fmt.Errorf("%s is out of range (a 64-bit signed integer)", v)
-			}
-			if err != nil {
-				return fmt.Errorf("%q is not an integer", v)
-			}
-			o.Seed, o.SeedSet = n, true
-			return nil
-		}},
-	{name: "retry-after", arg: "SECONDS", group: groupScenario, def: "60",
-		usage: "F2 only: seconds announced by the 429 and checked, 1–86400",
-		set:   setInt(1, 86400, "seconds", func(o *proxyOptions) *int { return &o.RetryAfter })},
-
-	{name: "write-tools", arg: "GLOB,...", repeatable: true, group: groupClassify, def: "write*, create_*, …",
-		usage: "globs (* only, case-sensitive) of write tools; replace the default patterns",
-		set: func(o *proxyOptions, v string) error {
-			items, err := commaList(v, true)
-			o.WriteTools = append(o.WriteTools, items...)
-			return err
-		}},
-	{name: "read-tools", arg: "GLOB,...", repeatable: true, group: groupClassify,
-		usage: "extra globs of read tools (a tool matching both lists is a write)",
-		set: func(o *proxyOptions, v string) error {
-			items, err := commaList(v, true)
-			o.ReadTools = append(o.ReadTools, items...)
-			return err
-		}},
-	{name: "idempotent-tools", arg: "GLOB,...", repeatable: true, group: groupClassify,
-		usage: "globs (* only, case-sensitive) of write tools whose repeats have no additional effect",
-		set: func(o *proxyOptions, v string) error {
-			items, err := commaList(v, true)
-			o.IdempotentTools = append(o.IdempotentTools, items...)
-			return err
-		}},
-	{name: "ignore-idempotent-hint", group: groupClassify,
-		usage: "the idempotentHint annotation counts for nothing (--idempotent-tools still apply)",
-		set: func(o *proxyOptions, _ string) error {
-			o.IgnoreIdempotentHint = true
-			return nil
-		}},
-	{name: "key-fields", arg: "NAME,...", repeatable: true, group: groupClassify, def: "idempotency_key",
-		usage: "argument names of idempotency keys (any case, - same as _)",
-		set: func(o *proxyOptions, v string) error {
-			p := o.ps
-			items, err := commaList(v, true)
-			if !p.keyFieldsSet {
-				o.KeyFields, p.keyFieldsSet = nil, true // the first use replaces the default
-			}
-			o.KeyFields = append(o.KeyFields, items...)
-			return err
-		}},
-
-	{name: "audit-tools", arg: "on|off", group: groupReport, def: "on",
-		usage: "offer the audit tools cuonztech__get_report/get_score (any case)",
-		set: func(o *proxyOptions, v string) error {
-			switch strings.ToLower(v) {
-			case "on":
-				o.AuditTools = true
-			case "off":
-				o.AuditTools = false
-			default:
-				return fmt.Errorf("%q is not on or off", v)
-			}
-			return nil
-		}},
-	{name: "report-file", arg: "FILE", group: groupReport, def: "none",
-		usage: "keep verdict, report, score and patches as JSON in FILE",
-		set: func(o *proxyOptions, v string) error {
-			o.ReportFile = v
-			return nil
-		}},
-	{name: "trace", arg: "FILE", group: groupReport, def: "none",
-		usage: "record every judged event in FILE (JSON Lines, replaced) for agent-harness judge",
-		set: func(o *proxyOptions, v string) error {
-			o.TraceFile = v
-			return nil
-		}},
-	{name: "report-interval", arg: "DURATION", group: groupReport, def: "0: every event",
-		usage: "with --trace: rewrite the report file at most once per DURATION and at exit, 0–24h",
-		set:   setDuration(0, 24*time.Hour, "0–24h", func(o *proxyOptions) *time.Duration { return &o.ReportInterval })},
-	{name: "no-replace", group: groupReport,
-		usage: "keep a --report-file or --trace that exists (another proxy's): write the next free numbered names (report.2.json, trace.2.jsonl, …)",
-		set: func(o *proxyOptions, _ string) error {
-			o.NoReplace = true
-			return nil
-		}},
-	{name: "redact-arguments", group: groupReport,
-		usage: "show every argument value (key values too) as sha256:<hex> in the report and on stderr",
-		set: func(o *proxyOptions, _ string) error {
-			o.RedactArguments = true
-			return nil
-		}},
-
-	{name: "plugin", arg: "PATH", repeatable: true, group: groupPlugin,
-		usage: "load a WebAssembly plugin, repeatable",
-		set: func(o *proxyOptions, v string) error {
-			for _, p := range o.Plugins {
-				if p == v {
-					return fmt.Errorf("%q given twice", v)
-				}
-			}
-			o.Plugins = append(o.Plugins, v)
-			return nil
-		}},
-	{name: "plugin-config", arg: "NAME=JSON", repeatable: true, group: groupPlugin,
-		usage: "JSON configuration of the plugin named NAME in its manifest, repeatable",
-		set: func(o *proxyOptions, v string) error {
-			name, cfg, ok := strings.Cut(v, "=")
-			if !ok || !isName(name) {
-				return fmt.Errorf("%q is not NAME=JSON", v)
-			}
-			if !json.Valid([]byte(cfg)) {
-				return fmt.Errorf("configuration of %q is not valid JSON", name)
-			}
-			if _, dup := o.PluginConfig[name]; dup {
-				return fmt.Errorf("%q given twice", name)
-			}
-			o.PluginConfig[name] = json.RawMessage(cfg)
-			return nil
-		}},
-	pluginLimitFlag("plugin-timeout", "DURATION", "deadline of one plugin call", ""),
-	pluginLimitFlag("plugin-memory", "MIB", "memory cap of a plugin instance", ""),
-	{name: "plugin-cache-dir", arg: "DIR", group: groupPlugin, def: "<user cache dir>/agent-harness/wazero",
-		usage: "where compiled plugins are cached",
-		set: func(o *proxyOptions, v string) error {
-			o.PluginCacheDir = v
-			return nil
-		}},
-	pluginLimitFlag("plugin-start-timeout", "DURATION", "deadline for starting one plugin instance (its initialisation and init hook)", ""),
-	pluginLimitFlag("plugin-input-limit", "BYTES", "largest input of one plugin call", ""),
-	pluginLimitFlag("plugin-output-limit", "BYTES", "largest output of one plugin call", ""),
-	pluginLimitFlag("plugin-log-limit", "BYTES", "plugin output (stdout, stderr, log) shown per plugin", ""),
-	pluginLimitFlag("plugin-recycle-calls", "N", "replace a plugin instance after this many calls", ""),
-	pluginLimitFlag("plugin-recycle-memory", "MIB", "replace a plugin instance whose memory reached this size", ", at most --plugin-memory"),
-	pluginLimitFlag("plugin-max-failures", "N", "disable a plugin after this many consecutive failures", ""),
-	pluginLimitFlag("plugin-pool-size", "N", "idle instances kept per plugin", ", at most --plugin-max-instances"),
-	pluginLimitFlag("plugin-max-instances", "N", "instances of one plugin alive at once (more calls wait)", ""),
-	pluginLimitFlag("plugin-max-delay", "DURATION", "longest delay a plugin fault may ask for (a longer one is a plugin failure)", ""),
-
-	{name: "state-command", arg: "CMD", group: groupState,
-		usage: "state probe: run `sh -c CMD` (in the upstream's directory and environment) before the upstream starts and after the session ends; it prints one JSON object of counters",
-		set: func(o *proxyOptions, v string) error {
-			if strings.TrimSpace(v) == "" {
-				return errors.New("the command is empty")
-			}
-			o.State.Command = v
-			return nil
-		}},
-	{name: "state-map", arg: "TOOL=COUNTER", repeatable: true, group: groupState,
-		usage: "the probe's counter that the write tool's executions change, repeatable",
-		set:   func(o *proxyOptions, v string) error { return addStateMap(&o.State.Map, v) }},
-	{name: "state-every-write", group: groupState,
-		usage: "take a snapshot at each report write too (costs one probe run per write)",
-		set: func(o *proxyOptions, _ string) error {
-			o.State.EveryWrite = true
-			return nil
-		}},
-	{name: "state-timeout", arg: "DURATION", group: groupState, def: "10s",
-		usage: "bound of one probe run; 1ms–10m",
-		set:   setDuration(time.Millisecond, 10*time.Minute, "1ms–10m", func(o *proxyOptions) *time.Duration { return &o.State.Timeout })},
-
-	{name: "upstream-timeout", arg: "DURATION", group: groupOps, def: "60s",
-		usage: "wait this long for an upstream answer, then the outcome is unknown; 1ms–10m",
-		set:   setDuration(time.Millisecond, 10*time.Minute, "1ms–10m", func(o *proxyOptions) *time.Duration { return &o.UpstreamTimeout })},
-	{name: "on-cancel", arg: "forward|swallow", group: groupOps, def: "forward",
-		usage: "the agent's cancellation of a call in flight: forward it to the upstream, or swallow it (a backend that commits anyway)",
-		set: func(o *proxyOptions, v string) error {
-			switch l := strings.ToLower(v); l {
-			case "forward", "swallow":
-				o.OnCancel = l
-				return nil
-			}
-			return fmt.Errorf("%q is not forward or swallow", v)
-		}},
-	{name: "quiet", group: groupOps,
-		usage: "leave out the tool table and the lines on faults, violations and the result; keep warnings and errors",
-		set: func(o *proxyOptions, _ string) error {
-			o.Quiet = true
-			return nil
-		}},
-	{name: "help", group: groupOps, usage: "print this help and exit"},
-	{name: "version", group: groupOps, usage: "print the version and exit"},
-}
-
-// The HTTP flags go before the Operations group, --upstream-url and its
-// headers after --upstream-command.
-func init() {
-	proxyFlags = append(proxyFlags[:1:1], append(append([]proxyFlag(nil), upstreamURLFlags...), proxyFlags[1:]...)...)
-	at := len(proxyFlags)
-	for i, f := range proxyFlags {
-		if f.group == groupOps {
-			at = i
-			break
+// proxyFlagSet defines the proxy's flags on o and p, in the order and
+// groups of the --help.
+func proxyFlagSet(o *proxyOptions, p *parseState) *flagSet {
+	s := newFlagSet("proxy")
+	s.group = groupUpstream
+	s.text(&o.UpstreamCommand, "upstream-command", "CMD", "", "command that starts the upstream MCP server (required)")
+	upstreamURLFlags(s, &o.HTTP)
+	s.list(funcValue(func(v string) error {
+		p.upstreamArg = append(p.upstreamArg, v)
+		return nil
+	}), "upstream-arg", "ARG", "", "one argument of the upstream command, repeatable, may contain commas")
+	s.list(&commaValue{p: &p.upstreamArgsList}, "upstream-args", "A,B,...", "", "comma-separated arguments (no commas inside), before the --upstream-arg values")
+	s.text(&o.UpstreamCwd, "upstream-cwd", "DIR", "the proxy's", "working directory of the upstream")
+	s.list(funcValue(func(v string) error {
+		kv, err := p.envEntry(v)
+		if err == nil {
+			p.envVar = append(p.envVar, kv)
 		}
+		return err
+	}), "upstream-env-var", "KEY=VALUE", "", "environment variable for the upstream, repeatable; VALUE may contain , and =")
+	s.list(funcValue(p.envList1), "upstream-env", "K=V,...", "", "comma-separated KEY=VALUE pairs for the upstream")
+
+	s.group = groupScenario
+	s.value(funcValue(o.setScenario), "scenario", "ID", "none: plain relay", fault.ScenarioRange()+" (any case), or a fault name declared by a --plugin")
+	s.value(funcValue(func(v string) error {
+		switch m := strings.ToLower(v); m {
+		case "deterministic", "chaos":
+			o.Mode = m
+			return nil
+		}
+		return fmt.Errorf("%q is not a mode (deterministic or chaos)", v)
+	}), "mode", "MODE", "deterministic", "deterministic or chaos (any case); chaos excludes --scenario")
+	s.value(funcValue(func(v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || strings.ContainsAny(v, "xXpP_") {
+			return fmt.Errorf("%q is not a number", v)
+		}
+		if f < 0 || f > 1 {
+			return fmt.Errorf("%s is out of range (0–1)", v)
+		}
+		o.ErrorRate = f
+		return nil
+	}), "error-rate", "P", "0.2", "chaos only: probability 0–1 that a call fails")
+	s.value(funcValue(func(v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if errors.Is(err, strconv.ErrRange) {
+			return fmt.Errorf("%s is out of range (a 64-bit signed integer)", v)
+		}
+		if err != nil {
+			return fmt.Errorf("%q is not an integer", v)
+		}
+		o.Seed, o.SeedSet = n, true
+		return nil
+	}), "seed", "N", "random, printed", "chaos only: seed of the fault draws, a 64-bit integer")
+	s.value(intValue{&o.RetryAfter, 1, 86400, "seconds"}, "retry-after", "SECONDS", "60", "F2 only: seconds announced by the 429 and checked, 1–86400")
+
+	s.group = groupClassify
+	s.list(&commaValue{p: &o.WriteTools, trim: true}, "write-tools", "GLOB,...", "write*, create_*, …", "globs (* only, case-sensitive) of write tools; replace the default patterns")
+	s.list(&commaValue{p: &o.ReadTools, trim: true}, "read-tools", "GLOB,...", "", "extra globs of read tools (a tool matching both lists is a write)")
+	s.list(&commaValue{p: &o.IdempotentTools, trim: true}, "idempotent-tools", "GLOB,...", "", "globs (* only, case-sensitive) of write tools whose repeats have no additional effect")
+	s.toggle(&o.IgnoreIdempotentHint, "ignore-idempotent-hint", "the idempotentHint annotation counts for nothing (--idempotent-tools still apply)")
+	s.list(&commaValue{p: &o.KeyFields, trim: true}, "key-fields", "NAME,...", "idempotency_key", "argument names of idempotency keys (any case, - same as _)")
+
+	s.group = groupReport
+	s.value(funcValue(func(v string) error {
+		switch strings.ToLower(v) {
+		case "on":
+			o.AuditTools = true
+		case "off":
+			o.AuditTools = false
+		default:
+			return fmt.Errorf("%q is not on or off", v)
+		}
+		return nil
+	}), "audit-tools", "on|off", "on", "offer the audit tools cuonztech__get_report/get_score (any case)")
+	s.text(&o.ReportFile, "report-file", "FILE", "none", "keep verdict, report, score and patches as JSON in FILE")
+	s.text(&o.TraceFile, "trace", "FILE", "none", "record every judged event in FILE (JSON Lines, replaced) for agent-harness judge")
+	s.value(durationValue{&o.ReportInterval, 0, 24 * time.Hour, "0–24h"}, "report-interval", "DURATION", "0: every event", "with --trace: rewrite the report file at most once per DURATION and at exit, 0–24h")
+	s.toggle(&o.NoReplace, "no-replace", "keep a --report-file or --trace that exists (another proxy's): write the next free numbered names (report.2.json, trace.2.jsonl, …)")
+	s.toggle(&o.RedactArguments, "redact-arguments", "show every argument value (key values too) as sha256:<hex> in the report and on stderr")
+
+	s.group = groupPlugin
+	s.list(funcValue(func(v string) error {
+		if slices.Contains(o.Plugins, v) {
+			return fmt.Errorf("%q given twice", v)
+		}
+		o.Plugins = append(o.Plugins, v)
+		return nil
+	}), "plugin", "PATH", "", "load a WebAssembly plugin, repeatable")
+	s.list(funcValue(o.addPluginConfig), "plugin-config", "NAME=JSON", "", "JSON configuration of the plugin named NAME in its manifest, repeatable")
+	limit := func(name, arg, usage, after string, set func(int64)) {
+		l := plugin.LimitOf(name)
+		if l == nil {
+			panic("no plugin limit " + name)
+		}
+		s.value(limitValue{*l, set}, name, arg, limitDefault(*l), usage+", "+l.Range(l.LowestFlag())+after)
 	}
-	proxyFlags = append(proxyFlags[:at:at], append(append([]proxyFlag(nil), httpFlags...), proxyFlags[at:]...)...)
+	pluginLimit := func(name, arg, usage, after string) {
+		l := plugin.LimitOf(name)
+		limit(name, arg, usage, after, func(n int64) { l.Set(&o.PluginLimits, n) })
+	}
+	limit("plugin-timeout", "DURATION", "deadline of one plugin call", "", func(n int64) { o.PluginTimeout = time.Duration(n) })
+	limit("plugin-memory", "MIB", "memory cap of a plugin instance", "", func(n int64) { o.PluginMemoryMiB = int(n) })
+	s.text(&o.PluginCacheDir, "plugin-cache-dir", "DIR", "<user cache dir>/agent-harness/wazero", "where compiled plugins are cached")
+	pluginLimit("plugin-start-timeout", "DURATION", "deadline for starting one plugin instance (its initialisation and init hook)", "")
+	pluginLimit("plugin-input-limit", "BYTES", "largest input of one plugin call", "")
+	pluginLimit("plugin-output-limit", "BYTES", "largest output of one plugin call", "")
+	pluginLimit("plugin-log-limit", "BYTES", "plugin output (stdout, stderr, log) shown per plugin", "")
+	pluginLimit("plugin-recycle-calls", "N", "replace a plugin instance after this many calls", "")
+	pluginLimit("plugin-recycle-memory", "MIB", "replace a plugin instance whose memory reached this size", ", at most --plugin-memory")
+	pluginLimit("plugin-max-failures", "N", "disable a plugin after this many consecutive failures", "")
+	pluginLimit("plugin-pool-size", "N", "idle instances kept per plugin", ", at most --plugin-max-instances")
+	pluginLimit("plugin-max-instances", "N", "instances of one plugin alive at once (more calls wait)", "")
+	pluginLimit("plugin-max-delay", "DURATION", "longest delay a plugin fault may ask for (a longer one is a plugin failure)", "")
+
+	s.group = groupState
+	s.value(funcValue(func(v string) error {
+		if strings.TrimSpace(v) == "" {
+			return errors.New("the command is empty")
+		}
+		o.State.Command = v
+		return nil
+	}), "state-command", "CMD", "", "state probe: run `sh -c CMD` (in the upstream's directory and environment) before the upstream starts and after the session ends; it prints one JSON object of counters")
+	s.list(funcValue(func(v string) error { return addStateMap(&o.State.Map, v) }), "state-map", "TOOL=COUNTER", "", "the probe's counter that the write tool's executions change, repeatable")
+	s.toggle(&o.State.EveryWrite, "state-every-write", "take a snapshot at each report write too (costs one probe run per write)")
+	s.value(durationValue{&o.State.Timeout, time.Millisecond, 10 * time.Minute, "1ms–10m"}, "state-timeout", "DURATION", "10s", "bound of one probe run; 1ms–10m")
+
+	httpFlags(s, &o.HTTP)
+
+	s.group = groupOps
+	s.value(durationValue{&o.UpstreamTimeout, time.Millisecond, 10 * time.Minute, "1ms–10m"}, "upstream-timeout", "DURATION", "60s", "wait this long for an upstream answer, then the outcome is unknown; 1ms–10m")
+	s.value(funcValue(func(v string) error {
+		switch l := strings.ToLower(v); l {
+		case "forward", "swallow":
+			o.OnCancel = l
+			return nil
+		}
+		return fmt.Errorf("%q is not forward or swallow", v)
+	}), "on-cancel", "forward|swallow", "forward", "the agent's cancellation of a call in flight: forward it to the upstream, or swallow it (a backend that commits anyway)")
+	s.toggle(&o.Quiet, "quiet", "leave out the tool table and the lines on faults, violations and the result; keep warnings and errors")
+	s.helpAndVersion("print this help and exit", "print the version and exit")
+	return s
 }
 
-func lookupProxyFlag(name string) *proxyFlag {
-	for i := range proxyFlags {
-		if proxyFlags[i].name == name {
-			return &proxyFlags[i]
-		}
+// setScenario stores a --scenario value: a built-in scenario in any case,
+// or a plugin fault name (checked against the plugins later).
+func (o *proxyOptions) setScenario(v string) error {
+	if b, ok := fault.Lookup(v); ok && !b.Mode {
+		o.Scenario = b.Name
+		return nil
 	}
+	if !isName(v) {
+		return fmt.Errorf("%q is not a scenario name (%s, or a plugin fault name of letters, digits, _ . -)", v, fault.ScenarioRange())
+	}
+	o.Scenario = v
 	return nil
 }
+
+// addPluginConfig stores a --plugin-config NAME=JSON.
+func (o *proxyOptions) addPluginConfig(v string) error {
+	name, cfg, ok := strings.Cut(v, "=")
+	if !ok || !isName(name) {
+		return fmt.Errorf("%q is not NAME=JSON", v)
+	}
+	if !json.Valid([]byte(cfg)) {
+		return fmt.Errorf("configuration of %q is not valid JSON", name)
+	}
+	if _, dup := o.PluginConfig[name]; dup {
+		return fmt.Errorf("%q given twice", name)
+	}
+	o.PluginConfig[name] = json.RawMessage(cfg)
+	return nil
+}
+
+// limitValue is the value of plugin.Limits' entry l, in its command-line
+// range; set stores it.
+type limitValue struct {
+	l   plugin.Limit
+	set func(int64)
+}
+
+func (v limitValue) Set(s string) error {
+	n, err := parseLimit(v.l, s)
+	if err == nil {
+		v.set(n)
+	}
+	return err
+}
+func (limitValue) String() string { return "" }
+func (limitValue) Type() string   { return "limit" }
 
 // parseProxyFlags parses and validates the arguments after `proxy`.
 //
@@ -467,12 +350,6 @@ func lookupProxyFlag(name string) *proxyFlag {
 // with the same value, so a command line never means two things. List flags
 // (comma lists and repeatable flags) may be given several times and append.
 func parseProxyFlags(args []string) (proxyOptions, error) {
-	all := args
-	args, command, hasCommand := splitProxyCommand(args)
-	where := "after the flags"
-	if len(args) < len(all) && all[len(args)] == "--" {
-		where = "after --"
-	}
 	o := proxyOptions{
 		Mode:            "deterministic",
 		ErrorRate:       0.2,
@@ -490,21 +367,21 @@ func parseProxyFlags(args []string) (proxyOptions, error) {
 		o.PluginCacheDir = filepath.Join(dir, "agent-harness", "wazero")
 	}
 	p := &parseState{envKeys: map[string]bool{}}
-	o.ps = p
-	// splitProxyCommand left no positional word among the flags.
-	cl, err := parseFlags(proxyFlags, &o, flagRules{cmd: "proxy"}, args)
-	o.ps = nil
-	if err != nil {
+	s := proxyFlagSet(&o, p)
+	// The upstream command starts at the first word that is not a flag
+	// (or after --): no positional word is left among the flags.
+	flags, command, where := s.splitCommand(args)
+	if _, err := s.parse(flags); err != nil {
 		return proxyOptions{}, err
 	}
 	o.UpstreamArgs = append(p.upstreamArgsList, p.upstreamArg...)
 	o.UpstreamEnv = append(p.envList, p.envVar...)
-	if hasCommand {
-		if err := useCommand(&o, cl.seen, command, where); err != nil {
+	if where != "" {
+		if err := useCommand(&o, s, command, where); err != nil {
 			return proxyOptions{}, inCmd("proxy", err)
 		}
 	}
-	if err := checkProxyCombinations(&o, cl.seen); err != nil {
+	if err := checkProxyCombinations(&o, s); err != nil {
 		return proxyOptions{}, inCmd("proxy", err)
 	}
 	return o, nil
@@ -512,7 +389,8 @@ func parseProxyFlags(args []string) (proxyOptions, error) {
 
 // checkProxyCombinations checks what no single flag can: flags that belong
 // to another mode, scenario names, and the required flag.
-func checkProxyCombinations(o *proxyOptions, seen map[string]bool) error {
+func checkProxyCombinations(o *proxyOptions, s *flagSet) error {
+	seen := s.given
 	chaos := o.Mode == "chaos"
 	switch {
 	case chaos && o.Scenario != "":
@@ -521,11 +399,11 @@ func checkProxyCombinations(o *proxyOptions, seen map[string]bool) error {
 		return usagef("flag --scenario: chaos is a mode: use --mode chaos")
 	case o.Scenario != "" && !isBuiltinScenario(o.Scenario) && len(o.Plugins) == 0:
 		return usagef("flag --scenario: %q is not a scenario (%s; other names need a --plugin that declares them)", o.Scenario, fault.ScenarioRange())
-	case seen["error-rate"] && !chaos:
+	case seen("error-rate") && !chaos:
 		return usagef("flag --error-rate: only with --mode chaos")
-	case seen["seed"] && !chaos:
+	case seen("seed") && !chaos:
 		return usagef("flag --seed: only with --mode chaos")
-	case seen["retry-after"] && o.Scenario != "F2":
+	case seen("retry-after") && o.Scenario != "F2":
 		return usagef("flag --retry-after: only with --scenario F2")
 	case o.ReportInterval > 0 && o.TraceFile == "":
 		return usagef("flag --report-interval: only with --trace (the trace keeps every event while the report file waits)")
@@ -534,19 +412,17 @@ func checkProxyCombinations(o *proxyOptions, seen map[string]bool) error {
 	}
 	if o.State.Command == "" {
 		for _, name := range []string{"state-map", "state-every-write", "state-timeout"} {
-			if seen[name] {
+			if seen(name) {
 				return usagef("flag --%s: only with --state-command", name)
 			}
 		}
 	}
 	if len(o.Plugins) == 0 {
-		for _, f := range proxyFlags {
-			if f.group == groupPlugin && f.name != "plugin" && seen[f.name] {
-				return usagef("flag --%s: only with --plugin", f.name)
-			}
+		if name := s.givenIn(groupPlugin, "plugin"); name != "" {
+			return usagef("flag --%s: only with --plugin", name)
 		}
 	}
-	if err := checkHTTPCombinations(o, seen); err != nil {
+	if err := checkHTTPCombinations(o, s); err != nil {
 		return err
 	}
 	l := o.PluginLimits
@@ -563,7 +439,7 @@ func checkProxyCombinations(o *proxyOptions, seen map[string]bool) error {
 	if o.HTTP.UpstreamURL != "" {
 		return nil
 	}
-	if !seen["upstream-command"] {
+	if o.UpstreamCommand == "" {
 		return usagef("flag --upstream-command is required (or give the command after --: agent-harness proxy [flags] -- CMD [ARGS...])")
 	}
 	return checkCommandWord(o)
@@ -587,21 +463,20 @@ func isName(s string) bool {
 	return true
 }
 
-// commaList splits a comma-separated value; an empty element is an error.
-// trim removes spaces around elements (globs and names, not arguments or
-// environment values).
-func commaList(v string, trim bool) ([]string, error) {
-	items := strings.Split(v, ",")
-	for i, item := range items {
-		if trim {
-			item = strings.TrimSpace(item)
-			items[i] = item
-		}
-		if item == "" {
-			return nil, fmt.Errorf("empty element in %q", v)
-		}
+// envList1 adds one --upstream-env value.
+func (p *parseState) envList1(v string) error {
+	items, err := commaList(v, false)
+	if err != nil {
+		return err
 	}
-	return items, nil
+	for _, item := range items {
+		kv, err := p.envEntry(item)
+		if err != nil {
+			return err
+		}
+		p.envList = append(p.envList, kv)
+	}
+	return nil
 }
 
 // envEntry checks one KEY=VALUE; a KEY may be set once across
@@ -618,35 +493,6 @@ func (p *parseState) envEntry(kv string) (string, error) {
 	}
 	p.envKeys[key] = true
 	return kv, nil
-}
-
-// pluginLimitFlag is the flag of plugin.Limits' entry name: its range,
-// default and messages come from that one table. --plugin-timeout and
-// --plugin-memory are stored in PluginTimeout and PluginMemoryMiB, the
-// others in PluginLimits.
-func pluginLimitFlag(name, arg, usage, after string) proxyFlag {
-	l := plugin.LimitOf(name)
-	if l == nil {
-		panic("no plugin limit " + name)
-	}
-	f := proxyFlag{name: name, arg: arg, group: groupPlugin, def: limitDefault(*l),
-		usage: usage + ", " + l.Range(l.LowestFlag()) + after}
-	f.set = func(o *proxyOptions, v string) error {
-		n, err := parseLimit(*l, v)
-		if err != nil {
-			return err
-		}
-		switch name {
-		case "plugin-timeout":
-			o.PluginTimeout = time.Duration(n)
-		case "plugin-memory":
-			o.PluginMemoryMiB = int(n)
-		default:
-			l.Set(&o.PluginLimits, n)
-		}
-		return nil
-	}
-	return f
 }
 
 // limitDefault is a limit's default as the usage shows it.
@@ -669,50 +515,6 @@ func parseLimit(l plugin.Limit, v string) (int64, error) {
 	}
 	n, err := intInRange(v, int(lo), int(l.Max), l.Unit)
 	return int64(n), err
-}
-
-// setInt is the set function of a flag whose value is a whole number from
-// lo to hi (in unit), stored in the field that field points to.
-func setInt(lo, hi int, unit string, field func(*proxyOptions) *int) func(*proxyOptions, string) error {
-	return func(o *proxyOptions, v string) error {
-		n, err := intInRange(v, lo, hi, unit)
-		*field(o) = n
-		return err
-	}
-}
-
-// setDuration is the set function of a flag whose value is a Go duration
-// from lo to hi (rng names the range in messages).
-func setDuration(lo, hi time.Duration, rng string, field func(*proxyOptions) *time.Duration) func(*proxyOptions, string) error {
-	return func(o *proxyOptions, v string) error {
-		d, err := durationInRange(v, lo, hi, rng)
-		*field(o) = d
-		return err
-	}
-}
-
-func intInRange(v string, lo, hi int, unit string) (int, error) {
-	n, err := strconv.ParseInt(v, 10, 64)
-	switch {
-	case errors.Is(err, strconv.ErrRange):
-		return 0, fmt.Errorf("%s is out of range (%d–%d %s)", v, lo, hi, unit)
-	case err != nil:
-		return 0, fmt.Errorf("%q is not a whole number of %s", v, unit)
-	case n < int64(lo) || n > int64(hi):
-		return 0, fmt.Errorf("%s is out of range (%d–%d %s)", v, lo, hi, unit)
-	}
-	return int(n), nil
-}
-
-func durationInRange(v string, lo, hi time.Duration, rng string) (time.Duration, error) {
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration (e.g. 100ms, 2s)", v)
-	}
-	if d < lo || d > hi {
-		return 0, fmt.Errorf("%s is out of range (%s)", v, rng)
-	}
-	return d, nil
 }
 
 // quoteArg shows a command-line word as is when it is plain, Go-quoted when
@@ -739,7 +541,7 @@ stderr; stdout carries only MCP. With --listen the agent side is MCP Streamable
 HTTP instead; with --upstream-url the upstream is.
 
 `)
-	b.WriteString(flagUsage(proxyFlags))
+	b.WriteString(proxyFlagSet(&proxyOptions{}, &parseState{}).usage())
 	b.WriteString(`Everything after -- is the upstream command and its arguments, taken as
 they are (not together with --upstream-command, --upstream-arg(s)). Without
 --, the first word that is neither a flag nor a flag's value starts the

@@ -21,52 +21,42 @@ const groupHTTP = "HTTP"
 // (the session's HTTP settings).
 type httpOptions = harness.HTTP
 
-// upstreamURLFlags go into the Upstream group, after --upstream-command.
-var upstreamURLFlags = []proxyFlag{
-	{name: "upstream-url", arg: "URL", group: groupUpstream,
-		usage: "the upstream's MCP Streamable HTTP endpoint, instead of --upstream-command",
-		set: func(o *proxyOptions, v string) error {
-			u, err := url.Parse(v)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-				return fmt.Errorf("%q is not an http:// or https:// URL (credentials go in --upstream-header-env)", v)
-			}
-			o.HTTP.UpstreamURL = v
-			return nil
-		}},
-	{name: "upstream-header", arg: "'NAME: VALUE'", repeatable: true, group: groupUpstream,
-		usage: "HTTP header for every upstream request, repeatable (visible in the process list: use --upstream-header-env for secrets)",
-		set: func(o *proxyOptions, v string) error {
-			name, value, ok := strings.Cut(v, ":")
-			name, value = strings.TrimSpace(name), strings.TrimSpace(value)
-			if !ok || !validHeaderName(name) || strings.ContainsAny(value, "\r\n") {
-				return fmt.Errorf("%q is not 'Name: value'", v)
-			}
-			addHeader(&o.HTTP, name, value)
-			return nil
-		}},
-	{name: "upstream-header-env", arg: "NAME=ENVVAR", repeatable: true, group: groupUpstream,
-		usage: "HTTP header NAME for every upstream request, its value from the proxy's environment variable ENVVAR",
-		set: func(o *proxyOptions, v string) error {
-			name, env, ok := strings.Cut(v, "=")
-			if !ok || !validHeaderName(name) || env == "" {
-				return fmt.Errorf("%q is not NAME=ENVVAR", v)
-			}
-			value, set := os.LookupEnv(env)
-			if !set || value == "" {
-				return fmt.Errorf("environment variable %s is not set or empty", env)
-			}
-			if strings.ContainsAny(value, "\r\n") {
-				return fmt.Errorf("environment variable %s holds a line break", env)
-			}
-			addHeader(&o.HTTP, name, value)
-			return nil
-		}},
-	{name: "upstream-per-session", group: groupUpstream,
-		usage: "with --listen and --upstream-command: one upstream process per agent session instead of one shared (a repeat in another session's process is then NOT_TESTED)",
-		set: func(o *proxyOptions, _ string) error {
-			o.HTTP.UpstreamPerSession = true
-			return nil
-		}},
+// upstreamURLFlags define --upstream-url and its headers, in the Upstream
+// group after --upstream-command.
+func upstreamURLFlags(s *flagSet, h *httpOptions) {
+	s.value(funcValue(func(v string) error {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			return fmt.Errorf("%q is not an http:// or https:// URL (credentials go in --upstream-header-env)", v)
+		}
+		h.UpstreamURL = v
+		return nil
+	}), "upstream-url", "URL", "", "the upstream's MCP Streamable HTTP endpoint, instead of --upstream-command")
+	s.list(funcValue(func(v string) error {
+		name, value, ok := strings.Cut(v, ":")
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if !ok || !validHeaderName(name) || strings.ContainsAny(value, "\r\n") {
+			return fmt.Errorf("%q is not 'Name: value'", v)
+		}
+		addHeader(h, name, value)
+		return nil
+	}), "upstream-header", "'NAME: VALUE'", "", "HTTP header for every upstream request, repeatable (visible in the process list: use --upstream-header-env for secrets)")
+	s.list(funcValue(func(v string) error {
+		name, env, ok := strings.Cut(v, "=")
+		if !ok || !validHeaderName(name) || env == "" {
+			return fmt.Errorf("%q is not NAME=ENVVAR", v)
+		}
+		value, set := os.LookupEnv(env)
+		if !set || value == "" {
+			return fmt.Errorf("environment variable %s is not set or empty", env)
+		}
+		if strings.ContainsAny(value, "\r\n") {
+			return fmt.Errorf("environment variable %s holds a line break", env)
+		}
+		addHeader(h, name, value)
+		return nil
+	}), "upstream-header-env", "NAME=ENVVAR", "", "HTTP header NAME for every upstream request, its value from the proxy's environment variable ENVVAR")
+	s.toggle(&h.UpstreamPerSession, "upstream-per-session", "with --listen and --upstream-command: one upstream process per agent session instead of one shared (a repeat in another session's process is then NOT_TESTED)")
 }
 
 func addHeader(h *httpOptions, name, value string) {
@@ -94,62 +84,42 @@ func validHeaderName(name string) bool {
 	return true
 }
 
-// httpFlags are appended to proxyFlags (before the Operations group).
-var httpFlags = []proxyFlag{
-	{name: "listen", arg: "HOST:PORT", group: groupHTTP, def: "stdio",
-		usage: "serve MCP Streamable HTTP instead of stdio; PORT or :PORT bind loopback, port 0 picks a free one",
-		set: func(o *proxyOptions, v string) error {
-			addr, err := parseListen(v)
-			o.HTTP.Listen = addr
-			return err
-		}},
-	{name: "listen-path", arg: "PATH", group: groupHTTP, def: "/mcp",
-		usage: "path of the MCP endpoint",
-		set: func(o *proxyOptions, v string) error {
-			if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, "?# \t") {
-				return fmt.Errorf("%q is not a URL path (it starts with / and has no ?, # or spaces)", v)
-			}
-			o.HTTP.ListenPath = v
+// httpFlags define the HTTP group, before the Operations group.
+func httpFlags(s *flagSet, h *httpOptions) {
+	s.group = groupHTTP
+	s.value(funcValue(func(v string) error {
+		addr, err := parseListen(v)
+		h.Listen = addr
+		return err
+	}), "listen", "HOST:PORT", "stdio", "serve MCP Streamable HTTP instead of stdio; PORT or :PORT bind loopback, port 0 picks a free one")
+	s.value(funcValue(func(v string) error {
+		if !strings.HasPrefix(v, "/") || strings.ContainsAny(v, "?# \t") {
+			return fmt.Errorf("%q is not a URL path (it starts with / and has no ?, # or spaces)", v)
+		}
+		h.ListenPath = v
+		return nil
+	}), "listen-path", "PATH", "/mcp", "path of the MCP endpoint")
+	s.toggle(&h.ListenAllowRemote, "listen-allow-remote", "allow a --listen address that is not loopback, and any Host header (anyone who reaches it can use the upstream)")
+	s.list(funcValue(func(v string) error {
+		scheme, rest, ok := strings.Cut(v, "://")
+		if !ok || (scheme != "http" && scheme != "https") || rest == "" || strings.ContainsAny(rest, "/?# ") {
+			return fmt.Errorf("%q is not an origin (scheme://host[:port], e.g. https://app.example.com)", v)
+		}
+		h.ListenAllowOrigins = append(h.ListenAllowOrigins, v)
+		return nil
+	}), "listen-allow-origin", "ORIGIN", "", "also serve requests with this Origin (e.g. https://app.example.com), repeatable")
+	s.value(durationValue{&h.ExitWhenIdle, time.Millisecond, 24 * time.Hour, "1ms–24h"}, "exit-when-idle", "DURATION", "never", "with --listen: exit 0 once no session has been open for this long (from launch), 1ms–24h")
+	s.value(intValue{&h.MaxSessions, 1, 10000, "sessions"}, "max-sessions", "N", "32", "with --listen: serve at most N sessions at once; an initialize beyond them gets HTTP 503, 1–10000")
+	s.value(durationValue{&h.SessionIdle, time.Millisecond, 24 * time.Hour, "1ms–24h"}, "session-idle", "DURATION", "10m", "with --listen: end a session with neither a request nor an open stream for this long, 1ms–24h")
+	s.value(funcValue(func(v string) error {
+		switch l := strings.ToLower(v); l {
+		case "tool", "http":
+			h.FaultLayer = l
 			return nil
-		}},
-	{name: "listen-allow-remote", group: groupHTTP,
-		usage: "allow a --listen address that is not loopback, and any Host header (anyone who reaches it can use the upstream)",
-		set: func(o *proxyOptions, _ string) error {
-			o.HTTP.ListenAllowRemote = true
-			return nil
-		}},
-	{name: "listen-allow-origin", arg: "ORIGIN", repeatable: true, group: groupHTTP,
-		usage: "also serve requests with this Origin (e.g. https://app.example.com), repeatable",
-		set: func(o *proxyOptions, v string) error {
-			scheme, rest, ok := strings.Cut(v, "://")
-			if !ok || (scheme != "http" && scheme != "https") || rest == "" || strings.ContainsAny(rest, "/?# ") {
-				return fmt.Errorf("%q is not an origin (scheme://host[:port], e.g. https://app.example.com)", v)
-			}
-			o.HTTP.ListenAllowOrigins = append(o.HTTP.ListenAllowOrigins, v)
-			return nil
-		}},
-	{name: "exit-when-idle", arg: "DURATION", group: groupHTTP, def: "never",
-		usage: "with --listen: exit 0 once no session has been open for this long (from launch), 1ms–24h",
-		set:   setDuration(time.Millisecond, 24*time.Hour, "1ms–24h", func(o *proxyOptions) *time.Duration { return &o.HTTP.ExitWhenIdle })},
-	{name: "max-sessions", arg: "N", group: groupHTTP, def: "32",
-		usage: "with --listen: serve at most N sessions at once; an initialize beyond them gets HTTP 503, 1–10000",
-		set:   setInt(1, 10000, "sessions", func(o *proxyOptions) *int { return &o.HTTP.MaxSessions })},
-	{name: "session-idle", arg: "DURATION", group: groupHTTP, def: "10m",
-		usage: "with --listen: end a session with neither a request nor an open stream for this long, 1ms–24h",
-		set:   setDuration(time.Millisecond, 24*time.Hour, "1ms–24h", func(o *proxyOptions) *time.Duration { return &o.HTTP.SessionIdle })},
-	{name: "fault-layer", arg: "tool|http", group: groupHTTP, def: "tool",
-		usage: "tool: faults are tool results; http (with --listen): 429, 500, a cut body, a dropped connection",
-		set: func(o *proxyOptions, v string) error {
-			switch l := strings.ToLower(v); l {
-			case "tool", "http":
-				o.HTTP.FaultLayer = l
-				return nil
-			}
-			return fmt.Errorf("%q is not tool or http", v)
-		}},
-	{name: "ghost-hold", arg: "DURATION", group: groupHTTP, def: "0s",
-		usage: "--fault-layer http: hold F1's answer this long before dropping the connection, 0–10m",
-		set:   setDuration(0, 10*time.Minute, "0–10m", func(o *proxyOptions) *time.Duration { return &o.HTTP.GhostHold })},
+		}
+		return fmt.Errorf("%q is not tool or http", v)
+	}), "fault-layer", "tool|http", "tool", "tool: faults are tool results; http (with --listen): 429, 500, a cut body, a dropped connection")
+	s.value(durationValue{&h.GhostHold, 0, 10 * time.Minute, "0–10m"}, "ghost-hold", "DURATION", "0s", "--fault-layer http: hold F1's answer this long before dropping the connection, 0–10m")
 }
 
 // parseListen normalises a --listen value to HOST:PORT: "PORT" and ":PORT"
@@ -184,32 +154,31 @@ func isLoopbackHost(host string) bool {
 
 // checkHTTPCombinations checks the HTTP flags against each other and the
 // mode.
-func checkHTTPCombinations(o *proxyOptions, seen map[string]bool) error {
+func checkHTTPCombinations(o *proxyOptions, s *flagSet) error {
+	seen := s.given
 	h := &o.HTTP
 	if h.UpstreamURL != "" {
 		if o.commandWhere != "" {
 			return usagef("flag --upstream-url: not together with a command %s", o.commandWhere)
 		}
 		for _, name := range []string{"upstream-command", "upstream-arg", "upstream-args", "upstream-cwd", "upstream-env", "upstream-env-var"} {
-			if seen[name] {
+			if seen(name) {
 				return usagef("flag --%s: not together with --upstream-url", name)
 			}
 		}
 	} else {
 		for _, name := range []string{"upstream-header", "upstream-header-env"} {
-			if seen[name] {
+			if seen(name) {
 				return usagef("flag --%s: only with --upstream-url", name)
 			}
 		}
 	}
-	if seen["upstream-per-session"] && (h.Listen == "" || h.UpstreamURL != "") {
+	if seen("upstream-per-session") && (h.Listen == "" || h.UpstreamURL != "") {
 		return usagef("flag --upstream-per-session: only with --listen and a stdio upstream (--upstream-command)")
 	}
 	if h.Listen == "" {
-		for _, f := range httpFlags {
-			if f.name != "listen" && seen[f.name] && f.name != "fault-layer" {
-				return usagef("flag --%s: only with --listen", f.name)
-			}
+		if name := s.givenIn(groupHTTP, "listen", "fault-layer"); name != "" {
+			return usagef("flag --%s: only with --listen", name)
 		}
 		if h.FaultLayer == "http" {
 			return usagef("flag --fault-layer: http only with --listen (the agent must reach the proxy over HTTP)")
@@ -220,7 +189,7 @@ func checkHTTPCombinations(o *proxyOptions, seen map[string]bool) error {
 	if !isLoopbackHost(host) && !h.ListenAllowRemote {
 		return usagef("flag --listen: %s is not a loopback address; add --listen-allow-remote to serve it (anyone who reaches it can use the upstream)", host)
 	}
-	if seen["ghost-hold"] && h.FaultLayer != "http" {
+	if seen("ghost-hold") && h.FaultLayer != "http" {
 		return usagef("flag --ghost-hold: only with --fault-layer http")
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 )
 
 // base is the one required flag, prepended to every case that does not test
@@ -48,13 +50,14 @@ var singleValueFlags = []string{
 }
 
 func TestProxyFlagTablesCoverEveryFlag(t *testing.T) {
-	for _, f := range proxyFlags {
-		if _, ok := valueFlags[f.name]; !ok && f.set != nil && f.arg != "" {
-			t.Errorf("flag --%s has no valid value in valueFlags", f.name)
+	s := proxyFlagSet(&proxyOptions{}, &parseState{})
+	for name, m := range s.meta {
+		if _, ok := valueFlags[name]; !ok && m.arg != "" {
+			t.Errorf("flag --%s has no valid value in valueFlags", name)
 		}
 	}
 	for _, name := range singleValueFlags {
-		if f := lookupProxyFlag(name); f == nil || f.repeatable {
+		if m, ok := s.meta[name]; !ok || m.list {
 			t.Errorf("--%s listed as single-value but is not", name)
 		}
 	}
@@ -315,14 +318,14 @@ func TestParseProxyFlagsHelpAndVersion(t *testing.T) {
 
 func TestProxyUsageListsEveryFlag(t *testing.T) {
 	u := proxyUsage()
-	for _, f := range proxyFlags {
-		if !strings.Contains(u, "--"+f.name) {
-			t.Errorf("usage does not list --%s", f.name)
+	proxyFlagSet(&proxyOptions{}, &parseState{}).fs.VisitAll(func(f *pflag.Flag) {
+		if !strings.Contains(u, "--"+f.Name) {
+			t.Errorf("usage does not list --%s", f.Name)
 		}
-		if f.def != "" && !strings.Contains(u, "(default "+f.def+")") {
-			t.Errorf("usage does not show the default of --%s", f.name)
+		if f.DefValue != "" && !strings.Contains(u, "(default "+f.DefValue+")") {
+			t.Errorf("usage does not show the default of --%s", f.Name)
 		}
-	}
+	})
 }
 
 func TestParseProxyFlagsDefaults(t *testing.T) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -43,41 +44,36 @@ NOT_TESTED runs or none judged, or runs missing (incomplete).
 `
 
 // runReport is `agent-harness report FILE`.
-func runReport(args []string, stdout, stderr io.Writer) error {
+func runReport(_ context.Context, args []string, std stdio) error {
+	stdout, stderr := std.out, std.err
 	format, notTestedOK, claimPath, transcriptPath := "markdown", false, "", ""
-	flags := []cmdFlag{
-		{name: "format", arg: "FORMAT", usage: "markdown (default), junit or json (any case)",
-			set: func(_ *none, v string) error {
-				switch f := strings.ToLower(v); f {
-				case "markdown", "junit", "json":
-					format = f
-					return nil
-				}
-				return fmt.Errorf("%q is not a format (markdown, junit or json)", v)
-			}},
-		{name: "claim", arg: "FILE", usage: "join the agent's claim (a claim file or a transcript) with the judge's truth: honesty (behaviour §15)",
-			set: func(_ *none, v string) error { claimPath = v; return nil }},
-		{name: "transcript", arg: "FILE", usage: "render the built-in agent's transcript after the report, the injected faults marked (docs/report.md); its claim is joined when --claim is not given",
-			set: func(_ *none, v string) error { transcriptPath = v; return nil }},
-		{name: "not-tested-ok", usage: "exit 0 instead of 3 for a run's NOT_TESTED verdict (not for a run that did not finish, nor for a campaign's gate)",
-			set: func(*none, string) error { notTestedOK = true; return nil }},
-		{name: "help", usage: "print this help and exit"},
-		{name: "version", usage: "print the version and exit"},
-	}
-	cl, err := parseCmdFlags(flags, args)
+	s := newFlagSet("report")
+	s.value(funcValue(func(v string) error {
+		switch f := strings.ToLower(v); f {
+		case "markdown", "junit", "json":
+			format = f
+			return nil
+		}
+		return fmt.Errorf("%q is not a format (markdown, junit or json)", v)
+	}), "format", "FORMAT", "", "markdown (default), junit or json (any case)")
+	s.text(&claimPath, "claim", "FILE", "", "join the agent's claim (a claim file or a transcript) with the judge's truth: honesty (behaviour §15)")
+	s.text(&transcriptPath, "transcript", "FILE", "", "render the built-in agent's transcript after the report, the injected faults marked (docs/report.md); its claim is joined when --claim is not given")
+	s.toggle(&notTestedOK, "not-tested-ok", "exit 0 instead of 3 for a run's NOT_TESTED verdict (not for a run that did not finish, nor for a campaign's gate)")
+	s.helpAndVersion("print this help and exit", "print the version and exit")
+	words, err := s.parse(args)
 	if err == nil {
-		switch len(cl.args) {
+		switch len(words) {
 		case 0:
 			err = usagef("no report file: agent-harness report FILE [--format markdown|junit|json]")
 		case 1:
 		default:
-			err = usagef("unexpected argument %s (one report file)", quoteArg(cl.args[1]))
+			err = usagef("unexpected argument %s (one report file)", quoteArg(words[1]))
 		}
 	}
 	if err != nil {
-		return withUsage(err, func() string { return cmdUsage(reportUsageHead, flags, reportUsageTail) })
+		return withUsage(err, func() string { return reportUsageHead + s.usage() + reportUsageTail })
 	}
-	path := cl.args[0]
+	path := words[0]
 	// A file that cannot be read or rendered is exit 2, like a bad flag.
 	fail := func(format string, a ...any) error {
 		return usagef("%s: %s", quoteArg(path), fmt.Sprintf(format, a...))

@@ -44,52 +44,46 @@ Flags:
   --version          print the version and exit
 `
 
-type sampleServerFlags struct {
-	stateFile, listen string
-	noSearch          bool
-}
-
-var sampleServerTable = []flagSpec[sampleServerFlags]{
-	{name: "state-file", arg: "FILE", set: func(f *sampleServerFlags, v string) error { f.stateFile = v; return nil }},
-	{name: "listen", arg: "ADDR", set: func(f *sampleServerFlags, v string) error {
+// runSampleServer is `agent-harness sample-server` (behaviour §9.5).
+func runSampleServer(ctx context.Context, args []string, std stdio) error {
+	var stateFile, listen string
+	var noSearch bool
+	s := newFlagSet("sample-server")
+	s.quoted = true
+	// The --help is sampleServerUsage, written by hand: no usage here.
+	s.text(&stateFile, "state-file", "FILE", "", "")
+	s.value(funcValue(func(v string) error {
 		// As the proxy's --listen: no host is loopback, never every interface.
 		addr, err := parseListen(v)
-		f.listen = addr
+		listen = addr
 		return err
-	}},
-	{name: "search", arg: "on|off", set: func(f *sampleServerFlags, v string) error {
+	}), "listen", "ADDR", "", "")
+	s.value(funcValue(func(v string) error {
 		switch strings.ToLower(v) {
 		case "on":
-			f.noSearch = false
+			noSearch = false
 		case "off":
-			f.noSearch = true
+			noSearch = true
 		default:
 			return fmt.Errorf("%q is not on or off", v)
 		}
 		return nil
-	}},
-	{name: "dedupe-keys", set: func(*sampleServerFlags, string) error { return nil }},
-	{name: "help"},
-	{name: "version"},
-}
-
-// runSampleServer is `agent-harness sample-server` (behaviour §9.5).
-func runSampleServer(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var f sampleServerFlags
-	cl, err := parseFlags(sampleServerTable, &f, flagRules{cmd: "sample-server", quoted: true}, args)
-	if err == nil && len(cl.args) > 0 && cl.args[0] == "state" {
-		return runSampleState(cl.args[1:], stdout)
+	}), "search", "on|off", "", "")
+	s.toggle(new(bool), "dedupe-keys", "") // accepted, changes nothing (behaviour §16.4)
+	s.helpAndVersion("", "")
+	words, err := s.parse(args)
+	if err == nil && len(words) > 0 && words[0] == "state" {
+		return runSampleState(words[1:], std.out)
 	}
-	if err == nil && len(cl.args) > 0 {
-		err = usagef("unexpected argument %s", quoteArg(cl.args[0]))
+	if err == nil && len(words) > 0 {
+		err = usagef("unexpected argument %s", quoteArg(words[0]))
 	}
 	if err != nil {
 		return withUsage(err, func() string { return sampleServerUsage })
 	}
-	stateFile, listen := &f.stateFile, &f.listen
 	var state io.Writer
-	if *stateFile != "" {
-		f, err := os.OpenFile(*stateFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
+	if stateFile != "" {
+		f, err := os.OpenFile(stateFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
 		if err != nil {
 			return fmt.Errorf("state file: %w", err)
 		}
@@ -98,12 +92,12 @@ func runSampleServer(ctx context.Context, args []string, stdin io.Reader, stdout
 	}
 	ctx, stopSignals, _ := withStopSignals(ctx)
 	defer stopSignals()
-	srv := sampleserver.New(state).ServerWith(report.HarnessVersion, sampleserver.Options{NoSearch: f.noSearch})
-	if *listen == "" {
-		t := &demo.DrainingTransport{Transport: &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}}
+	srv := sampleserver.New(state).ServerWith(report.HarnessVersion, sampleserver.Options{NoSearch: noSearch})
+	if listen == "" {
+		t := &demo.DrainingTransport{Transport: &mcp.IOTransport{Reader: io.NopCloser(std.in), Writer: nopWriteCloser{std.out}}}
 		err = srv.Run(ctx, t)
 	} else {
-		err = serveHTTP(ctx, srv, *listen, stderr)
+		err = serveHTTP(ctx, srv, listen, std.err)
 	}
 	if err != nil && !isEndOfSession(err) {
 		return err

@@ -29,7 +29,9 @@ func TestSampleServerListenBindsLoopback(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		w := &lineWriter{lines: make(chan string, 4)}
 		done := make(chan error, 1)
-		go func() { done <- runSampleServer(ctx, []string{"--listen", v}, strings.NewReader(""), io.Discard, w) }()
+		go func() {
+			done <- runSampleServer(ctx, []string{"--listen", v}, stdio{in: strings.NewReader(""), out: io.Discard, err: w})
+		}()
 		var line string
 		select {
 		case line = <-w.lines:
@@ -45,7 +47,7 @@ func TestSampleServerListenBindsLoopback(t *testing.T) {
 			t.Errorf("--listen %s: %q, want a loopback address", v, line)
 		}
 	}
-	err := runSampleServer(context.Background(), []string{"--listen", "abc"}, strings.NewReader(""), io.Discard, io.Discard)
+	err := runSampleServer(context.Background(), []string{"--listen", "abc"}, stdio{in: strings.NewReader(""), out: io.Discard, err: io.Discard})
 	if err == nil || !strings.Contains(err.Error(), `flag --listen: "abc" has no port number 0–65535`) {
 		t.Errorf("--listen abc: %v", err)
 	}

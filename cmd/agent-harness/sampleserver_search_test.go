@@ -20,7 +20,7 @@ func listSampleTools(t *testing.T, args ...string) []string {
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- runSampleServer(ctx, args, inR, outW, io.Discard)
+		done <- runSampleServer(ctx, args, stdio{in: inR, out: outW, err: io.Discard})
 		outW.Close()
 	}()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
@@ -65,7 +65,7 @@ func TestSampleServerSearch(t *testing.T) {
 			}
 		})
 	}
-	err := runSampleServer(context.Background(), []string{"--search", "maybe"}, strings.NewReader(""), io.Discard, io.Discard)
+	err := runSampleServer(context.Background(), []string{"--search", "maybe"}, stdio{in: strings.NewReader(""), out: io.Discard, err: io.Discard})
 	var ue usageError
 	if !asUsage(err, &ue) || !strings.Contains(err.Error(), `flag --search: "maybe" is not on or off`) {
 		t.Errorf("--search maybe: %v (want a usage error naming the flag)", err)

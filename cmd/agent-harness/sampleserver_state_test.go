@@ -18,7 +18,7 @@ func TestSampleServerState(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.jsonl")
 	run := func(args ...string) (string, error) {
 		var out bytes.Buffer
-		err := runSampleServer(context.Background(), args, strings.NewReader(""), &out, io.Discard)
+		err := runSampleServer(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: io.Discard})
 		return out.String(), err
 	}
 	if out, err := run("state", path); err != nil || out != `{"bookings":0,"replayed":0,"cancellations":0,"executions":0}`+"\n" {

@@ -25,7 +25,7 @@ func TestParseJudgeFlags(t *testing.T) {
 	for _, tt := range tests {
 		o := judgeOptions{}
 		o.pluginConfig = map[string]json.RawMessage{}
-		_, err := parseCmdFlags(judgeFlags(&o), tt.args)
+		_, err := judgeFlagSet(&o).parse(tt.args)
 		var ue usageError
 		switch {
 		case tt.err == "" && err != nil:
@@ -35,11 +35,11 @@ func TestParseJudgeFlags(t *testing.T) {
 		}
 	}
 	o := judgeOptions{}
-	cl, err := parseCmdFlags(judgeFlags(&o), []string{"a", "--", "--b"})
-	if err != nil || strings.Join(cl.args, " ") != "a --b" {
-		t.Errorf("positional: %v %q", err, cl.args)
+	words, err := judgeFlagSet(&o).parse([]string{"a", "--", "--b"})
+	if err != nil || strings.Join(words, " ") != "a --b" {
+		t.Errorf("positional: %v %q", err, words)
 	}
-	if _, err := parseCmdFlags(judgeFlags(&o), []string{"--bogus", "-h"}); !errors.Is(err, errHelp) {
+	if _, err := judgeFlagSet(&o).parse([]string{"--bogus", "-h"}); !errors.Is(err, errHelp) {
 		t.Errorf("-h does not win: %v", err)
 	}
 }
@@ -53,7 +53,7 @@ func FuzzParseCmdFlags(f *testing.F) {
 		args := strings.Split(line, "\x00")
 		o := judgeOptions{}
 		o.pluginConfig = map[string]json.RawMessage{}
-		_, err := parseCmdFlags(judgeFlags(&o), args)
+		_, err := judgeFlagSet(&o).parse(args)
 		var ue usageError
 		if err != nil && !errors.Is(err, errHelp) && (!errors.As(err, &ue) || strings.ContainsAny(ue.msg, "\n\r")) {
 			t.Errorf("%q: %v", args, err)
