@@ -28,6 +28,10 @@
 // 2025-11-25 polling style, or a dropped connection) is resumed with GET
 // and Last-Event-ID until the answer arrives or Options.Timeout passes.
 //
+// Each POST carries the request metadata headers of its own body
+// (MCP-Protocol-Version, and from 2026-07-28 Mcp-Method, Mcp-Name,
+// Mcp-Param-*; setMirrored), never an agent's copies of another message's.
+//
 // A request is sent once: net/http never re-sends it by itself
 // (newRequest), and the Conn never does.
 package httpupstream
@@ -84,7 +88,7 @@ type Options struct {
 	OnExpired func()
 	// AgentHeader, when set, returns the agent's end-to-end headers
 	// (an HTTP agent side): they are sent with every request, before
-	// Header (which wins).
+	// Header (which wins), except the mirrored ones (mirrored).
 	AgentHeader func() http.Header
 }
 
@@ -105,6 +109,7 @@ type Conn struct {
 	gate      chan struct{} // closed when the initialize in flight has its answer's headers
 	getOpened bool
 	expired   bool
+	params    map[string][]paramHeader // x-mcp-header annotations by tool name (noteTools)
 	wg        sync.WaitGroup
 
 	warnedMsg atomic.Bool // a message that is not one JSON-RPC object was logged
@@ -235,6 +240,11 @@ func (c *Conn) WriteMessage(msg []byte) error {
 func (c *Conn) setHeaders(req *http.Request) {
 	if c.opts.AgentHeader != nil {
 		for name, vs := range c.opts.AgentHeader() {
+			if mirrored(name) {
+				// Another POST's copy of its own body (behaviour §8.1):
+				// post derives this message's from its body.
+				continue
+			}
 			for _, v := range vs {
 				req.Header.Add(name, v)
 			}
@@ -289,6 +299,19 @@ func (c *Conn) post(body []byte, env wire.Envelope, done chan struct{}) {
 		return
 	}
 	c.setHeaders(req)
+	c.mu.Lock()
+	negotiated := c.version
+	c.mu.Unlock()
+	if setMirrored(req.Header, env, negotiated) && env.Method == "tools/call" {
+		if raw, _, ok := wire.Lookup(env.Params, "name"); ok {
+			if name, ok := wire.Unquote(raw); ok {
+				c.mu.Lock()
+				hs := c.params[name]
+				c.mu.Unlock()
+				setParams(req.Header, env, hs)
+			}
+		}
+	}
 	// Whether this very request carried a session id decides what a 404
 	// means (behaviour §8.2), not the session as it is now.
 	sentSession := req.Header.Get(headerSession) != ""
@@ -395,6 +418,9 @@ func (c *Conn) post(body []byte, env wire.Envelope, done chan struct{}) {
 			if got && env.Method == "initialize" {
 				c.noteVersion(data)
 			}
+			if got && env.Method == "tools/list" {
+				c.noteTools(data)
+			}
 			c.deliver(data)
 		}
 	}
@@ -443,6 +469,9 @@ func (c *Conn) readStream(body io.Reader, env wire.Envelope, st *streamState) (g
 				got = true
 				if env.Method == "initialize" {
 					c.noteVersion(data)
+				}
+				if env.Method == "tools/list" {
+					c.noteTools(data)
 				}
 			}
 			c.deliver(data)
