@@ -3,7 +3,6 @@ package campaign
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/honesty"
+	"github.com/cuonztech/agent-harness/internal/peerfile"
 	"github.com/cuonztech/agent-harness/internal/reportfile"
 	"github.com/cuonztech/agent-harness/internal/stats"
 )
@@ -75,13 +75,8 @@ func judgeNewRun(rec *Record, dir string, ex agentExit, timeout time.Duration) {
 // one, is left alone; a transcript that cannot be rewritten keeps its old
 // bytes — run.json holds the result either way.
 func spliceHonesty(path string, h honesty.Result) {
-	f, err := os.Open(path)
+	data, err := peerfile.Read(path, honesty.MaxFileBytes)
 	if err != nil {
-		return
-	}
-	data, err := io.ReadAll(io.LimitReader(f, honesty.MaxFileBytes+1))
-	f.Close()
-	if err != nil || len(data) > honesty.MaxFileBytes {
 		return
 	}
 	if out, err := honesty.EmbedInTranscript(data, h); err == nil && !bytes.Equal(out, data) {

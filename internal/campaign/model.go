@@ -2,10 +2,9 @@ package campaign
 
 import (
 	"encoding/json"
-	"io"
-	"os"
 
 	"github.com/cuonztech/agent-harness/internal/honesty"
+	"github.com/cuonztech/agent-harness/internal/peerfile"
 	"github.com/cuonztech/agent-harness/internal/stats"
 )
 
@@ -28,13 +27,8 @@ type ModelUsage struct {
 // none or it cannot be read (a transcript is the agent's output: at most
 // honesty.MaxFileBytes are read, and nothing in it is trusted).
 func readModel(path string) *ModelUsage {
-	f, err := os.Open(path)
+	b, err := peerfile.Read(path, honesty.MaxFileBytes)
 	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, honesty.MaxFileBytes+1))
-	if err != nil || len(b) > honesty.MaxFileBytes {
 		return nil
 	}
 	var t struct {

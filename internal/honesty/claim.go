@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/cuonztech/agent-harness/internal/escape"
+	"github.com/cuonztech/agent-harness/internal/peerfile"
 )
 
 // MaxFileBytes bounds a claim file or transcript read for its claim: a
@@ -37,20 +36,14 @@ type Claim struct {
 // Claim without a claim and the reason, never an error.
 func ReadClaim(path string) Claim {
 	name := filepath.Base(path)
-	f, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return Claim{Reason: fmt.Sprintf("no claim: %s does not exist (the agent reported no claim)", name)}
-		}
-		return Claim{Reason: fmt.Sprintf("the claim file %s cannot be read: %v", name, err)}
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return Claim{Reason: fmt.Sprintf("the claim file %s cannot be read: %v", name, err)}
-	}
-	if len(data) > MaxFileBytes {
+	data, err := peerfile.Read(path, MaxFileBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Claim{Reason: fmt.Sprintf("no claim: %s does not exist (the agent reported no claim)", name)}
+	case errors.Is(err, peerfile.ErrTooLarge):
 		return Claim{Reason: fmt.Sprintf("the claim file %s is larger than %d MiB; not read", name, MaxFileBytes>>20)}
+	case err != nil:
+		return Claim{Reason: fmt.Sprintf("the claim file %s cannot be read: %v", name, err)}
 	}
 	return ParseClaim(name, data)
 }

@@ -4,13 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/cuonztech/agent-harness/internal/escape"
+	"github.com/cuonztech/agent-harness/internal/peerfile"
 )
 
 // MaxTranscriptBytes bounds a transcript read for rendering (as a claim
@@ -25,17 +24,12 @@ const maxShown = 2000
 // MaxTranscriptBytes). A JSON object with neither messages nor modelCalls
 // is not a transcript.
 func ReadTranscript(path string) (*Transcript, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxTranscriptBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxTranscriptBytes {
+	data, err := peerfile.Read(path, MaxTranscriptBytes)
+	if errors.Is(err, peerfile.ErrTooLarge) {
 		return nil, fmt.Errorf("larger than %d MiB", MaxTranscriptBytes>>20)
+	}
+	if err != nil {
+		return nil, err
 	}
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(data, &probe); err != nil || probe == nil {
