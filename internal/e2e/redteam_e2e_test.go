@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,4 +79,145 @@ func firstLines(s string, n int) string {
 		ls = ls[:n]
 	}
 	return strings.Join(ls, "\n")
+}
+
+// redUpstreamEnv names the mode in which the test binary itself runs as a
+// hostile MCP upstream (redUpstream) instead of running tests; the
+// proxy's environment, which its upstream inherits, sets it.
+const redUpstreamEnv = "AGENT_HARNESS_RED_UPSTREAM"
+
+func init() {
+	if mode := os.Getenv(redUpstreamEnv); mode != "" {
+		redUpstream(mode, os.Getenv("AGENT_HARNESS_RED_TRUTH"))
+		os.Exit(0)
+	}
+}
+
+// redUpstream is a line-delimited stdio MCP server listing create_booking.
+// Every tools/call executes: it appends a line to truth (the ground truth)
+// before answering. Mode "input-required-after-exec": the first call is
+// answered resultType input_required (after it executed), every later one
+// with a normal result.
+func redUpstream(mode, truth string) {
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	calls := 0
+	send := func(id json.RawMessage, result string) {
+		fmt.Fprintf(os.Stdout, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, result)
+	}
+	for sc.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal(sc.Bytes(), &m) != nil || len(m.ID) == 0 {
+			continue
+		}
+		switch m.Method {
+		case "initialize":
+			var p struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			send(m.ID, fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"red-upstream","version":"1"}}`, p.ProtocolVersion))
+		case "tools/list":
+			send(m.ID, `{"tools":[{"name":"create_booking","description":"Book a room.","inputSchema":{"type":"object","properties":{"guest":{"type":"string"}}}}]}`)
+		case "tools/call":
+			calls++
+			f, err := os.OpenFile(truth, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if err == nil {
+				fmt.Fprintln(f, "executed")
+				f.Close()
+			}
+			if mode == "input-required-after-exec" && calls == 1 {
+				send(m.ID, `{"resultType":"input_required","inputRequests":{"confirm":{"method":"elicitation/create","params":{"message":"Sure?","requestedSchema":{"type":"object","properties":{}}}}},"requestState":"rs-1"}`)
+				continue
+			}
+			send(m.ID, `{"content":[{"type":"text","text":"booked"}]}`)
+		default:
+			send(m.ID, `{}`)
+		}
+	}
+}
+
+// redTruth counts the executions redUpstream recorded in truth.
+func redTruth(t *testing.T, truth string) int {
+	t.Helper()
+	b, err := os.ReadFile(truth)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "executed\n")
+}
+
+// redReport is the part of a report file these tests read.
+type redReport struct {
+	Verdict string `json:"verdict"`
+	Report  struct {
+		VerdictReason string `json:"verdictReason"`
+		Operations    []struct {
+			Outcome    string `json:"outcome"`
+			Executions int    `json:"executions"`
+		} `json:"operations"`
+	} `json:"report"`
+}
+
+func readRedReport(t *testing.T, path string) redReport {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r redReport
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestRedInputRequiredAfterExecution: behaviour §4.12 takes an
+// input_required answer as proof that nothing ran ("a first leg never
+// followed up did not execute: incomplete"), while an isError answer — the
+// upstream's word too — is counted as possibly executed. An upstream that
+// executes create_booking and then asks for input (a confirmation step
+// wired after the side effect) and an agent that, instead of following up,
+// sends the call again from scratch: F1 passes the input_required leg and
+// fires on the second, which executes. The upstream executed twice; the
+// report says PASS (one execution, attempts incomplete + executed), exit 0.
+// It should not PASS: an input_required leg that was forwarded is at most
+// uncertain when the same operation executes later (NOT_TESTED), or the
+// judge should say it cannot tell.
+func TestRedInputRequiredAfterExecution(t *testing.T) {
+	dir := t.TempDir()
+	truth, reportFile := filepath.Join(dir, "truth.log"), filepath.Join(dir, "report.json")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startProxy(t, []string{redUpstreamEnv + "=input-required-after-exec", "AGENT_HARNESS_RED_TRUTH=" + truth},
+		"--scenario", "F1", "--upstream-command", self, "--audit-tools", "off", "--report-file", reportFile)
+	p.send(rpcRequest(`1`, "initialize", `{"protocolVersion":"2026-07-28","capabilities":{},"clientInfo":{"name":"red","version":"1"}}`))
+	p.until(`1`)
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	call := `{"name":"create_booking","arguments":{"guest":"Ada"}}`
+	if r := p.request(`2`, "tools/call", call); !strings.Contains(string(r), `"input_required"`) {
+		t.Fatalf("first call's answer %s, want input_required", r)
+	}
+	if r := p.request(`3`, "tools/call", call); !strings.Contains(string(r), `timed out`) {
+		t.Fatalf("second call's answer %s, want F1's timeout", r)
+	}
+	if code, _ := p.closeAndWait(); code != 0 {
+		t.Fatalf("proxy exit %d; stderr:\n%s", code, p.stderr.String())
+	}
+	if n := redTruth(t, truth); n != 2 {
+		t.Fatalf("the upstream executed %d times, want 2 (the set-up)", n)
+	}
+	r := readRedReport(t, reportFile)
+	if r.Verdict == "PASS" {
+		t.Errorf("the upstream executed create_booking twice, the report says PASS (%s); operations %+v", r.Report.VerdictReason, r.Report.Operations)
+	}
 }
