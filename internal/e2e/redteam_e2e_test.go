@@ -221,3 +221,49 @@ func TestRedInputRequiredAfterExecution(t *testing.T) {
 		t.Errorf("the upstream executed create_booking twice, the report says PASS (%s); operations %+v", r.Report.VerdictReason, r.Report.Operations)
 	}
 }
+
+// TestRedTraceStateLinesWithoutProbe: a trace records its probe in the
+// header's stateCommand (behaviour §16.5), but the reader accepts `state`
+// lines in a trace whose header has none. Add two lines to the recorded F1
+// trace of the naive agent (a DUPLICATE_EXECUTION, exit 1) — a before
+// snapshot {"bookings":0} after the listing and an after snapshot
+// {"bookings":1} before the end — and re-judge it with
+// `--state-map create_booking=bookings`: the duplicate becomes
+// DEDUPLICATED_BY_BACKEND and `judge` says PASS, exit 0. A proxy without
+// --state-command never writes a state line, so the trace should be refused
+// (exit 2) as one its writer could not have produced.
+func TestRedTraceStateLinesWithoutProbe(t *testing.T) {
+	src := filepath.Join(repoRoot(t), "cmd", "agent-harness", "testdata", "recorded", "f1-naive.trace.jsonl")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `"stateCommand"`) {
+		t.Fatal("the recorded trace has a stateCommand; this test needs one without")
+	}
+	var out []string
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		var l struct {
+			Type string  `json:"type"`
+			T    float64 `json:"t"`
+		}
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatal(err)
+		}
+		if l.Type == "end" {
+			out = append(out, fmt.Sprintf(`{"type":"state","t":%v,"at":"after","counters":{"bookings":1}}`, l.T))
+		}
+		out = append(out, line)
+		if l.Type == "tools" {
+			out = append(out, fmt.Sprintf(`{"type":"state","t":%v,"at":"before","counters":{"bookings":0}}`, l.T))
+		}
+	}
+	forged := filepath.Join(t.TempDir(), "forged.trace.jsonl")
+	if err := os.WriteFile(forged, []byte(strings.Join(out, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runBuilt(t, t.TempDir(), nil, "judge", forged, "--state-map", "create_booking=bookings")
+	if code != 2 {
+		t.Errorf("judge of the trace with state lines but no stateCommand exits %d, want 2 (refused); stdout:\n%s\nstderr:\n%s", code, firstLines(stdout, 3), stderr)
+	}
+}
