@@ -267,3 +267,45 @@ func TestRedTraceStateLinesWithoutProbe(t *testing.T) {
 		t.Errorf("judge of the trace with state lines but no stateCommand exits %d, want 2 (refused); stdout:\n%s\nstderr:\n%s", code, firstLines(stdout, 3), stderr)
 	}
 }
+
+// TestRedTraceForgedOutcome: the trace checker compares an answer's outcome
+// with its result only for executed, upstream-rejected and incomplete, so
+// other not-executed outcomes are taken as written. Each subtest edits the
+// recorded F1 trace of the naive agent (DUPLICATE_EXECUTION, `judge` exits
+// 1) so that the second, executed create_booking answer no longer counts;
+// `judge` accepts the trace and says PASS, exit 0 — a user re-judging an
+// edited trace sees a double booking turn green. Each should be refused
+// (exit 2):
+//   - unknown-tool: one word changed, the upstream's booking result kept.
+//     The proxy gives this outcome only to a call of class unknown (a tool
+//     the upstream did not list; pipeline.outcomeOf), and the call line says
+//     class write.
+//   - upstream-not-executed: the header's upstream transport set to http
+//     and one word changed, result kept. The proxy gives it only to an
+//     isError result carrying the HTTP status proof (notExecutedProof); this
+//     result has neither.
+func TestRedTraceForgedOutcome(t *testing.T) {
+	src := filepath.Join(repoRoot(t), "cmd", "agent-harness", "testdata", "recorded", "f1-naive.trace.jsonl")
+	for _, tc := range []struct {
+		outcome string
+		header  func(l map[string]any)
+	}{
+		{"unknown-tool", nil},
+		{"upstream-not-executed", func(l map[string]any) { l["transport"].(map[string]any)["upstream"] = "http" }},
+	} {
+		t.Run(tc.outcome, func(t *testing.T) {
+			forged := redForge(t, src, func(l map[string]any) {
+				if l["type"] == "header" && tc.header != nil {
+					tc.header(l)
+				}
+				if l["type"] == "answer" && l["call"] == 2.0 {
+					l["outcome"] = tc.outcome
+				}
+			})
+			stdout, stderr, code := runBuilt(t, t.TempDir(), nil, "judge", forged)
+			if code != 2 {
+				t.Errorf("judge of the trace whose executed answer says %s exits %d, want 2 (refused); stdout:\n%s\nstderr:\n%s", tc.outcome, code, firstLines(stdout, 3), stderr)
+			}
+		})
+	}
+}
