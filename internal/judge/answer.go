@@ -63,9 +63,11 @@ func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
 	case Incomplete:
 		// The upstream's own request for input, never answered: the tool
 		// did not complete (behaviour §4.12). No failure: the agent saw
-		// the upstream's answer, not a fault.
+		// the upstream's answer, not a fault. Repeated, it is uncertain
+		// (operation.uncertain).
 		a.state = aIncomplete
 		op.n.notRun++
+		op.n.incomplete++
 		failure = false
 	case UpstreamRejected:
 		a.state = aRejected

@@ -51,7 +51,9 @@
 // single isError is UPSTREAM_REJECTED; a single unknown is
 // EXECUTION_UNKNOWN; otherwise NOT_EXECUTED. A re-send answered with an
 // injected fault cannot execute, so it does not turn an uncertain operation
-// into a possible duplicate. failedAttempts counts answers the agent saw as
+// into a possible duplicate. An incomplete attempt (input_required, never
+// followed up) is not executed alone, but counts in U when the operation
+// has another attempt in E or U (behaviour §4.12). failedAttempts counts answers the agent saw as
 // failures (injected faults including the F1 timeout, isError, no usable
 // answer). A call still in flight when the report is read counts as
 // uncertain; EventEnd makes it unknown, and an answer arriving after

@@ -100,6 +100,9 @@ type operation struct {
 // attemptCounts counts an operation's attempts by outcome (behaviour §4.2).
 type attemptCounts struct {
 	attempts, executed, ghosts, injected, notRun, rejected, unknown, pending, unknownTool int
+	// incomplete counts the attempts among notRun that were forwarded and
+	// answered input_required, never followed up (behaviour §4.12).
+	incomplete int
 	// failed counts answers the agent saw as a failure (failedAttempts).
 	failed int
 }
@@ -139,8 +142,18 @@ type nearObs struct {
 	keyConflict bool
 }
 
-// uncertain counts attempts that may or may not have executed.
-func (op *operation) uncertain() int { return op.n.pending + op.n.unknown + op.n.rejected }
+// uncertain counts attempts that may or may not have executed. An
+// incomplete attempt (input_required, never followed up) counts only when
+// the operation has another attempt that executed or may have: alone it did
+// not execute (behaviour §4.12), but that it did not run is the upstream's
+// word only, as with isError, so a repeat of it is a possible duplicate.
+func (op *operation) uncertain() int {
+	u := op.n.pending + op.n.unknown + op.n.rejected
+	if op.n.incomplete > 0 && op.n.executed+u+op.n.incomplete >= 2 {
+		u += op.n.incomplete
+	}
+	return u
+}
 
 // nearUncertain counts attempts a later call with other arguments is
 // compared with (behaviour §4.6): no answer yet, no usable answer, or a ghost

@@ -228,8 +228,12 @@ func (op *operation) observations() []report.Observation {
 		if op.c.acrossProcs {
 			add(obsAcrossProcesses, op.acrossProcessesMessage())
 		} else if op.c.possibleDup {
-			add(obsExecutionUnknown, fmt.Sprintf("%d attempt(s) may have executed (%d executed, %d without usable answer or in flight, %d answered isError); a correct retry and a double execution cannot be told apart.",
-				op.n.executed+op.uncertain(), op.n.executed, op.n.pending+op.n.unknown, op.n.rejected))
+			inc := ""
+			if op.n.incomplete > 0 {
+				inc = fmt.Sprintf(", %d answered input_required and never followed up", op.n.incomplete)
+			}
+			add(obsExecutionUnknown, fmt.Sprintf("%d attempt(s) may have executed (%d executed, %d without usable answer or in flight, %d answered isError%s); a correct retry and a double execution cannot be told apart.",
+				op.n.executed+op.uncertain(), op.n.executed, op.n.pending+op.n.unknown, op.n.rejected, inc))
 		} else if op.n.pending > 0 {
 			add(obsExecutionUnknown, "The call is still in flight; whether it executed is unknown.")
 		} else {

@@ -68,6 +68,10 @@ func (j *Judge) verdictOf(plugins []report.PluginFailure) (string, string) {
 			what = ofThem(op.n.unknown, "got no usable answer (outcome unknown)", "got no usable answer (outcome unknown)")
 		case op.n.pending > 0:
 			what = ofThem(op.n.pending, "is still without answer", "are still without answer")
+		case op.n.incomplete > 0:
+			// behaviour §4.12: the leg's "did not execute" is the upstream's word.
+			return report.VerdictNotTested, fmt.Sprintf("Write operation %s of %q has %d attempts and %s: whether it ran is the upstream's word only, so a correct retry and a double execution cannot be told apart.",
+				op.id, op.tool, op.n.attempts-op.n.unknownTool, ofThem(op.n.incomplete, "was answered input_required and never followed up", "were answered input_required and never followed up"))
 		default:
 			what = "the upstream answered " + ofThem(op.n.rejected, "with isError", "with isError")
 		}

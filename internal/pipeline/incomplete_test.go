@@ -50,8 +50,9 @@ func TestF1NotConsumedByIncompleteResult(t *testing.T) {
 // TestIncompleteThenResendIsNotADuplicate: with the real judge, a call
 // answered input_required and sent again without a follow-up's members is
 // not a DUPLICATE_EXECUTION: the first attempt, never followed up, did not
-// execute (behaviour §4.12), so the operation executed once and the run
-// is judged.
+// execute on the upstream's word (behaviour §4.12). That word is all there
+// is, so with the re-send that executed the operation is EXECUTION_UNKNOWN
+// and the run NOT_TESTED, never PASS (red-team finding 1).
 func TestIncompleteThenResendIsNotADuplicate(t *testing.T) {
 	p := New(Options{
 		Judge:  judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil)}),
@@ -83,10 +84,10 @@ func TestIncompleteThenResendIsNotADuplicate(t *testing.T) {
 	if err := json.Unmarshal(p.ReportJSON(), &file); err != nil {
 		t.Fatal(err)
 	}
-	if file.Verdict == report.VerdictNotTested || file.Verdict == report.VerdictFail || len(file.Report.Violations) != 0 {
-		t.Errorf("verdict %s violations %+v, want a judged run without violations", file.Verdict, file.Report.Violations)
+	if file.Verdict != report.VerdictNotTested || len(file.Report.Violations) != 0 {
+		t.Errorf("verdict %s violations %+v, want NOT_TESTED without violations", file.Verdict, file.Report.Violations)
 	}
-	if ops := file.Report.Operations; len(ops) != 1 || ops[0].Executions != 1 || ops[0].Outcome != report.OperationExecuted {
-		t.Errorf("operations %+v, want one EXECUTED operation executed once", ops)
+	if ops := file.Report.Operations; len(ops) != 1 || ops[0].Executions != 1 || ops[0].Outcome != report.OperationExecutionUnknown {
+		t.Errorf("operations %+v, want one EXECUTION_UNKNOWN operation executed once", ops)
 	}
 }
