@@ -22,7 +22,8 @@ const (
 	ruleOrder        = "a call is forwarded before its answer, delivered after it"
 	ruleNothingAfter = "nothing after end but plugin failures"
 	ruleSession      = "a session opened before it is used, and once"
-	ruleState        = "one before snapshot ahead of every call, no new call, session, listing or snapshot after the after snapshot, a failed probe without counters"
+	ruleStateProbe   = "state lines only in a trace whose header has a stateCommand"
+	ruleState        = "one before snapshot ahead of every call and every other snapshot, no new call, session, listing or snapshot after the after snapshot, a failed probe without counters"
 )
 
 var (
@@ -86,6 +87,8 @@ type invariants struct {
 	firstUseLine int
 	// called: a call line was read; before and after: those snapshots.
 	called, before, after bool
+	// probed: the header has a stateCommand (set once it is read).
+	probed bool
 }
 
 func newInvariants() *invariants {
@@ -188,6 +191,12 @@ func (c *invariants) state(l *Line) error {
 	case "call":
 		c.called = true
 	case TypeState:
+		// The proxy probes only with --state-command (behaviour §16.5): a
+		// snapshot in a trace without one is not its writer's, and would
+		// let a re-judge count a duplicate as deduplicated by the backend.
+		if !c.probed {
+			return ruleError(ruleStateProbe, "a %s snapshot, the header has no stateCommand", l.At)
+		}
 		if l.Detail != "" && (len(l.Counters) > 0 || len(l.Invalid) > 0) {
 			return ruleError(ruleState, "a %s snapshot with both counters and a failure", l.At)
 		}
@@ -196,8 +205,15 @@ func (c *invariants) state(l *Line) error {
 			if c.before || c.called {
 				return ruleError(ruleState, "a before snapshot after a call or another snapshot")
 			}
-		case "after":
-			c.after = true
+		default:
+			// The proxy takes its before snapshot before the upstream
+			// starts, whether it succeeds or fails (pipeline.ProbeBefore).
+			if !c.before {
+				return ruleError(ruleState, "a %s snapshot without a before snapshot ahead of it", l.At)
+			}
+			if l.At == "after" {
+				c.after = true
+			}
 		}
 		c.before = true // a later before snapshot is out of order
 	}

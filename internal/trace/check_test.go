@@ -204,3 +204,53 @@ func TestRejudgeInterrupted(t *testing.T) {
 		t.Errorf("report file: %s", j.AppendFile(nil, meta))
 	}
 }
+
+// TestReadRefusesForgedOutcomes (red team 3, findings 2 and 3): an
+// answer's outcome that its result or its call contradicts turned the
+// FAIL trace into a PASS; each is refused, naming the line and the rule,
+// and the lines the writer does write are read.
+func TestReadRefusesForgedOutcomes(t *testing.T) {
+	lines := doubleBooking(t)
+	http := edited(lines, 1, replaced(`"upstream":""`, `"upstream":"http"`))
+	// What the trace holds of httpupstream's own answer to an HTTP 429
+	// (its not-executed mark removed by the pipeline), before and from
+	// revision 2026-07-28 on.
+	const own = `{"content":[{"type":"text","text":"agent-harness: the upstream answered HTTP 429 Too Many Requests; the request did not reach a tool"}],"isError":true`
+	notExec := func(result string) func(string) string {
+		return replaced(`"outcome":"executed","responseDigest":"b"`, `"outcome":"upstream-not-executed","result":`+result)
+	}
+	for _, tc := range []struct {
+		name  string
+		trace []string
+		want  string
+	}{
+		{"incomplete without its result", edited(lines, 10, replaced(`"outcome":"executed","responseDigest":"b"`, `"outcome":"incomplete"`)),
+			"line 10: call 2's answer is incomplete without the result that asked for input (rule: an incomplete answer is for a forwarded call, carries no fault, and has the result that asked for input)"},
+		{"unknown-tool on a write call", edited(lines, 10, replaced(`"outcome":"executed"`, `"outcome":"unknown-tool"`)),
+			"line 10: call 2's outcome is unknown-tool, its call is of class write (rule: an unknown-tool answer is for a call of class unknown"},
+		{"upstream-not-executed without a result", edited(http, 10, replaced(`"outcome":"executed"`, `"outcome":"upstream-not-executed"`)),
+			"line 10: call 2's outcome is upstream-not-executed, its result is not the proxy's answer for an HTTP status (rule: an upstream-not-executed answer has the proxy's own isError result for an HTTP status)"},
+		{"upstream-not-executed with the upstream's result", edited(http, 10, notExec(`{"content":[{"type":"text","text":"booked"}]}`)), "line 10: call 2's outcome is upstream-not-executed, its result is not"},
+		{"upstream-not-executed with the upstream's own isError", edited(http, 10, notExec(`{"content":[{"type":"text","text":"agent-harness: the upstream answered HTTP 429"}],"isError":true,"extra":1}`)), "line 10: call 2's outcome is upstream-not-executed, its result is not"},
+		{"upstream-not-executed with two texts", edited(http, 10, notExec(`{"content":[{"type":"text","text":"agent-harness: x"},{"type":"text","text":"y"}],"isError":true}`)), "line 10: call 2's outcome is upstream-not-executed, its result is not"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Read(bytes.NewReader(joinLines(tc.trace)))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+	relisted := `{"type":"tools","t":7.5,"writes":[],"tools":[]}`
+	for name, tc := range map[string][]string{
+		"upstream-not-executed":                 edited(http, 10, notExec(own+`}`)),
+		"upstream-not-executed, resultType":     edited(http, 10, notExec(own+`,"resultType":"complete"}`)),
+		"unknown-tool after a listing lacks it": append(pick(lines, 1, 2, 3, 4, 5, 6, 7, 8, 9), relisted, strings.Replace(lines[9], `"outcome":"executed","responseDigest":"b"`, `"outcome":"unknown-tool"`, 1), lines[10]),
+	} {
+		t.Run("accepted "+name, func(t *testing.T) {
+			if _, err := Read(bytes.NewReader(joinLines(tc))); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}

@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -21,18 +23,20 @@ import (
 
 // Rules of the writer between lines, as the error messages name them.
 const (
-	ruleListing    = "a listing's classification is the one its definitions and the header's settings give"
-	ruleWrites     = "a listing's writes are the tools it classifies write"
-	ruleCallTool   = "a call's tool is the name its params give"
-	ruleCallClass  = "a call's class, acceptsKey and idempotent are its tool's in a listing"
-	ruleForwarded  = "a forwarded call is never injected-not-executed, and a fault on it means it executed"
-	ruleIncomplete = "an incomplete answer is for a forwarded call, carries no fault, and its result asks for input"
-	ruleStdio      = "no upstream-not-executed over a stdio upstream"
-	ruleRetryAfter = "an injected 429 carries the header's retry_after"
-	ruleTime       = "a call's lines are in time order: call, forwarded, answer, delivered"
-	ruleResult     = "an executed answer's result is no isError result, an upstream-rejected one's is"
-	ruleTransport  = "a transport-level delivery only of an injected fault, over an HTTP agent side"
-	ruleRequestSeq = "a session's request numbers are distinct"
+	ruleListing     = "a listing's classification is the one its definitions and the header's settings give"
+	ruleWrites      = "a listing's writes are the tools it classifies write"
+	ruleCallTool    = "a call's tool is the name its params give"
+	ruleCallClass   = "a call's class, acceptsKey and idempotent are its tool's in a listing"
+	ruleForwarded   = "a forwarded call is never injected-not-executed, and a fault on it means it executed"
+	ruleIncomplete  = "an incomplete answer is for a forwarded call, carries no fault, and has the result that asked for input"
+	ruleUnknownTool = "an unknown-tool answer is for a call of class unknown, or of a tool a listing since the call lacks"
+	ruleNotExecuted = "an upstream-not-executed answer has the proxy's own isError result for an HTTP status"
+	ruleStdio       = "no upstream-not-executed over a stdio upstream"
+	ruleRetryAfter  = "an injected 429 carries the header's retry_after"
+	ruleTime        = "a call's lines are in time order: call, forwarded, answer, delivered"
+	ruleResult      = "an executed answer's result is no isError result, an upstream-rejected one's is"
+	ruleTransport   = "a transport-level delivery only of an injected fault, over an HTTP agent side"
+	ruleRequestSeq  = "a session's request numbers are distinct"
 )
 
 // callFields are what a call line derives from its tool's listing.
@@ -84,11 +88,17 @@ type crossLines struct {
 	// (duplicate.resentBy reads both).
 	faulted     map[int64]bool
 	requestSeqs map[Session]map[int64]bool
+	// per call: its tool and class; delisted: a listing after its call
+	// line lacked its tool (a follow-up of it may then be unknown-tool).
+	callTool  map[int64]string
+	callClass map[int64]classify.Class
+	delisted  map[int64]bool
 }
 
 func newCrossLines(h *Header) *crossLines {
 	c := &crossLines{header: h, allowed: map[string][]callFields{}, forwarded: map[int64]bool{}, lastT: map[int64]Millis{},
-		faulted: map[int64]bool{}, requestSeqs: map[Session]map[int64]bool{}}
+		faulted: map[int64]bool{}, requestSeqs: map[Session]map[int64]bool{},
+		callTool: map[int64]string{}, callClass: map[int64]classify.Class{}, delisted: map[int64]bool{}}
 	s := h.Settings
 	// Version 1 traces were classified by older rules; a classifier
 	// plugin's answers are not re-derived here.
@@ -199,6 +209,11 @@ func (c *crossLines) listing(n int, tools []Tool, writes []string, withWrites bo
 		}
 		return f == p.fields
 	})
+	for call, tool := range c.callTool {
+		if _, ok := now[tool]; !ok {
+			c.delisted[call] = true
+		}
+	}
 	for name, fs := range c.allowed {
 		if _, ok := now[name]; !ok && !slices.Contains(fs, notListed) {
 			c.allowed[name] = append(fs, notListed)
@@ -276,6 +291,7 @@ var callParamNames = []string{"name", "arguments", "_meta"}
 // against the listings.
 func (c *crossLines) call(n int, l *Line) error {
 	c.lastT[l.Call] = l.T
+	c.callTool[l.Call], c.callClass[l.Call] = l.Tool, l.Class
 	if err := c.requestSeq(n, l); err != nil {
 		return err
 	}
@@ -327,6 +343,18 @@ func (c *crossLines) answer(n int, l *Line) error {
 		return lineError(n, ruleForwarded, "call %d was forwarded, its answer says injected-not-executed", l.Call)
 	case l.Outcome == judge.Incomplete && (!fwd || l.Fault != ""):
 		return lineError(n, ruleIncomplete, "call %d's outcome is incomplete, but it was not forwarded or its answer carries a fault", l.Call)
+	case l.Outcome == judge.Incomplete && l.Result == nil:
+		// Every incomplete answer the pipeline records (the first leg's
+		// end, a fault or a cancel on its follow-up) carries the
+		// input_required result the upstream sent.
+		return lineError(n, ruleIncomplete, "call %d's answer is incomplete without the result that asked for input", l.Call)
+	case l.Outcome == judge.UnknownTool && c.callClass[l.Call] != classify.Unknown && !c.delisted[l.Call]:
+		// pipeline.outcomeOf gives it only to a call of class unknown; a
+		// follow-up answered under its first leg's call has the class of
+		// its own time, so a listing since may have dropped the tool.
+		return lineError(n, ruleUnknownTool, "call %d's outcome is unknown-tool, its call is of class %s", l.Call, c.callClass[l.Call])
+	case l.Outcome == judge.UpstreamNotExecuted && !ownNotExecuted(l.Result):
+		return lineError(n, ruleNotExecuted, "call %d's outcome is upstream-not-executed, its result is not the proxy's answer for an HTTP status", l.Call)
 	case fwd && l.Fault != "" && l.Outcome != judge.Executed:
 		return lineError(n, ruleForwarded, "call %d was forwarded and answered with fault %q, its outcome is %s, not executed", l.Call, l.Fault, l.Outcome)
 	}
@@ -351,6 +379,26 @@ func (c *crossLines) answer(n int, l *Line) error {
 		}
 	}
 	return nil
+}
+
+// ownNotExecuted reports whether result is, byte for byte, what the trace
+// holds of the HTTP upstream's own not-executed answer (httpupstream's
+// ownAnswer, without the _meta mark pipeline.notExecutedProof removes):
+// one text content item from agent-harness, isError true and, for
+// revisions that require it, resultType "complete".
+func ownNotExecuted(result []byte) bool {
+	const prefix = `{"content":[{"type":"text","text":"agent-harness: `
+	rest, ok := bytes.CutPrefix(result, []byte(prefix))
+	if !ok {
+		return false
+	}
+	for _, end := range []string{`}],"isError":true}`, `}],"isError":true,"resultType":"complete"}`} {
+		if text, ok := bytes.CutSuffix(rest, []byte(end)); ok {
+			var s string
+			return json.Unmarshal(append([]byte(`"`), text...), &s) == nil
+		}
+	}
+	return false
 }
 
 // rateLimitFault is the fault of an injected 429 (fault.KindRateLimit; the

@@ -97,6 +97,7 @@ func Read(r io.Reader) (*Trace, error) {
 					return nil, fmt.Errorf("line 1: %w", err)
 				}
 			}
+			inv.probed = tr.Header.Settings.StateCommand != ""
 			cross = newCrossLines(&tr.Header)
 			if len(tr.Header.Tools) > 0 { // a proxy's header lists none
 				if err := cross.listing(1, tr.Header.Tools, nil, false); err != nil {

@@ -102,3 +102,34 @@ func TestTraceStateLines(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceStateLinesOnlyWithAProbe (red team 3, finding 4): state lines
+// in a trace whose header has no stateCommand re-judged a duplicate as
+// deduplicated by the backend; they are refused, and so is a snapshot the
+// writer never takes first (its before snapshot precedes every other).
+func TestTraceStateLinesOnlyWithAProbe(t *testing.T) {
+	good := dedupedBooking(t)
+	noProbe := edited(good, 1, replaced(`"stateCommand":"probe",`, ``))
+	if noProbe[0] == good[0] {
+		t.Fatalf("header %s", good[0])
+	}
+	write := `{"type":"state","t":5,"at":"write","counters":{"bookings":1}}`
+	for _, c := range []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"no stateCommand", noProbe, "line 2: a before snapshot, the header has no stateCommand (rule: state lines only in a trace whose header has a stateCommand)"},
+		{"no stateCommand, after only", append(pick(noProbe, 1), noProbe[2:]...), "a after snapshot, the header has no stateCommand"},
+		{"after without before", append(pick(good, 1), good[2:]...), "a after snapshot without a before snapshot ahead of it (rule: one before snapshot ahead of every call and every other snapshot"},
+		{"write without before", append(append(pick(good, 1), good[2:8]...), write), "a write snapshot without a before snapshot ahead of it"},
+	} {
+		if _, err := Read(bytes.NewReader(joinLines(c.lines))); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	withWrite := append(append(append([]string{}, good[:8]...), write), good[8:]...)
+	if _, err := Read(bytes.NewReader(joinLines(withWrite))); err != nil {
+		t.Errorf("a write snapshot between before and after: %v", err)
+	}
+}
