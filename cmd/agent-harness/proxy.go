@@ -37,10 +37,7 @@ func proxyConfig(o proxyOptions) harness.Config {
 		UpstreamTimeout: o.UpstreamTimeout,
 		OnCancel:        o.OnCancel,
 		Scenario:        o.Scenario,
-		Mode:            o.Mode,
-		ErrorRate:       o.ErrorRate,
-		Seed:            o.Seed,
-		SeedSet:         o.SeedSet,
+		Chaos:           o.Chaos,
 		RetryAfter:      o.RetryAfter,
 
 		WriteTools:           o.WriteTools,

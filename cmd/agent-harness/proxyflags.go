@@ -22,30 +22,17 @@ import (
 // (behaviour §2.7 and the plugin flags of §9). The zero value is not meaningful;
 // parseProxyFlags fills every default.
 type proxyOptions struct {
-	// UpstreamCommand starts the upstream MCP server (required).
-	UpstreamCommand string
-	// UpstreamArgs are the --upstream-args elements followed by the
-	// --upstream-arg values, each in command-line order.
-	UpstreamArgs []string
-	// UpstreamCwd is the upstream's working directory; "" = the proxy's.
-	UpstreamCwd string
-	// UpstreamEnv are KEY=VALUE entries added to the proxy's own
-	// environment for the upstream: the --upstream-env elements, then the
-	// --upstream-env-var values. Each KEY occurs once.
-	UpstreamEnv []string
+	// upstreamOptions are the upstream command flags.
+	upstreamOptions
 
 	// Scenario is "" (plain relay), "F1".."F5" (normalised from any case),
 	// or, when Plugins is not empty, a plugin fault name to check against
 	// the plugin manifests.
 	Scenario string
-	// Mode is "deterministic" (default) or "chaos".
-	Mode string
-	// ErrorRate is the chaos failure probability, 0–1 (default 0.2).
-	ErrorRate float64
-	// Seed seeds the chaos draws when SeedSet; otherwise the proxy draws a
-	// random seed and prints it.
-	Seed    int64
-	SeedSet bool
+	// Chaos is --mode ("deterministic", the default, or "chaos"),
+	// --error-rate (0–1, default 0.2) and --seed (SeedSet when given;
+	// otherwise the proxy draws a random seed and prints it).
+	harness.Chaos
 	// RetryAfter is the F2 retry_after in seconds, 1–86400 (default 60).
 	RetryAfter int
 
@@ -78,24 +65,9 @@ type proxyOptions struct {
 	// numbered names (report.2.json, trace.2.jsonl, …; behaviour §9.1).
 	NoReplace bool
 
-	// Plugins are the --plugin paths in order.
-	Plugins []string
-	// PluginConfig maps a plugin's manifest name to its configuration JSON.
-	PluginConfig map[string]json.RawMessage
-	// PluginTimeout is the per-call deadline of a plugin (default 100ms).
-	PluginTimeout time.Duration
-	// PluginMemoryMiB caps a plugin instance's memory (default 128).
-	PluginMemoryMiB int
-	// PluginCacheDir is the compilation cache; default
-	// os.UserCacheDir()/agent-harness/wazero, "" when there is no user
-	// cache directory (then: no on-disk cache).
-	PluginCacheDir string
-	// PluginLimits are the other limits of plugin.Options, each set by
-	// its own --plugin-* flag; zero fields mean plugin's defaults.
-	PluginLimits pluginLimits
+	// pluginOptions are the --plugin* flags.
+	pluginOptions
 
-	// UpstreamTimeout bounds the wait for an upstream answer (default 60s).
-	UpstreamTimeout time.Duration
 	// OnCancel is --on-cancel: "forward" (default) or "swallow".
 	OnCancel string
 
@@ -113,6 +85,43 @@ type proxyOptions struct {
 	// given as words: "after --" or "after the flags"; "" for
 	// --upstream-command.
 	commandWhere string
+}
+
+// upstreamOptions are the flags that start the upstream and bound its
+// answers.
+type upstreamOptions struct {
+	// UpstreamCommand starts the upstream MCP server (required).
+	UpstreamCommand string
+	// UpstreamArgs are the --upstream-args elements followed by the
+	// --upstream-arg values, each in command-line order.
+	UpstreamArgs []string
+	// UpstreamCwd is the upstream's working directory; "" = the proxy's.
+	UpstreamCwd string
+	// UpstreamEnv are KEY=VALUE entries added to the proxy's own
+	// environment for the upstream: the --upstream-env elements, then the
+	// --upstream-env-var values. Each KEY occurs once.
+	UpstreamEnv []string
+	// UpstreamTimeout bounds the wait for an upstream answer (default 60s).
+	UpstreamTimeout time.Duration
+}
+
+// pluginOptions are the --plugin* flags.
+type pluginOptions struct {
+	// Plugins are the --plugin paths in order.
+	Plugins []string
+	// PluginConfig maps a plugin's manifest name to its configuration JSON.
+	PluginConfig map[string]json.RawMessage
+	// PluginTimeout is the per-call deadline of a plugin (default 100ms).
+	PluginTimeout time.Duration
+	// PluginMemoryMiB caps a plugin instance's memory (default 128).
+	PluginMemoryMiB int
+	// PluginCacheDir is the compilation cache; default
+	// os.UserCacheDir()/agent-harness/wazero, "" when there is no user
+	// cache directory (then: no on-disk cache).
+	PluginCacheDir string
+	// PluginLimits are the other limits of plugin.Options, each set by
+	// its own --plugin-* flag; zero fields mean plugin's defaults.
+	PluginLimits pluginLimits
 }
 
 // pluginLimits are the plugin limits beyond timeout and memory, in
@@ -351,15 +360,16 @@ func (limitValue) Type() string   { return "limit" }
 // (comma lists and repeatable flags) may be given several times and append.
 func parseProxyFlags(args []string) (proxyOptions, error) {
 	o := proxyOptions{
-		Mode:            "deterministic",
-		ErrorRate:       0.2,
-		RetryAfter:      60,
-		KeyFields:       []string{"idempotency_key"},
-		AuditTools:      true,
-		PluginConfig:    map[string]json.RawMessage{},
-		PluginTimeout:   plugin.DefaultTimeout,
-		PluginMemoryMiB: plugin.DefaultMemoryMiB,
-		UpstreamTimeout: 60 * time.Second,
+		Chaos:      harness.Chaos{Mode: "deterministic", ErrorRate: 0.2},
+		RetryAfter: 60,
+		KeyFields:  []string{"idempotency_key"},
+		AuditTools: true,
+		pluginOptions: pluginOptions{
+			PluginConfig:    map[string]json.RawMessage{},
+			PluginTimeout:   plugin.DefaultTimeout,
+			PluginMemoryMiB: plugin.DefaultMemoryMiB,
+		},
+		upstreamOptions: upstreamOptions{UpstreamTimeout: 60 * time.Second},
 		OnCancel:        "forward",
 		HTTP:            httpOptions{ListenPath: "/mcp", FaultLayer: "tool"},
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/cuonztech/agent-harness/internal/harness"
 )
 
 // base is the one required flag, prepended to every case that does not test
@@ -336,19 +338,19 @@ func TestParseProxyFlagsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := proxyOptions{
-		UpstreamCommand: "node",
-		Mode:            "deterministic",
-		ErrorRate:       0.2,
+		upstreamOptions: upstreamOptions{UpstreamCommand: "node", UpstreamTimeout: 60 * time.Second},
+		Chaos:           harness.Chaos{Mode: "deterministic", ErrorRate: 0.2},
 		RetryAfter:      60,
 		KeyFields:       []string{"idempotency_key"},
 		AuditTools:      true,
-		PluginConfig:    map[string]json.RawMessage{},
-		PluginTimeout:   100 * time.Millisecond,
-		PluginMemoryMiB: 128,
-		PluginCacheDir:  "/home/u/.cache/agent-harness/wazero",
-		UpstreamTimeout: 60 * time.Second,
-		OnCancel:        "forward",
-		HTTP:            httpOptions{ListenPath: "/mcp", FaultLayer: "tool"},
+		pluginOptions: pluginOptions{
+			PluginConfig:    map[string]json.RawMessage{},
+			PluginTimeout:   100 * time.Millisecond,
+			PluginMemoryMiB: 128,
+			PluginCacheDir:  "/home/u/.cache/agent-harness/wazero",
+		},
+		OnCancel: "forward",
+		HTTP:     httpOptions{ListenPath: "/mcp", FaultLayer: "tool"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", got, want)

@@ -43,14 +43,8 @@ type Config struct {
 
 	// Scenario is "" (plain relay), "F1".."F5", or a plugin fault name.
 	Scenario string
-	// Mode is pipeline.ModeDeterministic ("" too) or pipeline.ModeChaos.
-	Mode string
-	// ErrorRate is the chaos failure probability, 0–1.
-	ErrorRate float64
-	// Seed seeds the chaos draws when SeedSet; otherwise a random seed is
-	// drawn and printed.
-	Seed    int64
-	SeedSet bool
+	// Chaos is the mode and its draws (Mode, ErrorRate, Seed, SeedSet).
+	Chaos
 	// RetryAfter is the F2 retry_after in seconds (0: the fault's default).
 	RetryAfter int
 
@@ -94,6 +88,19 @@ type Config struct {
 
 	// State is the state probe (behaviour §16); no Command = none.
 	State State
+}
+
+// Chaos is how faults are drawn: the mode and, in chaos mode, the failure
+// probability and the seed. The proxy's flags fill it as it is.
+type Chaos struct {
+	// Mode is pipeline.ModeDeterministic ("" too) or pipeline.ModeChaos.
+	Mode string
+	// ErrorRate is the chaos failure probability, 0–1.
+	ErrorRate float64
+	// Seed seeds the chaos draws when SeedSet; otherwise a random seed is
+	// drawn and printed.
+	Seed    int64
+	SeedSet bool
 }
 
 // State configures the state probe of a session (behaviour §16).
@@ -152,7 +159,7 @@ type HTTP struct {
 // judge` re-judges with unless told otherwise).
 func FromSettings(s trace.Settings) Config {
 	return Config{
-		Kind: s.Kind, Scenario: s.Scenario, Mode: s.Mode, RetryAfter: s.RetryAfter,
+		Kind: s.Kind, Scenario: s.Scenario, Chaos: Chaos{Mode: s.Mode}, RetryAfter: s.RetryAfter,
 		KeyFields: s.KeyFields, WriteTools: s.WriteTools, ReadTools: s.ReadTools,
 		IdempotentTools: s.IdempotentTools, IgnoreIdempotentHint: s.IgnoreIdempotentHint,
 		RedactArguments: s.RedactArguments, Plugins: s.Plugins, PluginConfig: s.PluginConfig,

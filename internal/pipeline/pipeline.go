@@ -118,19 +118,12 @@ type Pipeline struct {
 	ending   bool          // OnSessionEnd was called
 	ended    bool          // EventEnd applied: later events are dropped
 
-	wmu     sync.Mutex            // serialises report file writes
-	written uint64                // gen covered by the last successful write
-	buf     []byte                // reused encoding buffer
-	failed  error                 // set once the report file could not be written
-	broken  atomic.Pointer[error] // failed, readable without wmu
+	reportWrites // the report file's writes, under their own mutex
 
 	rewriting atomic.Bool // a report rewrite for a plugin failure is pending (PluginFailed)
 	over      atomic.Bool // the final report file was written: PluginFailed records nothing
 	served    atomic.Bool // the agent sent more than a version probe (Served)
-	probeLeft bool        // a probe's write was left out (under wmu): said once on stderr
 
-	wroteAt  time.Time             // when the report file was last written (under wmu)
-	due      bool                  // a deferred report write is scheduled (under wmu)
 	traceBad atomic.Pointer[error] // set once the trace could not be written
 
 	fb *feedback // nil without Options.Feedback
@@ -138,6 +131,20 @@ type Pipeline struct {
 	snapshots []state.Snapshot // the state probe's, in order (under mu)
 	rounds    rounds           // multi-round-trip calls waiting for their follow-up (rounds.go)
 	tasks     tasks            // task-creating calls waiting for their task's final status (tasks.go)
+}
+
+// reportWrites is the state of the report file's writes: wmu guards it
+// (broken is also readable without wmu).
+type reportWrites struct {
+	wmu     sync.Mutex            // serialises report file writes
+	written uint64                // gen covered by the last successful write
+	buf     []byte                // reused encoding buffer
+	failed  error                 // set once the report file could not be written
+	broken  atomic.Pointer[error] // failed, readable without wmu
+
+	probeLeft bool      // a probe's write was left out (under wmu): said once on stderr
+	wroteAt   time.Time // when the report file was last written (under wmu)
+	due       bool      // a deferred report write is scheduled (under wmu)
 }
 
 // New returns a pipeline. It panics when opts.Judge is nil.

@@ -114,15 +114,9 @@ type Line struct {
 	OwnUpstream bool  `json:"ownUpstream,omitempty"`
 	Call        int64 `json:"call,omitempty"`
 
-	Tool       string          `json:"tool,omitempty"`
-	Class      classify.Class  `json:"class,omitempty"`
-	AcceptsKey bool            `json:"acceptsKey,omitempty"`
-	Idempotent bool            `json:"idempotent,omitempty"`
-	Params     json.RawMessage `json:"params,omitempty"`
-	// ParamsText holds params that were not valid JSON, as text.
-	ParamsText *string `json:"paramsText,omitempty"`
-	// RequestSeq is judge.Event.RequestSeq (call lines).
-	RequestSeq int64 `json:"requestSeq,omitempty"`
+	// ToolCall is the called tool and the request (its fields are the
+	// line's own: an embedded struct without a tag flattens).
+	ToolCall
 
 	Outcome        judge.Outcome   `json:"outcome,omitempty"`
 	Scenario       string          `json:"scenario,omitempty"`
@@ -138,12 +132,37 @@ type Line struct {
 	// TransportFault is judge.Event.TransportFault (delivered lines).
 	TransportFault bool `json:"transportFault,omitempty"`
 
-	// Writes are the write tools of a listing, Tools the listing.
+	// Listing is a tools line's listing.
+	Listing
+
+	// Snapshot is a state line's snapshot (its error is Detail).
+	Snapshot
+}
+
+// ToolCall are the fields of a Line about the tool called and its request
+// (call lines; delivered lines repeat the tool).
+type ToolCall struct {
+	Tool       string          `json:"tool,omitempty"`
+	Class      classify.Class  `json:"class,omitempty"`
+	AcceptsKey bool            `json:"acceptsKey,omitempty"`
+	Idempotent bool            `json:"idempotent,omitempty"`
+	Params     json.RawMessage `json:"params,omitempty"`
+	// ParamsText holds params that were not valid JSON, as text.
+	ParamsText *string `json:"paramsText,omitempty"`
+	// RequestSeq is judge.Event.RequestSeq (call lines).
+	RequestSeq int64 `json:"requestSeq,omitempty"`
+}
+
+// Listing are the fields of a tools line: Writes are the write tools of
+// the listing, Tools the listing.
+type Listing struct {
 	Writes []string `json:"writes,omitempty"`
 	Tools  []Tool   `json:"tools,omitempty"`
+}
 
-	// At, Counters and Invalid are a state line's snapshot (its error is
-	// Detail).
+// Snapshot are the fields of a state line: At, Counters and Invalid are
+// the state probe's snapshot.
+type Snapshot struct {
 	At       string                 `json:"at,omitempty"`
 	Counters map[string]json.Number `json:"counters,omitempty"`
 	Invalid  map[string]string      `json:"invalid,omitempty"`

@@ -100,10 +100,10 @@ func (w *Writer) write(v any) error {
 func LineOf(ev judge.Event, t time.Duration) Line {
 	l := Line{
 		Type: string(ev.Kind), T: Millis(t), Session: Session(ev.Session), Transport: ev.Transport, OwnUpstream: ev.OwnUpstream, Call: ev.Call,
-		Tool: ev.Tool, Class: ev.Class, AcceptsKey: ev.AcceptsKey, Idempotent: ev.Idempotent,
-		Outcome: ev.Outcome, Scenario: ev.Scenario, Fault: ev.Fault, RetryAfterMs: ev.RetryAfterMs,
-		ResponseDigest: ev.ResponseDigest, Detail: ev.Detail, Writes: ev.Tools,
-		RequestSeq: ev.RequestSeq, TransportFault: ev.TransportFault,
+		ToolCall: ToolCall{Tool: ev.Tool, Class: ev.Class, AcceptsKey: ev.AcceptsKey, Idempotent: ev.Idempotent, RequestSeq: ev.RequestSeq},
+		Outcome:  ev.Outcome, Scenario: ev.Scenario, Fault: ev.Fault, RetryAfterMs: ev.RetryAfterMs,
+		ResponseDigest: ev.ResponseDigest, Detail: ev.Detail, Listing: Listing{Writes: ev.Tools},
+		TransportFault: ev.TransportFault,
 	}
 	l.Params, l.ParamsText = raw(ev.Params)
 	if ev.Kind == judge.EventCall && ev.Params == nil && ev.Arguments != nil {
