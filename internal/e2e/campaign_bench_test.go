@@ -63,15 +63,22 @@ func timeToInitialize(b *testing.B, bin string, args []string) float64 {
 // divided by the sum of the runs' own wall times / parallel (behaviour §14.2:
 // ≤ 1.1).
 func BenchmarkCampaignOverhead(b *testing.B) {
+	benchCampaignOverhead(b, "--behaviour", "careful")
+}
+
+// benchCampaignOverhead runs 200-run F1 campaigns of `agent AGENT...` at
+// --parallel 1 and 2 and reports the campaign's wall time over the sum of
+// the runs' own wall times / parallel.
+func benchCampaignOverhead(b *testing.B, agent ...string) {
 	bin := built(b, "agent-harness")
 	for _, parallel := range []int{1, 2} {
 		b.Run("parallel="+strconv.Itoa(parallel), func(b *testing.B) {
 			var ratios []float64
 			for range b.N {
 				out := filepath.Join(b.TempDir(), "c")
-				cmd := exec.Command(bin, "campaign", "--quiet", "--runs", "200", "--scenarios", "F1", "--parallel", strconv.Itoa(parallel),
-					"--out", out, "--upstream-command", bin, "--upstream-arg", "sample-server",
-					"--", bin, "agent", "--behaviour", "careful", "--mcp-config", "{mcp_config}")
+				args := []string{"campaign", "--quiet", "--runs", "200", "--scenarios", "F1", "--parallel", strconv.Itoa(parallel),
+					"--out", out, "--upstream-command", bin, "--upstream-arg", "sample-server", "--", bin, "agent"}
+				cmd := exec.Command(bin, append(append(args, agent...), "--mcp-config", "{mcp_config}")...)
 				start := time.Now()
 				if err := cmd.Run(); err != nil {
 					b.Fatal(err)

@@ -2,11 +2,8 @@ package e2e
 
 import (
 	"bytes"
-	"sort"
-	"strconv"
 
 	"encoding/json"
-	"github.com/cuonztech/agent-harness/internal/campaign"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -371,35 +368,5 @@ func TestLLMAgentUsageErrors(t *testing.T) {
 // reference agent: 200 F1 runs, the campaign's wall time over the sum of the
 // runs' own wall times / parallel (SPEC §22: ≤ 1.1).
 func BenchmarkCampaignOverheadScriptModel(b *testing.B) {
-	bin := built(b, "agent-harness")
-	for _, parallel := range []int{1, 2} {
-		b.Run("parallel="+strconv.Itoa(parallel), func(b *testing.B) {
-			var ratios []float64
-			for range b.N {
-				out := filepath.Join(b.TempDir(), "c")
-				cmd := exec.Command(bin, "campaign", "--quiet", "--runs", "200", "--scenarios", "F1", "--parallel", strconv.Itoa(parallel),
-					"--out", out, "--upstream-command", bin, "--upstream-arg", "sample-server",
-					"--", bin, "agent", "--model", "script:careful", "--mcp-config", "{mcp_config}")
-				start := time.Now()
-				if err := cmd.Run(); err != nil {
-					b.Fatal(err)
-				}
-				wall := time.Since(start)
-				var s campaign.Summary
-				raw, _ := os.ReadFile(filepath.Join(out, "campaign.json"))
-				if err := json.Unmarshal(raw, &s); err != nil {
-					b.Fatal(err)
-				}
-				var sum float64
-				for _, r := range s.Runs {
-					sum += r.AgentWallMs
-				}
-				ratios = append(ratios, float64(wall.Milliseconds())/(sum/float64(parallel)))
-				b.ReportMetric(float64(wall.Milliseconds()), "campaign-ms")
-				b.ReportMetric(sum/200, "run-ms")
-			}
-			sort.Float64s(ratios)
-			b.ReportMetric(ratios[len(ratios)/2], "overhead-ratio")
-		})
-	}
+	benchCampaignOverhead(b, "--model", "script:careful")
 }
