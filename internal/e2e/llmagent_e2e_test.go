@@ -30,8 +30,13 @@ type llmFake struct {
 
 // llmPolicy: "careful" reads (find_bookings) when the result says it timed
 // out, "naive" re-sends at once.
-func newLLMFake(t *testing.T, policy string) *llmFake {
+func newLLMFake(t *testing.T, policy string, opts ...func(*llmFake)) *llmFake {
 	f := &llmFake{}
+	// Set before the server starts: the handler reads them on its own
+	// goroutines, with no other ordering to the test's.
+	for _, o := range opts {
+		o(f)
+	}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		var body map[string]any
@@ -256,8 +261,7 @@ func TestLLMAgentCannotStart(t *testing.T) {
 func TestLLMAgentTranscriptOnSIGTERM(t *testing.T) {
 	bin := built(t, "agent-harness")
 	dir, mcp, state, _ := llmSetup(t, bin)
-	f := newLLMFake(t, "naive")
-	f.hang, f.hanging = make(chan struct{}), make(chan struct{})
+	f := newLLMFake(t, "naive", func(f *llmFake) { f.hang, f.hanging = make(chan struct{}), make(chan struct{}) })
 	defer close(f.hang)
 	transcript := filepath.Join(dir, "run", "transcript.json")
 	os.Mkdir(filepath.Join(dir, "run"), 0o777)

@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -120,7 +121,7 @@ func TestStatePluginHostile(t *testing.T) {
 		t.Run(do.do, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			r, stderr := guestStateProxy(t, dir, true, append(append(plugin, do.extra...), "--plugin-config", `hostilestate="`+do.do+`"`)...)
+			r, stderr := guestStateProxy(t, dir, true, slices.Concat(plugin, do.extra, []string{"--plugin-config", `hostilestate="` + do.do + `"`})...)
 			if r.Verdict != "FAIL" || r.effects() != "null/wire null/wire" || r.State.Error == nil ||
 				!strings.Contains(*r.State.Error, "state plugin hostilestate failed, the wire judgement stands for every operation") ||
 				!strings.Contains(*r.State.Error, do.detail) {
