@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cuonztech/agent-harness/internal/honesty"
+	"github.com/cuonztech/agent-harness/internal/refagent"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -63,7 +64,7 @@ type Options struct {
 	Notes []string
 	// Stdout gets one line per message; Stderr one line per problem.
 	Stdout, Stderr io.Writer
-	// Sleep waits out a backoff; nil = a timer honouring ctx.
+	// Sleep waits out a backoff; nil = refagent.Sleep (a timer honouring ctx).
 	Sleep func(context.Context, time.Duration) error
 	// Now is the clock of the latencies; nil = time.Now.
 	Now func() time.Time
@@ -155,23 +156,12 @@ func withDefaults(o Options) Options {
 		o.Stderr = io.Discard
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleep
+		o.Sleep = refagent.Sleep
 	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	return o
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 func (l *loop) listTools(ctx context.Context) error {

@@ -52,7 +52,7 @@ type Options struct {
 	Stdout io.Writer
 	// Stderr receives the stdio server's stderr (the proxy's log).
 	Stderr io.Writer
-	// Sleep waits out a retry_after; nil = time.Sleep honouring ctx.
+	// Sleep waits out a retry_after; nil = Sleep (a timer honouring ctx).
 	Sleep func(context.Context, time.Duration) error
 }
 
@@ -71,7 +71,7 @@ const maxAttempts = 3
 // failure is behaviour, reported on Stdout.
 func Run(ctx context.Context, o Options) error {
 	if o.Sleep == nil {
-		o.Sleep = sleep
+		o.Sleep = Sleep
 	}
 	var transport mcp.Transport
 	if o.Entry.URL != "" {
@@ -99,7 +99,10 @@ func Run(ctx context.Context, o Options) error {
 	return err
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
+// Sleep waits d or until ctx is done (then ctx's error): the default
+// Options.Sleep of this agent and of the built-in LLM agent
+// (internal/llmagent).
+func Sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
