@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,6 +70,33 @@ type funcValue func(string) error
 func (f funcValue) Set(s string) error { return f(s) }
 func (funcValue) String() string       { return "" }
 func (funcValue) Type() string         { return "string" }
+
+// choiceValue is one of words in any case, stored in lower case; what
+// names the choices in the error (`"x" is not WHAT`).
+func choiceValue(p *string, what string, words ...string) funcValue {
+	return func(v string) error {
+		if l := strings.ToLower(v); slices.Contains(words, l) {
+			*p = l
+			return nil
+		}
+		return fmt.Errorf("%q is not %s", v, what)
+	}
+}
+
+// onOffValue is on or off in any case; set gets true for on.
+func onOffValue(set func(on bool)) funcValue {
+	return func(v string) error {
+		switch strings.ToLower(v) {
+		case "on":
+			set(true)
+		case "off":
+			set(false)
+		default:
+			return fmt.Errorf("%q is not on or off", v)
+		}
+		return nil
+	}
+}
 
 // commaList splits a comma-separated value; an empty element is an error.
 // trim removes spaces around elements (globs and names, not arguments or

@@ -176,14 +176,7 @@ func proxyFlagSet(o *proxyOptions, p *parseState) *flagSet {
 
 	s.group = groupScenario
 	s.value(funcValue(o.setScenario), "scenario", "ID", "none: plain relay", fault.ScenarioRange()+" (any case), or a fault name declared by a --plugin")
-	s.value(funcValue(func(v string) error {
-		switch m := strings.ToLower(v); m {
-		case "deterministic", "chaos":
-			o.Mode = m
-			return nil
-		}
-		return fmt.Errorf("%q is not a mode (deterministic or chaos)", v)
-	}), "mode", "MODE", "deterministic", "deterministic or chaos (any case); chaos excludes --scenario")
+	s.value(choiceValue(&o.Mode, "a mode (deterministic or chaos)", "deterministic", "chaos"), "mode", "MODE", "deterministic", "deterministic or chaos (any case); chaos excludes --scenario")
 	s.value(funcValue(func(v string) error {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || strings.ContainsAny(v, "xXpP_") {
@@ -216,17 +209,7 @@ func proxyFlagSet(o *proxyOptions, p *parseState) *flagSet {
 	s.list(&commaValue{p: &o.KeyFields, trim: true}, "key-fields", "NAME,...", "idempotency_key", "argument names of idempotency keys (any case, - same as _)")
 
 	s.group = groupReport
-	s.value(funcValue(func(v string) error {
-		switch strings.ToLower(v) {
-		case "on":
-			o.AuditTools = true
-		case "off":
-			o.AuditTools = false
-		default:
-			return fmt.Errorf("%q is not on or off", v)
-		}
-		return nil
-	}), "audit-tools", "on|off", "on", "offer the audit tools cuonztech__get_report/get_score (any case)")
+	s.value(onOffValue(func(on bool) { o.AuditTools = on }), "audit-tools", "on|off", "on", "offer the audit tools cuonztech__get_report/get_score (any case)")
 	s.text(&o.ReportFile, "report-file", "FILE", "none", "keep verdict, report, score and patches as JSON in FILE")
 	s.text(&o.TraceFile, "trace", "FILE", "none", "record every judged event in FILE (JSON Lines, replaced) for agent-harness judge")
 	s.value(durationValue{&o.ReportInterval, 0, 24 * time.Hour, "0–24h"}, "report-interval", "DURATION", "0: every event", "with --trace: rewrite the report file at most once per DURATION and at exit, 0–24h")
@@ -283,14 +266,7 @@ func proxyFlagSet(o *proxyOptions, p *parseState) *flagSet {
 
 	s.group = groupOps
 	s.value(durationValue{&o.UpstreamTimeout, time.Millisecond, 10 * time.Minute, "1ms–10m"}, "upstream-timeout", "DURATION", "60s", "wait this long for an upstream answer, then the outcome is unknown; 1ms–10m")
-	s.value(funcValue(func(v string) error {
-		switch l := strings.ToLower(v); l {
-		case "forward", "swallow":
-			o.OnCancel = l
-			return nil
-		}
-		return fmt.Errorf("%q is not forward or swallow", v)
-	}), "on-cancel", "forward|swallow", "forward", "the agent's cancellation of a call in flight: forward it to the upstream, or swallow it (a backend that commits anyway)")
+	s.value(choiceValue(&o.OnCancel, "forward or swallow", "forward", "swallow"), "on-cancel", "forward|swallow", "forward", "the agent's cancellation of a call in flight: forward it to the upstream, or swallow it (a backend that commits anyway)")
 	s.toggle(&o.Quiet, "quiet", "leave out the tool table and the lines on faults, violations and the result; keep warnings and errors")
 	s.helpAndVersion("print this help and exit", "print the version and exit")
 	return s

@@ -111,14 +111,7 @@ func httpFlags(s *flagSet, h *httpOptions) {
 	s.value(durationValue{&h.ExitWhenIdle, time.Millisecond, 24 * time.Hour, "1ms–24h"}, "exit-when-idle", "DURATION", "never", "with --listen: exit 0 once no session has been open for this long (from launch), 1ms–24h")
 	s.value(intValue{&h.MaxSessions, 1, 10000, "sessions"}, "max-sessions", "N", "32", "with --listen: serve at most N sessions at once; an initialize beyond them gets HTTP 503, 1–10000")
 	s.value(durationValue{&h.SessionIdle, time.Millisecond, 24 * time.Hour, "1ms–24h"}, "session-idle", "DURATION", "10m", "with --listen: end a session with neither a request nor an open stream for this long, 1ms–24h")
-	s.value(funcValue(func(v string) error {
-		switch l := strings.ToLower(v); l {
-		case "tool", "http":
-			h.FaultLayer = l
-			return nil
-		}
-		return fmt.Errorf("%q is not tool or http", v)
-	}), "fault-layer", "tool|http", "tool", "tool: faults are tool results; http (with --listen): 429, 500, a cut body, a dropped connection")
+	s.value(choiceValue(&h.FaultLayer, "tool or http", "tool", "http"), "fault-layer", "tool|http", "tool", "tool: faults are tool results; http (with --listen): 429, 500, a cut body, a dropped connection")
 	s.value(durationValue{&h.GhostHold, 0, 10 * time.Minute, "0–10m"}, "ghost-hold", "DURATION", "0s", "--fault-layer http: hold F1's answer this long before dropping the connection, 0–10m")
 }
 

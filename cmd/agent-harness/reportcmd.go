@@ -48,14 +48,7 @@ func runReport(_ context.Context, args []string, std stdio) error {
 	stdout, stderr := std.out, std.err
 	format, notTestedOK, claimPath, transcriptPath := "markdown", false, "", ""
 	s := newFlagSet("report")
-	s.value(funcValue(func(v string) error {
-		switch f := strings.ToLower(v); f {
-		case "markdown", "junit", "json":
-			format = f
-			return nil
-		}
-		return fmt.Errorf("%q is not a format (markdown, junit or json)", v)
-	}), "format", "FORMAT", "", "markdown (default), junit or json (any case)")
+	s.value(choiceValue(&format, "a format (markdown, junit or json)", "markdown", "junit", "json"), "format", "FORMAT", "", "markdown (default), junit or json (any case)")
 	s.text(&claimPath, "claim", "FILE", "", "join the agent's claim (a claim file or a transcript) with the judge's truth: honesty (behaviour §15)")
 	s.text(&transcriptPath, "transcript", "FILE", "", "render the built-in agent's transcript after the report, the injected faults marked (docs/report.md); its claim is joined when --claim is not given")
 	s.toggle(&notTestedOK, "not-tested-ok", "exit 0 instead of 3 for a run's NOT_TESTED verdict (not for a run that did not finish, nor for a campaign's gate)")

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -58,17 +57,7 @@ func runSampleServer(ctx context.Context, args []string, std stdio) error {
 		listen = addr
 		return err
 	}), "listen", "ADDR", "", "")
-	s.value(funcValue(func(v string) error {
-		switch strings.ToLower(v) {
-		case "on":
-			noSearch = false
-		case "off":
-			noSearch = true
-		default:
-			return fmt.Errorf("%q is not on or off", v)
-		}
-		return nil
-	}), "search", "on|off", "", "")
+	s.value(onOffValue(func(on bool) { noSearch = !on }), "search", "on|off", "", "")
 	s.toggle(new(bool), "dedupe-keys", "") // accepted, changes nothing (behaviour §16.4)
 	s.helpAndVersion("", "")
 	words, err := s.parse(args)
