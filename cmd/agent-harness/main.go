@@ -49,32 +49,44 @@ type stdio struct {
 	out, err io.Writer
 }
 
+// commands are the subcommands dispatch runs, by their name as the first
+// argument, in the order of the did-you-mean list (subcommands).
+var commands = []struct {
+	name string
+	run  func(context.Context, []string, stdio) error
+}{
+	{"proxy", runProxy},
+	{"benchmark", runBenchmark},
+	{"plugin", runPlugin},
+	{"judge", runJudge},
+	{"report", runReport},
+	{"campaign", runCampaign},
+	{"sample-server", runSampleServer},
+	{"agent", runAgent},
+}
+
 // subcommands are the words dispatch knows as a first argument, for
-// did-you-mean (topLevelHint).
-var subcommands = []string{"proxy", "benchmark", "plugin", "judge", "report", "campaign", "sample-server", "agent", "version", "help"}
+// did-you-mean (topLevelHint): the commands, then version and help.
+var subcommands = func() []string {
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	return append(names, "version", "help")
+}()
 
 // dispatch runs the subcommand args[0] names (the demo server when none
 // does) and returns its name, for the error lines, and its outcome.
 func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (string, error) {
 	std := stdio{in: stdin, out: stdout, err: stderr}
 	if len(args) > 0 {
-		switch cmd, rest := args[0], args[1:]; cmd {
-		case "proxy":
-			return cmd, runProxy(ctx, rest, std)
-		case "benchmark":
-			return cmd, runBenchmark(ctx, rest, std)
-		case "plugin":
-			return cmd, runPlugin(ctx, rest, std)
-		case "judge":
-			return cmd, runJudge(ctx, rest, std)
-		case "report":
-			return cmd, runReport(ctx, rest, std)
-		case "campaign":
-			return cmd, runCampaign(ctx, rest, std)
-		case "sample-server":
-			return cmd, runSampleServer(ctx, rest, std)
-		case "agent":
-			return cmd, runAgent(ctx, rest, std)
+		cmd, rest := args[0], args[1:]
+		for _, c := range commands {
+			if c.name == cmd {
+				return cmd, c.run(ctx, rest, std)
+			}
+		}
+		switch cmd {
 		case "--version", "version":
 			return "", errVersion
 		case "--help", "-h", "help":
