@@ -246,10 +246,10 @@ func maps(m map[string]json.RawMessage) map[string]json.RawMessage {
 // input cannot be judged as asked).
 func loadJudgePlugins(ctx context.Context, s trace.Settings, jo judgeOptions, stderr io.Writer) (*harness.Plugins, error) {
 	c := harness.Config{
-		KeyFields:     s.KeyFields,
-		Plugins:       s.Plugins,
-		PluginConfig:  s.PluginConfig,
-		PluginOptions: plugin.Options{Timeout: plugin.DefaultTimeout, MemoryMiB: plugin.DefaultMemoryMiB},
+		Classification: harness.Classification{KeyFields: s.KeyFields},
+		Plugins:        s.Plugins,
+		PluginConfig:   s.PluginConfig,
+		PluginOptions:  plugin.Options{Timeout: plugin.DefaultTimeout, MemoryMiB: plugin.DefaultMemoryMiB},
 	}
 	if c.PluginConfig == nil {
 		c.PluginConfig = map[string]json.RawMessage{}

@@ -40,12 +40,8 @@ func proxyConfig(o proxyOptions) harness.Config {
 		Chaos:           o.Chaos,
 		RetryAfter:      o.RetryAfter,
 
-		WriteTools:           o.WriteTools,
-		ReadTools:            o.ReadTools,
-		IdempotentTools:      o.IdempotentTools,
-		IgnoreIdempotentHint: o.IgnoreIdempotentHint,
-		KeyFields:            o.KeyFields,
-		RedactArguments:      o.RedactArguments,
+		Classification:  o.Classification,
+		RedactArguments: o.RedactArguments,
 
 		AuditTools:     o.AuditTools,
 		ReportFile:     o.ReportFile,

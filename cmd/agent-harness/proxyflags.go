@@ -36,16 +36,10 @@ type proxyOptions struct {
 	// RetryAfter is the F2 retry_after in seconds, 1–86400 (default 60).
 	RetryAfter int
 
-	// WriteTools are the --write-tools globs; nil = default write patterns.
-	WriteTools []string
-	// ReadTools are the extra --read-tools globs.
-	ReadTools []string
-	// IdempotentTools are the --idempotent-tools globs (behaviour §4.8).
-	IdempotentTools []string
-	// IgnoreIdempotentHint: --ignore-idempotent-hint was given.
-	IgnoreIdempotentHint bool
-	// KeyFields are the key-field names (default ["idempotency_key"]).
-	KeyFields []string
+	// Classification is --write-tools, --read-tools, --idempotent-tools,
+	// --ignore-idempotent-hint and --key-fields (default
+	// ["idempotency_key"]).
+	harness.Classification
 
 	// AuditTools is true unless --audit-tools off.
 	AuditTools bool
@@ -336,10 +330,10 @@ func (limitValue) Type() string   { return "limit" }
 // (comma lists and repeatable flags) may be given several times and append.
 func parseProxyFlags(args []string) (proxyOptions, error) {
 	o := proxyOptions{
-		Chaos:      harness.Chaos{Mode: "deterministic", ErrorRate: 0.2},
-		RetryAfter: 60,
-		KeyFields:  []string{"idempotency_key"},
-		AuditTools: true,
+		Chaos:          harness.Chaos{Mode: "deterministic", ErrorRate: 0.2},
+		RetryAfter:     60,
+		Classification: harness.Classification{KeyFields: []string{"idempotency_key"}},
+		AuditTools:     true,
 		pluginOptions: pluginOptions{
 			PluginConfig:    map[string]json.RawMessage{},
 			PluginTimeout:   plugin.DefaultTimeout,

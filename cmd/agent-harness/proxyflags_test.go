@@ -341,7 +341,7 @@ func TestParseProxyFlagsDefaults(t *testing.T) {
 		upstreamOptions: upstreamOptions{UpstreamCommand: "node", UpstreamTimeout: 60 * time.Second},
 		Chaos:           harness.Chaos{Mode: "deterministic", ErrorRate: 0.2},
 		RetryAfter:      60,
-		KeyFields:       []string{"idempotency_key"},
+		Classification:  harness.Classification{KeyFields: []string{"idempotency_key"}},
 		AuditTools:      true,
 		pluginOptions: pluginOptions{
 			PluginConfig:    map[string]json.RawMessage{},

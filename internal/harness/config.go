@@ -48,14 +48,9 @@ type Config struct {
 	// RetryAfter is the F2 retry_after in seconds (0: the fault's default).
 	RetryAfter int
 
-	// WriteTools, ReadTools, IdempotentTools and IgnoreIdempotentHint are
-	// the classification chain's explicit rules (behaviour §4.8).
-	WriteTools           []string
-	ReadTools            []string
-	IdempotentTools      []string
-	IgnoreIdempotentHint bool
-	// KeyFields are the idempotency key-field names.
-	KeyFields []string
+	// Classification is the classification chain's explicit rules and
+	// the idempotency key-field names.
+	Classification
 	// RedactArguments shows argument values as hashes (behaviour §5.4).
 	RedactArguments bool
 
@@ -101,6 +96,25 @@ type Chaos struct {
 	// drawn and printed.
 	Seed    int64
 	SeedSet bool
+}
+
+// Classification are the classification chain's explicit rules
+// (behaviour §4.8) and the idempotency key-field names. The proxy's
+// classification flags fill it as it is.
+type Classification struct {
+	// WriteTools are the write-tool globs; nil = the default write
+	// patterns.
+	WriteTools []string
+	// ReadTools are extra read-tool globs (a tool matching both lists is
+	// a write).
+	ReadTools []string
+	// IdempotentTools are the globs of idempotent write tools.
+	IdempotentTools []string
+	// IgnoreIdempotentHint: the idempotentHint annotation counts for
+	// nothing (IdempotentTools still apply).
+	IgnoreIdempotentHint bool
+	// KeyFields are the idempotency key-field names.
+	KeyFields []string
 }
 
 // State configures the state probe of a session (behaviour §16).
@@ -160,8 +174,8 @@ type HTTP struct {
 func FromSettings(s trace.Settings) Config {
 	return Config{
 		Kind: s.Kind, Scenario: s.Scenario, Chaos: Chaos{Mode: s.Mode}, RetryAfter: s.RetryAfter,
-		KeyFields: s.KeyFields, WriteTools: s.WriteTools, ReadTools: s.ReadTools,
-		IdempotentTools: s.IdempotentTools, IgnoreIdempotentHint: s.IgnoreIdempotentHint,
+		Classification: Classification{KeyFields: s.KeyFields, WriteTools: s.WriteTools, ReadTools: s.ReadTools,
+			IdempotentTools: s.IdempotentTools, IgnoreIdempotentHint: s.IgnoreIdempotentHint},
 		RedactArguments: s.RedactArguments, Plugins: s.Plugins, PluginConfig: s.PluginConfig,
 		State: State{Command: s.StateCommand, Map: s.StateMap},
 	}

@@ -16,9 +16,9 @@ import (
 // same rules.
 func TestConfigFromTraceHeader(t *testing.T) {
 	live := Config{
-		Scenario: "F2", RetryAfter: 7, KeyFields: []string{"booking-key", "request_id"},
-		WriteTools: []string{"book_*"}, ReadTools: []string{"peek_*"}, IdempotentTools: []string{"cancel_*"},
-		IgnoreIdempotentHint: true, RedactArguments: true,
+		Scenario: "F2", RetryAfter: 7, Classification: Classification{KeyFields: []string{"booking-key", "request_id"},
+			WriteTools: []string{"book_*"}, ReadTools: []string{"peek_*"}, IdempotentTools: []string{"cancel_*"},
+			IgnoreIdempotentHint: true}, RedactArguments: true,
 		PluginConfig: map[string]json.RawMessage{"p": json.RawMessage(`{"a":1}`)},
 	}
 	st := live.TraceSettings("F2", "deterministic", nil)
