@@ -90,43 +90,24 @@ func (s *Set) Plugins() []*Plugin {
 
 // Classifiers returns the classify hooks in load order (the classification
 // chain puts them after explicit flags, before annotations).
-func (s *Set) Classifiers() []classify.Classifier {
-	var out []classify.Classifier
-	for _, p := range s.Plugins() {
-		if c := p.Classifier(); c != nil {
-			out = append(out, c)
-		}
-	}
-	return out
-}
+func (s *Set) Classifiers() []classify.Classifier { return hooksOf(s, (*Plugin).Classifier) }
 
 // Equivalences returns the equiv_key hooks in load order (judge.Config).
-func (s *Set) Equivalences() []judge.Equivalence {
-	var out []judge.Equivalence
-	for _, p := range s.Plugins() {
-		if e := p.Equivalence(); e != nil {
-			out = append(out, e)
-		}
-	}
-	return out
-}
+func (s *Set) Equivalences() []judge.Equivalence { return hooksOf(s, (*Plugin).Equivalence) }
 
 // PairCheckers returns the equiv_same hooks in load order (judge.Config).
-func (s *Set) PairCheckers() []judge.PairChecker {
-	var out []judge.PairChecker
-	for _, p := range s.Plugins() {
-		if c := p.PairChecker(); c != nil {
-			out = append(out, c)
-		}
-	}
-	return out
-}
+func (s *Set) PairCheckers() []judge.PairChecker { return hooksOf(s, (*Plugin).PairChecker) }
 
 // States returns the state hooks in load order (judge.StateConfig.Plugins).
-func (s *Set) States() []judge.StateAttributor {
-	var out []judge.StateAttributor
+func (s *Set) States() []judge.StateAttributor { return hooksOf(s, (*Plugin).State) }
+
+// hooksOf is hook of each plugin of s in load order, without the nil
+// interface of a plugin whose manifest does not declare it.
+func hooksOf[H comparable](s *Set, hook func(*Plugin) H) []H {
+	var out []H
+	var none H
 	for _, p := range s.Plugins() {
-		if h := p.State(); h != nil {
+		if h := hook(p); h != none {
 			out = append(out, h)
 		}
 	}
