@@ -315,3 +315,15 @@ func firstOf(a, b error) error {
 	}
 	return b
 }
+
+// oneWord checks that a command got exactly one positional word: none is
+// the usage error missing, a second "unexpected argument W (one WHAT)".
+func oneWord(words []string, missing, what string) error {
+	switch len(words) {
+	case 0:
+		return usagef("%s", missing)
+	case 1:
+		return nil
+	}
+	return usagef("unexpected argument %s (one %s)", quoteArg(words[1]), what)
+}

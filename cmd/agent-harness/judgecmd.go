@@ -107,13 +107,7 @@ func runJudge(ctx context.Context, args []string, std stdio) error {
 	s := judgeFlagSet(&o)
 	words, err := s.parse(args)
 	if err == nil {
-		switch len(words) {
-		case 0:
-			err = usagef("no trace file: agent-harness judge TRACE [flags]")
-		case 1:
-		default:
-			err = usagef("unexpected argument %s (one trace file)", quoteArg(words[1]))
-		}
+		err = oneWord(words, "no trace file: agent-harness judge TRACE [flags]", "trace file")
 	}
 	if err != nil {
 		return withUsage(err, func() string { return judgeUsageHead + s.usage() + judgeUsageTail })

@@ -55,13 +55,7 @@ func runReport(_ context.Context, args []string, std stdio) error {
 	s.helpAndVersion("print this help and exit", "print the version and exit")
 	words, err := s.parse(args)
 	if err == nil {
-		switch len(words) {
-		case 0:
-			err = usagef("no report file: agent-harness report FILE [--format markdown|junit|json]")
-		case 1:
-		default:
-			err = usagef("unexpected argument %s (one report file)", quoteArg(words[1]))
-		}
+		err = oneWord(words, "no report file: agent-harness report FILE [--format markdown|junit|json]", "report file")
 	}
 	if err != nil {
 		return withUsage(err, func() string { return reportUsageHead + s.usage() + reportUsageTail })
