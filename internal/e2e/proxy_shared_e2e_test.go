@@ -296,3 +296,60 @@ func TestSharedUpstreamLateAnswerOfEndedSessionIsJudged(t *testing.T) {
 			up, r.Report.Verdict, r.Report.VerdictReason, r.executions()["book_room"], p.stderr)
 	}
 }
+
+// TestSharedUpstreamLegacyInitializeAfterStatelessSession is issue 21 item
+// 2: over --listen with one shared stdio upstream (the sample server, a
+// go-sdk server), a 2026-07-28 stateless client books first, without
+// initialize; a legacy client's initialize then reached the process, which
+// took its one MCP session as set up already and answered `duplicate
+// "initialize" received`. Two legacy clients (go-sdk, LangChain.js) never
+// show it: the second is answered from the first's result. The second
+// client now hears why in plain words, and the report still counts the one
+// execution that reached the upstream.
+func TestSharedUpstreamLegacyInitializeAfterStatelessSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	proxy, _ := binaries(t)
+	p := startHTTPProxy(t, "--audit-tools", "off", "--", proxy, "sample-server")
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"stateless","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	stateless := newRawSession(t, p.url)
+	stateless.extra = []string{"MCP-Protocol-Version", "2026-07-28"}
+	call := answerOf(t, stateless.post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_booking","arguments":{"guest":"Ada Lovelace","date":"2027-01-02","room":"double"},`+meta+`}}`))
+	if !bytes.Contains(call, []byte(`booking_id`)) {
+		t.Fatalf("stateless create_booking: %s\nstderr:\n%s", call, p.stderr)
+	}
+
+	legacy := newRawSession(t, p.url)
+	b := answerOf(t, legacy.post(rpcRequest("1", "initialize", initializeParams)))
+	var ans struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &ans); err != nil || ans.Error == nil {
+		t.Fatalf("legacy initialize after a stateless session: want an error, got %s (%v)", b, err)
+	}
+	for _, want := range []string{
+		"agent-harness: session s2's initialize was refused by the shared upstream process",
+		"a 2026-07-28 (stateless, SEP-2575) session already uses without initialize",
+		"--upstream-per-session",
+		`The upstream said: duplicate "initialize" received`,
+	} {
+		if !strings.Contains(ans.Error.Message, want) {
+			t.Errorf("the error the legacy client gets lacks %q:\n%s", want, ans.Error.Message)
+		}
+	}
+	if ans.Error.Code != -32603 {
+		t.Errorf("error code %d, want -32603 (the upstream's 0 is no JSON-RPC code)", ans.Error.Code)
+	}
+	if code := p.stop(syscall.SIGTERM); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit code %d, want %d", code, 128+int(syscall.SIGTERM))
+	}
+	r := p.readReport()
+	if n := r.executions()["create_booking"]; n != 1 {
+		t.Errorf("create_booking executions %d, want 1 (what reached the upstream)\nstderr:\n%s", n, p.stderr)
+	}
+}
