@@ -3,6 +3,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/cuonztech/agent-harness/internal/relay/sse"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // answerOf reads the JSON-RPC answer to a POST: the body, or the last event
@@ -351,5 +353,71 @@ func TestSharedUpstreamLegacyInitializeAfterStatelessSession(t *testing.T) {
 	r := p.readReport()
 	if n := r.executions()["create_booking"]; n != 1 {
 		t.Errorf("create_booking executions %d, want 1 (what reached the upstream)\nstderr:\n%s", n, p.stderr)
+	}
+}
+
+// TestSharedUpstreamGoSDKLegacyClientAfterStatelessClient is issue 21 item
+// 2 with two go-sdk clients: the first speaks 2026-07-28 (the SDK's
+// default: server/discover, no initialize), the second asks for
+// 2025-11-25 and so sends initialize, which the shared sample server
+// refuses. Its Connect fails with the proxy's plain-words error; two
+// clients of one revision each connect (the second legacy one is answered
+// from the first's initialize), and the report counts what reached the
+// upstream.
+func TestSharedUpstreamGoSDKLegacyClientAfterStatelessClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	proxy, _ := binaries(t)
+	ctx, cancel := context.WithTimeout(t.Context(), sessionWait)
+	defer cancel()
+	connect := func(url, version string) (*mcp.ClientSession, error) {
+		client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-agent-" + version, Version: "1"}, nil)
+		var opts *mcp.ClientSessionOptions
+		if version != "" {
+			opts = &mcp.ClientSessionOptions{ProtocolVersion: version}
+		}
+		return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, opts)
+	}
+	book := func(cs *mcp.ClientSession) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_booking", Arguments: map[string]any{"guest": "Ada Lovelace", "date": "2027-01-02", "room": "double"}})
+		if err != nil || res.IsError {
+			t.Fatalf("create_booking: %+v %v", res, err)
+		}
+	}
+	for _, tc := range []struct {
+		name           string
+		first, second  string // protocol versions ("" the SDK's default, 2026-07-28)
+		wantErr        string
+		wantExecutions int
+	}{
+		{"stateless, then legacy", "", "2025-11-25", "a 2026-07-28 (stateless, SEP-2575) session already uses without initialize", 1},
+		{"legacy, then legacy", "2025-11-25", "2025-11-25", "", 2},
+		{"stateless, then stateless", "", "", "", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startHTTPProxy(t, "--audit-tools", "off", "--", proxy, "sample-server")
+			a, err := connect(p.url, tc.first)
+			if err != nil {
+				t.Fatalf("first client: %v\nstderr:\n%s", err, p.stderr)
+			}
+			book(a)
+			b, err := connect(p.url, tc.second)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("second client: %v\nstderr:\n%s", err, p.stderr)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "--upstream-per-session")):
+				t.Fatalf("second client's connect error %v, want one naming %q and --upstream-per-session", err, tc.wantErr)
+			case err == nil:
+				book(b)
+				_ = b.Close()
+			}
+			_ = a.Close()
+			p.stop(syscall.SIGTERM)
+			if n := p.readReport().executions()["create_booking"]; n != tc.wantExecutions {
+				t.Errorf("create_booking executions %d, want %d\nstderr:\n%s", n, tc.wantExecutions, p.stderr)
+			}
+		})
 	}
 }
