@@ -362,15 +362,15 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, att attemp
 		// agent gets the fault instead of the handle, and the proxy learns
 		// the status by polling at the session end.
 		ot := &openTask{call: att.id, status: "working", scenario: act.Scenario}
-		p.tasks.add(call.Session, task, ot)
 		if taskFault {
 			ot.faulted, ot.act, ot.fc = true, act, fc
 			resp = relay.Response{Result: act.Result, Fault: act.Fault, RetryAfter: act.RetryAfter}
 			// The agent has the fault from now on, its outcome is the
 			// task's: the judge counts the failure it saw from here
-			// (behaviour §4.13).
+			// (behaviour §4.13), before the task can settle.
 			p.handedOff(att.id, act.Fault)
 		}
+		p.tasks.add(call.Session, task, ot) // complete: a poll may settle it at once
 		return resp, nil
 	}
 	if outcome == judge.Incomplete {
