@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -417,6 +418,64 @@ func TestSharedUpstreamGoSDKLegacyClientAfterStatelessClient(t *testing.T) {
 			p.stop(syscall.SIGTERM)
 			if n := p.readReport().executions()["create_booking"]; n != tc.wantExecutions {
 				t.Errorf("create_booking executions %d, want %d\nstderr:\n%s", n, tc.wantExecutions, p.stderr)
+			}
+		})
+	}
+}
+
+// TestSharedUpstreamNPMLangChainAfterAISDK2026 is issue 21 item 2's hand
+// test: over one --listen proxy with the shared sample server, the AI SDK
+// in a 2026-07-28 session (server/discover, no initialize) books, then a
+// LangChain.js agent (the MCP SDK v1 client: initialize with 2025-11-25)
+// connects. Its connect fails — the process's one MCP session is the
+// stateless one — and the error its user reads says so and names
+// --upstream-per-session, with which both agents book; the report counts
+// what reached the upstream (the state files).
+func TestSharedUpstreamNPMLangChainAfterAISDK2026(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	aisdk, langchain := npmFile(t, "aisdk-agent.mjs"), npmFile(t, "langchain-agent.mjs")
+	bin := built(t, "agent-harness")
+	for _, tc := range []struct {
+		name    string
+		flags   []string
+		wantErr string // in LangChain's error; "" = it books
+		booked  int
+	}{
+		{"shared", nil, "a 2026-07-28 (stateless, SEP-2575) session already uses without initialize", 1},
+		{"--upstream-per-session", []string{"--upstream-per-session"}, "", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			upstream := []string{"sh", "-c", `exec "$0" sample-server --state-file "$1/state.$$.jsonl"`, bin, dir}
+			p := startHTTPProxy(t, append(append(append([]string{"--audit-tools", "off"}, tc.flags...), "--"), upstream...)...)
+			run := func(script string, cfg string) (errText string) {
+				t.Helper()
+				out, stderr, code := runNode(t, filepath.Dir(script), nil, script, cfg)
+				var got struct {
+					ModelSaw *fwSaw `json:"modelSaw"`
+					Error    string `json:"error"`
+				}
+				if code != 0 || json.Unmarshal(out, &got) != nil {
+					t.Fatalf("%s exit %d printed %q; stderr:\n%s", script, code, out, stderr)
+				}
+				return got.Error
+			}
+			if e := run(aisdk, `{"transport":"http","url":"`+p.url+`","discover":true}`); e != "" {
+				t.Fatalf("the AI SDK's 2026 session: %s\nstderr:\n%s", e, p.stderr)
+			}
+			e := run(langchain, `{"transport":"http","url":"`+p.url+`"}`)
+			switch {
+			case tc.wantErr == "" && e != "":
+				t.Errorf("LangChain.js: %s\nstderr:\n%s", e, p.stderr)
+			case tc.wantErr != "" && (!strings.Contains(e, tc.wantErr) || !strings.Contains(e, "--upstream-per-session")):
+				t.Errorf("LangChain.js's error %q, want it to say %q and name --upstream-per-session", e, tc.wantErr)
+			}
+			p.stop(syscall.SIGTERM)
+			r := p.readReport()
+			if n, truth := r.executions()["create_booking"], fwGroundTruth(t, dir); n != tc.booked || truth != tc.booked {
+				t.Errorf("report %d execution(s), the upstream's state files %d; want %d\nstderr:\n%s", n, truth, tc.booked, p.stderr)
 			}
 		})
 	}
