@@ -3,11 +3,13 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/cuonztech/agent-harness/internal/relay/sse"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // answerOf reads the JSON-RPC answer to a POST: the body, or the last event
@@ -294,5 +297,186 @@ func TestSharedUpstreamLateAnswerOfEndedSessionIsJudged(t *testing.T) {
 	if r.Report.Verdict != "FAIL" || r.executions()["book_room"] != 2 {
 		t.Errorf("the shared upstream executed book_room %d times; report: verdict %s (%s), %d executions; want FAIL with 2\nstderr:\n%s",
 			up, r.Report.Verdict, r.Report.VerdictReason, r.executions()["book_room"], p.stderr)
+	}
+}
+
+// TestSharedUpstreamLegacyInitializeAfterStatelessSession is issue 21 item
+// 2: over --listen with one shared stdio upstream (the sample server, a
+// go-sdk server), a 2026-07-28 stateless client books first, without
+// initialize; a legacy client's initialize then reached the process, which
+// took its one MCP session as set up already and answered `duplicate
+// "initialize" received`. Two legacy clients (go-sdk, LangChain.js) never
+// show it: the second is answered from the first's result. The second
+// client now hears why in plain words, and the report still counts the one
+// execution that reached the upstream.
+func TestSharedUpstreamLegacyInitializeAfterStatelessSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	proxy, _ := binaries(t)
+	p := startHTTPProxy(t, "--audit-tools", "off", "--", proxy, "sample-server")
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"stateless","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	stateless := newRawSession(t, p.url)
+	stateless.extra = []string{"MCP-Protocol-Version", "2026-07-28"}
+	call := answerOf(t, stateless.post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_booking","arguments":{"guest":"Ada Lovelace","date":"2027-01-02","room":"double"},`+meta+`}}`))
+	if !bytes.Contains(call, []byte(`booking_id`)) {
+		t.Fatalf("stateless create_booking: %s\nstderr:\n%s", call, p.stderr)
+	}
+
+	legacy := newRawSession(t, p.url)
+	b := answerOf(t, legacy.post(rpcRequest("1", "initialize", initializeParams)))
+	var ans struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(b, &ans); err != nil || ans.Error == nil {
+		t.Fatalf("legacy initialize after a stateless session: want an error, got %s (%v)", b, err)
+	}
+	for _, want := range []string{
+		"agent-harness: session s2's initialize was refused by the shared upstream process",
+		"a 2026-07-28 (stateless, SEP-2575) session already uses without initialize",
+		"--upstream-per-session",
+		`The upstream said: duplicate "initialize" received`,
+	} {
+		if !strings.Contains(ans.Error.Message, want) {
+			t.Errorf("the error the legacy client gets lacks %q:\n%s", want, ans.Error.Message)
+		}
+	}
+	if ans.Error.Code != -32603 {
+		t.Errorf("error code %d, want -32603 (the upstream's 0 is no JSON-RPC code)", ans.Error.Code)
+	}
+	if code := p.stop(syscall.SIGTERM); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit code %d, want %d", code, 128+int(syscall.SIGTERM))
+	}
+	r := p.readReport()
+	if n := r.executions()["create_booking"]; n != 1 {
+		t.Errorf("create_booking executions %d, want 1 (what reached the upstream)\nstderr:\n%s", n, p.stderr)
+	}
+}
+
+// TestSharedUpstreamGoSDKLegacyClientAfterStatelessClient is issue 21 item
+// 2 with two go-sdk clients: the first speaks 2026-07-28 (the SDK's
+// default: server/discover, no initialize), the second asks for
+// 2025-11-25 and so sends initialize, which the shared sample server
+// refuses. Its Connect fails with the proxy's plain-words error; two
+// clients of one revision each connect (the second legacy one is answered
+// from the first's initialize), and the report counts what reached the
+// upstream.
+func TestSharedUpstreamGoSDKLegacyClientAfterStatelessClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	proxy, _ := binaries(t)
+	ctx, cancel := context.WithTimeout(t.Context(), sessionWait)
+	defer cancel()
+	connect := func(url, version string) (*mcp.ClientSession, error) {
+		client := mcp.NewClient(&mcp.Implementation{Name: "go-sdk-agent-" + version, Version: "1"}, nil)
+		var opts *mcp.ClientSessionOptions
+		if version != "" {
+			opts = &mcp.ClientSessionOptions{ProtocolVersion: version}
+		}
+		return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, opts)
+	}
+	book := func(cs *mcp.ClientSession) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_booking", Arguments: map[string]any{"guest": "Ada Lovelace", "date": "2027-01-02", "room": "double"}})
+		if err != nil || res.IsError {
+			t.Fatalf("create_booking: %+v %v", res, err)
+		}
+	}
+	for _, tc := range []struct {
+		name           string
+		first, second  string // protocol versions ("" the SDK's default, 2026-07-28)
+		wantErr        string
+		wantExecutions int
+	}{
+		{"stateless, then legacy", "", "2025-11-25", "a 2026-07-28 (stateless, SEP-2575) session already uses without initialize", 1},
+		{"legacy, then legacy", "2025-11-25", "2025-11-25", "", 2},
+		{"stateless, then stateless", "", "", "", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startHTTPProxy(t, "--audit-tools", "off", "--", proxy, "sample-server")
+			a, err := connect(p.url, tc.first)
+			if err != nil {
+				t.Fatalf("first client: %v\nstderr:\n%s", err, p.stderr)
+			}
+			book(a)
+			b, err := connect(p.url, tc.second)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("second client: %v\nstderr:\n%s", err, p.stderr)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "--upstream-per-session")):
+				t.Fatalf("second client's connect error %v, want one naming %q and --upstream-per-session", err, tc.wantErr)
+			case err == nil:
+				book(b)
+				_ = b.Close()
+			}
+			_ = a.Close()
+			p.stop(syscall.SIGTERM)
+			if n := p.readReport().executions()["create_booking"]; n != tc.wantExecutions {
+				t.Errorf("create_booking executions %d, want %d\nstderr:\n%s", n, tc.wantExecutions, p.stderr)
+			}
+		})
+	}
+}
+
+// TestSharedUpstreamNPMLangChainAfterAISDK2026 is issue 21 item 2's hand
+// test: over one --listen proxy with the shared sample server, the AI SDK
+// in a 2026-07-28 session (server/discover, no initialize) books, then a
+// LangChain.js agent (the MCP SDK v1 client: initialize with 2025-11-25)
+// connects. Its connect fails — the process's one MCP session is the
+// stateless one — and the error its user reads says so and names
+// --upstream-per-session, with which both agents book; the report counts
+// what reached the upstream (the state files).
+func TestSharedUpstreamNPMLangChainAfterAISDK2026(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs processes")
+	}
+	aisdk, langchain := npmFile(t, "aisdk-agent.mjs"), npmFile(t, "langchain-agent.mjs")
+	bin := built(t, "agent-harness")
+	for _, tc := range []struct {
+		name    string
+		flags   []string
+		wantErr string // in LangChain's error; "" = it books
+		booked  int
+	}{
+		{"shared", nil, "a 2026-07-28 (stateless, SEP-2575) session already uses without initialize", 1},
+		{"--upstream-per-session", []string{"--upstream-per-session"}, "", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			upstream := []string{"sh", "-c", `exec "$0" sample-server --state-file "$1/state.$$.jsonl"`, bin, dir}
+			p := startHTTPProxy(t, append(append(append([]string{"--audit-tools", "off"}, tc.flags...), "--"), upstream...)...)
+			run := func(script string, cfg string) (errText string) {
+				t.Helper()
+				out, stderr, code := runNode(t, filepath.Dir(script), nil, script, cfg)
+				var got struct {
+					ModelSaw *fwSaw `json:"modelSaw"`
+					Error    string `json:"error"`
+				}
+				if code != 0 || json.Unmarshal(out, &got) != nil {
+					t.Fatalf("%s exit %d printed %q; stderr:\n%s", script, code, out, stderr)
+				}
+				return got.Error
+			}
+			if e := run(aisdk, `{"transport":"http","url":"`+p.url+`","discover":true}`); e != "" {
+				t.Fatalf("the AI SDK's 2026 session: %s\nstderr:\n%s", e, p.stderr)
+			}
+			e := run(langchain, `{"transport":"http","url":"`+p.url+`"}`)
+			switch {
+			case tc.wantErr == "" && e != "":
+				t.Errorf("LangChain.js: %s\nstderr:\n%s", e, p.stderr)
+			case tc.wantErr != "" && (!strings.Contains(e, tc.wantErr) || !strings.Contains(e, "--upstream-per-session")):
+				t.Errorf("LangChain.js's error %q, want it to say %q and name --upstream-per-session", e, tc.wantErr)
+			}
+			p.stop(syscall.SIGTERM)
+			r := p.readReport()
+			if n, truth := r.executions()["create_booking"], fwGroundTruth(t, dir); n != tc.booked || truth != tc.booked {
+				t.Errorf("report %d execution(s), the upstream's state files %d; want %d\nstderr:\n%s", n, truth, tc.booked, p.stderr)
+			}
+		})
 	}
 }

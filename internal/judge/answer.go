@@ -39,6 +39,7 @@ func (j *Judge) onAnswer(ev Event) {
 // (behaviour §4.5: a call answered within the grace period counts normally).
 func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
 	op := a.op
+	h := op.dropHand(a)
 	if late {
 		op.n.unknown--
 		a.endUnknown = false
@@ -49,7 +50,7 @@ func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
 	switch ev.Outcome {
 	case Executed:
 		a.state = aExecuted
-		j.executed(op, a, ev)
+		j.executed(op, a, ev, h)
 	case InjectedNotExecuted:
 		a.state = aInjected
 		op.n.injected++
@@ -89,7 +90,8 @@ func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
 	}
 	if failure {
 		op.n.failed++
-		if op.fail.record(ev.Call, ev.Time, j.seq) {
+		// A handoff recorded its failure when the agent had it.
+		if h == nil && op.fail.record(ev.Call, ev.Time, j.seq) {
 			j.awaiting = append(j.awaiting, op)
 		}
 	}
@@ -101,19 +103,30 @@ func (j *Judge) writeAnswer(a *attempt, ev Event, late bool) {
 	j.addCandidate(op)
 }
 
-// executed records an execution of op by attempt a (answered by ev, the
-// judge's event number seq) and keeps the duplicate details current in O(1).
-func (j *Judge) executed(op *operation, a *attempt, ev Event) {
+// executed records an execution of op by attempt a (answered by ev at the
+// judge's event number j.seq, or from its handoff h when not nil) and keeps
+// the duplicate details current in O(1) per pending handoff.
+func (j *Judge) executed(op *operation, a *attempt, ev Event, h *handoff) {
 	op.n.executed++
 	j.noteProcessExecution(op, a)
+	seq, reads := j.seq, j.cov.readsOK
+	if h != nil {
+		seq, reads = h.seq, h.reads
+	}
 	if ev.Fault != "" {
 		op.n.ghosts++
-		op.ghost.answered(ev.Fault)
+		op.ghost.answered(ev.Fault, seq)
 		op.fail.hadInjected = true
 	}
-	op.dup.record(a, ev, op.n.executed, j.seq, j.cov.readsOK)
-	if a.ghostPre {
-		op.ghost.extras++
+	op.dup.recordAt(a, ev, op.n.executed, seq, reads, h)
+	op.noteHands(a)
+	op.ghost.count(a)
+	if h != nil && ev.Fault != "" {
+		// Executions the judge heard of before this ghost write's final
+		// status, sent after the agent had its fault.
+		for _, x := range h.after {
+			op.ghost.count(x)
+		}
 	}
 	for _, ks := range a.keys {
 		ks.executions++

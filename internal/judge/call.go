@@ -252,14 +252,13 @@ func (j *Judge) writeCall(ev Event) {
 	// re-listed without the hint is judged strictly from then on).
 	op.idempotent = op.idempotent && ev.Idempotent
 	a := &attempt{
-		session:  ev.Session,
-		call:     ev.Call,
-		op:       op,
-		sent:     ev.Time,
-		sendSeq:  j.seq,
-		readsAt:  j.cov.readsOK,
-		ghostPre: op.ghost.seen,
-		join:     join,
+		session: ev.Session,
+		call:    ev.Call,
+		op:      op,
+		sent:    ev.Time,
+		sendSeq: j.seq,
+		readsAt: j.cov.readsOK,
+		join:    join,
 	}
 	a.waited, a.hasWait = op.fail.waitedSince(ev.Time)
 	if join != nil && op.joinedBy == nil {

@@ -37,6 +37,15 @@ type dupDetails struct {
 // execution of its operation at the judge's event number seq, with
 // readsOK successful reads completed so far.
 func (d *dupDetails) record(a *attempt, ev Event, n int, seq uint64, readsOK int) {
+	d.recordAt(a, ev, n, seq, readsOK, nil)
+}
+
+// recordAt is record for an attempt whose answer counts from its handoff
+// h (handoff.go) when h is not nil: seq and readsOK are then the
+// handoff's, and it overlapped another execution when one was answered
+// after it was sent and before the handoff, or was sent before the
+// handoff and answered after it.
+func (d *dupDetails) recordAt(a *attempt, ev Event, n int, seq uint64, readsOK int, h *handoff) {
 	if a.keyed {
 		d.keyed++
 		if d.keyed == 1 {
@@ -58,7 +67,11 @@ func (d *dupDetails) record(a *attempt, ev Event, n int, seq uint64, readsOK int
 	}
 	// Two executions overlap when an earlier one was answered after this
 	// one was sent.
-	if n > 1 && d.maxAnswerSeq > a.sendSeq {
+	switch {
+	case n <= 1:
+	case h != nil:
+		d.parallel = d.parallel || h.maxAnswer > a.sendSeq || h.overlapped
+	case d.maxAnswerSeq > a.sendSeq:
 		d.parallel = true
 	}
 	if n > 1 {
@@ -104,15 +117,30 @@ type ghostWrite struct {
 	// fault is the injected fault kind of the first ghost write
 	// ("timeout" for F1); every extra followed it.
 	fault string
+	// seq is the judge's event number at which the agent had the first
+	// ghost write's failure answer: the answer event, or the handoff
+	// before it (handoff.go).
+	seq uint64
 	// extras counts executions whose attempt was sent after a ghost
 	// write had been answered.
 	extras int
 }
 
-// answered records a ghost write answered with fault.
-func (g *ghostWrite) answered(fault string) {
-	if !g.seen {
-		g.fault = fault
+// answered records a ghost write answered with fault at event number
+// seq. The first is the one the agent had first: a handoff's seq may be
+// earlier than a ghost write answered before it.
+func (g *ghostWrite) answered(fault string, seq uint64) {
+	if !g.seen || seq < g.seq {
+		g.fault, g.seq = fault, seq
 	}
 	g.seen = true
+}
+
+// count counts a's execution as an extra when a was sent after the first
+// ghost write had been answered (once per attempt).
+func (g *ghostWrite) count(a *attempt) {
+	if g.seen && !a.extra && a.sendSeq > g.seq {
+		a.extra = true
+		g.extras++
+	}
 }

@@ -48,6 +48,13 @@ func eventsFromBytes(data []byte) []Event {
 			ev.ResponseDigest = string(rune('a' + b2%3))
 		case 6:
 			ev.Kind = EventForwarded
+			if b2&0x80 != 0 {
+				// A delivery; with a fault, ahead of the answer it is a
+				// handoff (handoff.go).
+				ev.Kind = EventDelivered
+				ev.Fault = faults[int(b2>>3)%len(faults)]
+				ev.TransportFault = b2&0x40 != 0
+			}
 		default:
 			switch b2 % 3 {
 			case 0:
@@ -88,6 +95,9 @@ func FuzzJudgeEvents(f *testing.F) {
 	f.Add([]byte{0, 1, 0, 1, 3, 1, 6, 1, 0, 2, 0, 1, 3, 2, 0, 1})             // ghost write, then re-send executed
 	f.Add([]byte{0, 1, 0, 1, 6, 1, 0, 0, 0, 2, 0, 1, 7, 0, 0, 0, 3, 1, 0, 1}) // in flight at end, late answer
 	f.Add([]byte{0x80, 1, 0, 0, 0x84, 1, 17, 0, 0x80, 1, 0, 1, 0, 3, 4, 0})   // 429 and early re-send
+	// F1 on a task write: forwarded, the timeout handed over, a re-send
+	// executed, then the hidden task's ghost write.
+	f.Add([]byte{1, 1, 0, 1, 6, 1, 0, 1, 6, 1, 0xb0, 1, 0, 2, 0, 1, 6, 2, 0, 1, 3, 2, 0, 1, 3, 1, 0x0c, 1, 7, 0, 0, 1})
 	// With a state map: before snapshot (n = 0), ghost write, re-send, after snapshot (n = 1).
 	f.Add([]byte{0x81, 0x00, 0x06, 0, 0x80, 1, 0, 1, 3, 1, 6, 1, 0, 2, 0, 1, 3, 2, 0, 1, 0x47, 0x10, 0x0a, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -23,20 +23,25 @@ const (
 
 // attempt is one write call of the agent.
 type attempt struct {
-	session  string
-	call     int64
-	op       *operation
-	sent     time.Time
-	sendSeq  uint64
-	state    astate
-	fault    string
-	keys     []*keyState
-	keyed    bool
-	keyJoin  string
-	readsAt  int // successful reads completed when it was sent
-	ghostPre bool
-	waited   int64 // ms since the operation's last failure answer
-	hasWait  bool
+	session string
+	call    int64
+	op      *operation
+	sent    time.Time
+	sendSeq uint64
+	state   astate
+	fault   string
+	keys    []*keyState
+	keyed   bool
+	keyJoin string
+	readsAt int // successful reads completed when it was sent
+	// extra: counted in op.ghost.extras (sent after a ghost write had
+	// been answered, and executed).
+	extra bool
+	// hand: the agent was handed an injected failure answer for the
+	// attempt before its outcome was known (handoff.go); nil otherwise.
+	hand    *handoff
+	waited  int64 // ms since the operation's last failure answer
+	hasWait bool
 	// endUnknown: made unknown by EventEnd; a late answer still counts.
 	endUnknown bool
 	// shown: the attempt's arguments as the report shows them, nil when
@@ -74,6 +79,10 @@ type operation struct {
 	// idempotent: every call of the operation was of an idempotent write
 	// tool (behaviour §4.8), so repeats are no violation.
 	idempotent bool
+
+	// hands are the attempts with a handoff whose outcome is not known
+	// yet (at most maxHandoffs; handoff.go).
+	hands []*attempt
 
 	n      attemptCounts
 	keys   opKeys

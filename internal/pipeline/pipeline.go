@@ -308,6 +308,15 @@ func (p *Pipeline) delivered(id int64, kind string) {
 		TransportFault: p.opts.FaultLayerHTTP && transportKind(kind)})
 }
 
+// handedOff tells the judge that an injected answer of fault kind kind is
+// handed to the agent now for a call whose own outcome comes later (F1 on
+// a task-creating write): the delivered event carries the kind, ahead of
+// the call's answer, and is its only one.
+func (p *Pipeline) handedOff(id int64, kind string) {
+	p.apply(judge.Event{Kind: judge.EventDelivered, Time: p.clock.Now(), Call: id, Fault: kind,
+		TransportFault: p.opts.FaultLayerHTTP && transportKind(kind)})
+}
+
 // transportKind reports whether --fault-layer http delivers fault kind
 // kind at the transport level (httpagent's deliverFault): F1's dropped
 // connection, F3's cut body, a 429 or a 500. A plugin's kind has no HTTP
@@ -352,12 +361,16 @@ func (p *Pipeline) forward(ctx context.Context, call *relay.ToolCall, att attemp
 		// final status. F1 on a task-creating write: the task runs, the
 		// agent gets the fault instead of the handle, and the proxy learns
 		// the status by polling at the session end.
-		ot := &openTask{call: att.id, status: "working"}
+		ot := &openTask{call: att.id, status: "working", scenario: act.Scenario}
 		if taskFault {
 			ot.faulted, ot.act, ot.fc = true, act, fc
 			resp = relay.Response{Result: act.Result, Fault: act.Fault, RetryAfter: act.RetryAfter}
+			// The agent has the fault from now on, its outcome is the
+			// task's: the judge counts the failure it saw from here
+			// (behaviour §4.13), before the task can settle.
+			p.handedOff(att.id, act.Fault)
 		}
-		p.tasks.add(call.Session, task, ot)
+		p.tasks.add(call.Session, task, ot) // complete: a poll may settle it at once
 		return resp, nil
 	}
 	if outcome == judge.Incomplete {

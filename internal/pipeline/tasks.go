@@ -27,6 +27,9 @@ import (
 type openTask struct {
 	call   int64  // the judge's call number of the creating tools/call
 	status string // the last status seen ("working" at creation)
+	// scenario is the scenario applied to the creating call (F4 passes a
+	// write with one): the judge hears of it with the final status.
+	scenario string
 	// faulted: a fault (F1) replaced the handle the agent would have got;
 	// act and fc settle it with the final status.
 	faulted bool
@@ -183,6 +186,9 @@ func (p *Pipeline) TaskMessage(m relay.TaskMessage) {
 		ev.ResponseDigest = digest(result)
 	}
 	executed := outcome == judge.Executed
+	if !ot.faulted {
+		ev.Scenario = ot.scenario
+	}
 	if ot.faulted {
 		if s, ok := p.opts.Fault.(fault.Settler); ok {
 			s.Settle(ot.fc, ot.act, executed)
@@ -195,12 +201,9 @@ func (p *Pipeline) TaskMessage(m relay.TaskMessage) {
 		// execution, and the judge hears of no fault (as for F1 on an
 		// isError answer, which is not applied).
 	}
+	// The fault was delivered when the agent got it (handedOff), not now.
 	if err := p.persist(p.apply(ev)); err != nil {
 		p.opts.Fatal(err)
-		return
-	}
-	if ev.Fault != "" {
-		p.delivered(ot.call, ev.Fault)
 	}
 }
 

@@ -3,6 +3,7 @@ package relay
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -69,8 +70,14 @@ type SharedUpstream struct {
 	// process (a stateless session's tools/list or tools/call): from then
 	// on an exit is a crash, not a start failure, whether or not any
 	// initialize was answered (behaviour §8.3).
-	used     bool
-	stopping bool
+	used bool
+	// stateless: a SEP-2575 request (a params._meta protocol version of
+	// 2026-07-28 or later; server/discover included) reached the process
+	// before any initialize got a result. Such a server (the go-sdk's)
+	// takes its session as set up by it and refuses a later initialize;
+	// the session that sent that one is told why (statelessInitError).
+	stateless bool
+	stopping  bool
 	// warnedProgress: a progress notification for no open request was
 	// reported once.
 	warnedProgress atomic.Bool
@@ -327,6 +334,9 @@ func (u *SharedUpstream) request(c *sharedConn, msg []byte, env wire.Envelope, i
 	if !init && env.Method != methodDiscover && env.Method != methodPing {
 		u.used = true
 	}
+	if !init && u.init.result == nil && requestMeta(env.Params, "") != nil {
+		u.stateless = true
+	}
 	u.mu.Unlock()
 	if !u.send(spliced(msg, edits)) {
 		u.forget(r)
@@ -557,8 +567,39 @@ func (u *SharedUpstream) response(line []byte, env wire.Envelope) {
 	}
 	if r.init {
 		u.initAnswered(r, env)
+		u.mu.Lock()
+		stateless := u.stateless
+		u.mu.Unlock()
+		if env.Error != nil && stateless {
+			r.c.push(errorLine(r.id, statelessInitError(r.c.name, env.Error)))
+			return
+		}
 	}
 	r.c.push(spliced(line, []splice{{at: env.IDStart, cut: len(env.ID), with: r.id}}))
+}
+
+// statelessInitError is the error a session's initialize gets when the
+// shared process, already used by a SEP-2575 (2026-07-28) session that
+// needs no initialize, refused it (behaviour §8.3): one process holds one
+// MCP session, and the stateless one set it up. The upstream's own error
+// (upstream, a JSON-RPC error object) is quoted at the end; its code is
+// kept.
+func statelessInitError(session string, upstream []byte) *RPCError {
+	var e RPCError
+	if json.Unmarshal(upstream, &e) != nil || e.Code == 0 {
+		e.Code = codeInternalError
+	}
+	msg := e.Message
+	if msg == "" {
+		msg = string(upstream)
+	}
+	e.Message = "agent-harness: session " + session + "'s initialize was refused by the shared upstream process, " +
+		"which a 2026-07-28 (stateless, SEP-2575) session already uses without initialize: with --listen all sessions " +
+		"share one upstream process and one MCP session of it, so a legacy session cannot be initialised beside a stateless one. " +
+		"Connect every client with protocol version 2026-07-28, or run the proxy with --upstream-per-session. " +
+		"The upstream said: " + msg
+	e.Data = nil
+	return &e
 }
 
 // serverNotification routes a notification of the process.

@@ -20,6 +20,7 @@ const (
 	ruleAfterCall    = "forwarded, answer and delivered only after their call"
 	ruleOnce         = "forwarded, answer and delivered at most once per call"
 	ruleOrder        = "a call is forwarded before its answer, delivered after it"
+	ruleHandoff      = "a delivered line with a fault comes after its call's forwarded line and before its answer"
 	ruleNothingAfter = "nothing after end but plugin failures"
 	ruleSession      = "a session opened before it is used, and once"
 	ruleStateProbe   = "state lines only in a trace whose header has a stateCommand"
@@ -139,8 +140,14 @@ func (c *invariants) check(n int, l *Line) error {
 		switch {
 		case l.Type == "forwarded" && seen&seenAnswer != 0:
 			return ruleError(ruleOrder, "call %d forwarded after its answer", l.Call)
-		case l.Type == "delivered" && seen&seenAnswer == 0:
+		case l.Type == "delivered" && seen&seenAnswer == 0 && l.Fault == "":
 			return ruleError(ruleOrder, "call %d delivered before its answer", l.Call)
+		case l.Type == "delivered" && l.Fault != "" && seen&seenAnswer != 0:
+			// A handoff (a fault handed over while the call's outcome was
+			// not known) comes before the answer it stands in for.
+			return ruleError(ruleHandoff, "call %d delivered with a fault after its answer", l.Call)
+		case l.Type == "delivered" && l.Fault != "" && seen&seenForwarded == 0:
+			return ruleError(ruleHandoff, "call %d delivered with a fault before it was forwarded", l.Call)
 		}
 		c.calls[l.Call] = seen | bit
 	}

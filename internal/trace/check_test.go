@@ -254,3 +254,35 @@ func TestReadRefusesForgedOutcomes(t *testing.T) {
 		})
 	}
 }
+
+// TestReadHandoffOrder (issue 21 item 1, behaviour §4.13): a delivered line
+// with a fault — the fault handed to the agent while the call's outcome was
+// not known, F1 on a task-creating write — comes after the call's
+// forwarded line and before its answer; elsewhere it is refused.
+func TestReadHandoffOrder(t *testing.T) {
+	lines := doubleBooking(t)
+	handoff := func(at string) func(string) string {
+		return func(l string) string {
+			return strings.Replace(strings.Replace(l, `"t":5`, `"t":`+at, 1), `"call":1}`, `"call":1,"fault":"timeout"}`, 1)
+		}
+	}
+	ok := edited(pick(lines, 1, 2, 3, 4, 5, 7, 6, 8, 9, 10, 11), 6, handoff("3.5"))
+	if _, err := Read(bytes.NewReader(joinLines(ok))); err != nil {
+		t.Fatalf("a handoff between forwarded and answer is refused: %v", err)
+	}
+	for _, tc := range []struct {
+		name  string
+		trace []string
+		want  string
+	}{
+		{"after the answer", edited(lines, 7, handoff("5")), "line 7: call 1 delivered with a fault after its answer (rule: a delivered line with a fault comes after its call's forwarded line and before its answer)"},
+		{"before the forwarding", edited(pick(lines, 1, 2, 3, 4, 7, 5, 6, 8, 9, 10, 11), 5, handoff("2.5")), "line 5: call 1 delivered with a fault before it was forwarded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Read(bytes.NewReader(joinLines(tc.trace)))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}

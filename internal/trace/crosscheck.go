@@ -259,7 +259,7 @@ func (c *crossLines) delivered(n int, l *Line) error {
 	case !l.TransportFault:
 	case agent != "http":
 		return lineError(n, ruleTransport, "call %d's fault is recorded as delivered at the transport level, the header's agent side is %s", l.Call, agent)
-	case !c.faulted[l.Call]:
+	case !c.faulted[l.Call] && l.Fault == "":
 		return lineError(n, ruleTransport, "call %d's delivery is recorded as transport-level, its answer carried no fault", l.Call)
 	}
 	return nil
