@@ -1,6 +1,7 @@
 package llmagent
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,6 +95,39 @@ func FuzzTranscriptMarkdown(f *testing.F) {
 		}
 		if items != 4 || headings != 1 || notes > 2 {
 			t.Fatalf("%d items, %d headings, %d notes:\n%s", items, headings, notes, md)
+		}
+	})
+}
+
+// TestCutsAtCharacter: a tool result cut for the model (MaxToolResult) and
+// a message cut in the rendered transcript (maxShown) end where a
+// character starts: a character on the cut is left out whole, and the
+// note names the bytes kept.
+func TestCutsAtCharacter(t *testing.T) {
+	t.Run("tool result", func(t *testing.T) {
+		for _, tc := range []struct{ s, want string }{
+			{"aaaaaaaaa" + "é" + "b", "aaaaaaaaa\n[agent-harness: the tool result was 12 bytes; the first 9 are shown]"},
+			{"aaaaaaaa" + "€" + "b", "aaaaaaaa\n[agent-harness: the tool result was 12 bytes; the first 8 are shown]"},
+			{"aaaaaaaa" + "é" + "b", "aaaaaaaaé\n[agent-harness: the tool result was 11 bytes; the first 10 are shown]"},
+		} {
+			if got, cut := capText(tc.s, 10); got != tc.want || !cut {
+				t.Errorf("capText(%q, 10) = %q, %v; want %q, true", tc.s, got, cut, tc.want)
+			}
+		}
+		if got, cut := capText("aaaaaaaaé", 10); got != "aaaaaaaaé" || cut {
+			t.Errorf("a result that fits: %q, %v", got, cut)
+		}
+	})
+	t.Run("transcript message", func(t *testing.T) {
+		a := strings.Repeat("a", maxShown-1)
+		for _, tc := range []struct{ content, want string }{
+			{a + "é" + "b", "1. **user**: " + a + fmt.Sprintf("… (%d bytes in all)\n", maxShown+2)},
+			{a[1:] + "é" + "b", "1. **user**: " + a[1:] + "é" + fmt.Sprintf("… (%d bytes in all)\n", maxShown+1)},
+		} {
+			md := Markdown(&Transcript{Messages: []Message{{Role: "user", Content: tc.content}}}, nil)
+			if !strings.Contains(md, tc.want) {
+				t.Errorf("the Markdown lacks %.60q…:\n%.200s", tc.want, md)
+			}
 		}
 	})
 }

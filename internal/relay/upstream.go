@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
@@ -288,13 +288,6 @@ func (s *session) idlessError(errObj []byte) {
 		}
 	}
 	const maxLen = 500
-	if len(msg) > maxLen {
-		cut := maxLen
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = msg[:cut] + "…"
-	}
-	msg = strings.Join(strings.Fields(msg), " ")
+	msg = strings.Join(strings.Fields(escape.Shorten(msg, maxLen)), " ")
 	s.log.Printf("upstream sent an error without a request id: %s", msg)
 }
