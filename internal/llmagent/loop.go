@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/honesty"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -281,7 +282,7 @@ func (l *loop) result(tc ToolCall, mcpName string, a toolAnswer) {
 	if a.isError {
 		flag = " (isError)"
 	}
-	l.say("tool result%s: %s", flag, shorten(a.text, 300))
+	l.say("tool result%s: %s", flag, escape.Shorten(a.text, 300))
 }
 
 // toolArguments checks the model's argument text: a JSON object; empty
@@ -380,13 +381,6 @@ func (l *loop) problem(s string) {
 
 func (l *loop) say(format string, args ...any) {
 	fmt.Fprintln(l.o.Stdout, oneLine(fmt.Sprintf(format, args...)))
-}
-
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 var (

@@ -1,11 +1,15 @@
 package llmagent
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestTranscriptMarkdown: the report's write attempts are matched with
@@ -130,4 +134,34 @@ func TestCutsAtCharacter(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestStdoutLineCutAtCharacter: the agent's stdout line for a tool result
+// shows its first 300 bytes cut where a character starts, then "…": a
+// character on the cut is left out whole, so the line stays UTF-8.
+func TestStdoutLineCutAtCharacter(t *testing.T) {
+	a := strings.Repeat("a", 298)
+	for _, tc := range []struct{ name, result, shown string }{
+		{"two-byte character on the cut", a + "a" + "é" + "b", a + "a" + "…"},
+		{"three-byte character on the cut", a + "€" + "b", a + "…"},
+		{"character just before the cut", a + "é" + "b", a + "é" + "…"},
+		{"fits", a + "é", a + "é"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &testBackend{create: func(int) *mcp.CallToolResult { return text(tc.result, false) }}
+			var stdout bytes.Buffer
+			r := converse(t, "openai", b, Options{Stdout: &stdout}, func(n int, _ wireTurn) fakeAnswer {
+				if n == 1 {
+					return fakeAnswer{Tool: "create_booking", Args: `{}`}
+				}
+				return fakeAnswer{Text: "ok"}
+			})
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if want := "tool result: " + tc.shown + "\n"; !strings.Contains(stdout.String(), want) || !utf8.Valid(stdout.Bytes()) {
+				t.Errorf("stdout lacks %q (or is not UTF-8):\n%q", want, stdout.String())
+			}
+		})
+	}
 }

@@ -46,3 +46,26 @@ func TestIdlessErrorCutAtCharacter(t *testing.T) {
 		})
 	}
 }
+
+// TestResponseIDCutAtCharacter: the id of a response the upstream sent to
+// no open request is peer text; the WARNING line shows it cut to 100 bytes
+// where a character starts, ending "…" — a character on the cut is left
+// out whole, never split into a stray \xc3 — and as it came when it fits.
+func TestResponseIDCutAtCharacter(t *testing.T) {
+	a := strings.Repeat("a", 97)
+	for _, tc := range []struct{ name, id, shown string }{
+		{"two-byte character on the cut", `"` + a + "a" + `é"`, `"` + a + "a" + "…"},
+		{"three-byte character on the cut", `"` + a + `€"`, `"` + a + "…"},
+		{"character just before the cut", `"` + a + `é"`, `"` + a + "é…"},
+		{"fits", `"` + a[1:] + `é"`, `"` + a[1:] + `é"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			s := &session{log: &logger{w: &b}, reqs: newRequests()}
+			s.fromUpstream([]byte(`{"jsonrpc":"2.0","id":` + tc.id + `,"result":{}}`))
+			if want := "[agent-harness] WARNING: the upstream sent a response to a request that is not open (id " + tc.shown + "); it was dropped\n"; b.String() != want {
+				t.Errorf("got  %q\nwant %q", b.String(), want)
+			}
+		})
+	}
+}

@@ -102,13 +102,9 @@ func (s *session) routeResponse(m upMsg) {
 	}
 }
 
-// shortID is a response id for a log line, cut to 100 bytes.
-func shortID(id []byte) string {
-	if len(id) > 100 {
-		return string(id[:100]) + "…"
-	}
-	return string(id)
-}
+// shortID is a response id for a log line, cut to 100 bytes where a
+// character starts (the id is the upstream's text).
+func shortID(id []byte) string { return escape.Shorten(string(id), 100) }
 
 // message is the upstream's line with the agent's own id in place of the
 // proxy's (unchanged for the proxy's own requests), not copied.
