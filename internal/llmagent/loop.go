@@ -261,7 +261,7 @@ func (l *loop) runTool(ctx context.Context, tc ToolCall) {
 	}
 	a := callTool(ctx, l.o.Session, tc.ID, mcpName, args, l.o.ToolTimeout)
 	if text, cut := capText(a.text, l.o.MaxToolResult); cut {
-		l.problem(fmt.Sprintf("the result of %s is %d bytes; the model gets the first %d", tc.Name, len(a.text), l.o.MaxToolResult))
+		l.problem(fmt.Sprintf("the result of %s is %d bytes; the model gets the first %d", tc.Name, len(a.text), escape.Cut(a.text, l.o.MaxToolResult)))
 		a.text = text
 	}
 	l.result(tc, mcpName, a)

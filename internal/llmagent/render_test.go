@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -163,5 +164,31 @@ func TestStdoutLineCutAtCharacter(t *testing.T) {
 				t.Errorf("stdout lacks %q (or is not UTF-8):\n%q", want, stdout.String())
 			}
 		})
+	}
+}
+
+// TestToolResultCutNamesTheBytesKept: a tool result cut for the model with
+// a character on the cut keeps the bytes before that character, and the
+// stderr line and transcript note name that number, as the result's own
+// note does — not the limit.
+func TestToolResultCutNamesTheBytesKept(t *testing.T) {
+	b := &testBackend{create: func(int) *mcp.CallToolResult { return text("aaaaaaaaa"+"é"+"b", false) }}
+	var got string
+	r := converse(t, "openai", b, Options{MaxToolResult: 10}, func(n int, w wireTurn) fakeAnswer {
+		if n == 1 {
+			return fakeAnswer{Tool: "create_booking", Args: `{}`}
+		}
+		got = w.ResultText
+		return fakeAnswer{Text: "ok"}
+	})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if want := "aaaaaaaaa\n[agent-harness: the tool result was 12 bytes; the first 9 are shown]"; got != want {
+		t.Errorf("the model got %q, want %q", got, want)
+	}
+	want := "the result of create_booking is 12 bytes; the model gets the first 9"
+	if !strings.Contains(r.stderr, want+"\n") || !slices.Contains(r.t.Notes, want) {
+		t.Errorf("stderr %q, notes %q; want %q in both", r.stderr, r.t.Notes, want)
 	}
 }
