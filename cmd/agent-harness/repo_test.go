@@ -10,7 +10,9 @@ import (
 
 // Helpers of this package's tests that read repository files. The tests
 // that run the built binary live in internal/e2e, which has its own copy
-// of readmeSection and codeBlocks (a test package cannot import another's).
+// of docSection and codeBlocks (a test package cannot import another's;
+// TestREADMEClientConfigs stays here, it checks the commands with this
+// package's flag parser).
 
 // repoRoot is the module root (two levels above this package).
 func repoRoot(tb testing.TB) string {

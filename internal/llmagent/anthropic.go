@@ -8,6 +8,7 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/cuonztech/agent-harness/internal/escape"
 )
 
 // AnthropicBaseURL is the default --base-url of anthropic:MODEL (the API
@@ -116,7 +117,7 @@ func (m *messagesModel) Call(ctx context.Context, req *Request) (*Response, erro
 	if err != nil {
 		var ae *anthropic.Error
 		if errors.As(err, &ae) {
-			return nil, &ProviderError{Status: ae.StatusCode, RetryAfter: retryAfter(ae.Response), Msg: shorten(oneLine(ae.RawJSON()), 300)}
+			return nil, &ProviderError{Status: ae.StatusCode, RetryAfter: retryAfter(ae.Response), Msg: escape.Shorten(oneLine(ae.RawJSON()), 300)}
 		}
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/honesty"
 	"github.com/cuonztech/agent-harness/internal/refagent"
 
@@ -250,7 +251,7 @@ func (l *loop) runTool(ctx context.Context, tc ToolCall) {
 	}
 	a := callTool(ctx, l.o.Session, tc.ID, mcpName, args, l.o.ToolTimeout)
 	if text, cut := capText(a.text, l.o.MaxToolResult); cut {
-		l.problem(fmt.Sprintf("the result of %s is %d bytes; the model gets the first %d", tc.Name, len(a.text), l.o.MaxToolResult))
+		l.problem(fmt.Sprintf("the result of %s is %d bytes; the model gets the first %d", tc.Name, len(a.text), escape.Cut(a.text, l.o.MaxToolResult)))
 		a.text = text
 	}
 	l.result(tc, mcpName, a)
@@ -271,7 +272,7 @@ func (l *loop) result(tc ToolCall, mcpName string, a toolAnswer) {
 	if a.isError {
 		flag = " (isError)"
 	}
-	l.say("tool result%s: %s", flag, shorten(a.text, 300))
+	l.say("tool result%s: %s", flag, escape.Shorten(a.text, 300))
 }
 
 // toolArguments checks the model's argument text: a JSON object; empty
@@ -370,13 +371,6 @@ func (l *loop) problem(s string) {
 
 func (l *loop) say(format string, args ...any) {
 	fmt.Fprintln(l.o.Stdout, oneLine(fmt.Sprintf(format, args...)))
-}
-
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 var (

@@ -10,8 +10,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/refagent"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -146,10 +146,7 @@ func capText(s string, limit int) (string, bool) {
 	if len(s) <= limit {
 		return s, false
 	}
-	cut := limit
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
+	cut := escape.Cut(s, limit)
 	return s[:cut] + fmt.Sprintf("\n[agent-harness: the tool result was %d bytes; the first %d are shown]", len(s), cut), true
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
@@ -84,7 +85,7 @@ func (m *chatModel) Call(ctx context.Context, req *Request) (*Response, error) {
 	if err != nil {
 		var ae *openai.Error
 		if errors.As(err, &ae) {
-			return nil, &ProviderError{Status: ae.StatusCode, RetryAfter: retryAfter(ae.Response), Msg: shorten(oneLine(ae.RawJSON()), 300)}
+			return nil, &ProviderError{Status: ae.StatusCode, RetryAfter: retryAfter(ae.Response), Msg: escape.Shorten(oneLine(ae.RawJSON()), 300)}
 		}
 		return nil, err
 	}

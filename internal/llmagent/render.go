@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/peerfile"
@@ -191,9 +190,5 @@ func cut(s string) string {
 	if len(s) <= maxShown {
 		return s
 	}
-	n := maxShown
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + fmt.Sprintf("… (%d bytes in all)", len(s))
+	return s[:escape.Cut(s, maxShown)] + fmt.Sprintf("… (%d bytes in all)", len(s))
 }

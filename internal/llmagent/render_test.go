@@ -1,10 +1,16 @@
 package llmagent
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestTranscriptMarkdown: the report's write attempts are matched with
@@ -96,4 +102,93 @@ func FuzzTranscriptMarkdown(f *testing.F) {
 			t.Fatalf("%d items, %d headings, %d notes:\n%s", items, headings, notes, md)
 		}
 	})
+}
+
+// TestCutsAtCharacter: a tool result cut for the model (MaxToolResult) and
+// a message cut in the rendered transcript (maxShown) end where a
+// character starts: a character on the cut is left out whole, and the
+// note names the bytes kept.
+func TestCutsAtCharacter(t *testing.T) {
+	t.Run("tool result", func(t *testing.T) {
+		for _, tc := range []struct{ s, want string }{
+			{"aaaaaaaaa" + "é" + "b", "aaaaaaaaa\n[agent-harness: the tool result was 12 bytes; the first 9 are shown]"},
+			{"aaaaaaaa" + "€" + "b", "aaaaaaaa\n[agent-harness: the tool result was 12 bytes; the first 8 are shown]"},
+			{"aaaaaaaa" + "é" + "b", "aaaaaaaaé\n[agent-harness: the tool result was 11 bytes; the first 10 are shown]"},
+		} {
+			if got, cut := capText(tc.s, 10); got != tc.want || !cut {
+				t.Errorf("capText(%q, 10) = %q, %v; want %q, true", tc.s, got, cut, tc.want)
+			}
+		}
+		if got, cut := capText("aaaaaaaaé", 10); got != "aaaaaaaaé" || cut {
+			t.Errorf("a result that fits: %q, %v", got, cut)
+		}
+	})
+	t.Run("transcript message", func(t *testing.T) {
+		a := strings.Repeat("a", maxShown-1)
+		for _, tc := range []struct{ content, want string }{
+			{a + "é" + "b", "1. **user**: " + a + fmt.Sprintf("… (%d bytes in all)\n", maxShown+2)},
+			{a[1:] + "é" + "b", "1. **user**: " + a[1:] + "é" + fmt.Sprintf("… (%d bytes in all)\n", maxShown+1)},
+		} {
+			md := Markdown(&Transcript{Messages: []Message{{Role: "user", Content: tc.content}}}, nil)
+			if !strings.Contains(md, tc.want) {
+				t.Errorf("the Markdown lacks %.60q…:\n%.200s", tc.want, md)
+			}
+		}
+	})
+}
+
+// TestStdoutLineCutAtCharacter: the agent's stdout line for a tool result
+// shows its first 300 bytes cut where a character starts, then "…": a
+// character on the cut is left out whole, so the line stays UTF-8.
+func TestStdoutLineCutAtCharacter(t *testing.T) {
+	a := strings.Repeat("a", 298)
+	for _, tc := range []struct{ name, result, shown string }{
+		{"two-byte character on the cut", a + "a" + "é" + "b", a + "a" + "…"},
+		{"three-byte character on the cut", a + "€" + "b", a + "…"},
+		{"character just before the cut", a + "é" + "b", a + "é" + "…"},
+		{"fits", a + "é", a + "é"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &testBackend{create: func(int) *mcp.CallToolResult { return text(tc.result, false) }}
+			var stdout bytes.Buffer
+			r := converse(t, "openai", b, Options{Stdout: &stdout}, func(n int, _ wireTurn) fakeAnswer {
+				if n == 1 {
+					return fakeAnswer{Tool: "create_booking", Args: `{}`}
+				}
+				return fakeAnswer{Text: "ok"}
+			})
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if want := "tool result: " + tc.shown + "\n"; !strings.Contains(stdout.String(), want) || !utf8.Valid(stdout.Bytes()) {
+				t.Errorf("stdout lacks %q (or is not UTF-8):\n%q", want, stdout.String())
+			}
+		})
+	}
+}
+
+// TestToolResultCutNamesTheBytesKept: a tool result cut for the model with
+// a character on the cut keeps the bytes before that character, and the
+// stderr line and transcript note name that number, as the result's own
+// note does — not the limit.
+func TestToolResultCutNamesTheBytesKept(t *testing.T) {
+	b := &testBackend{create: func(int) *mcp.CallToolResult { return text("aaaaaaaaa"+"é"+"b", false) }}
+	var got string
+	r := converse(t, "openai", b, Options{MaxToolResult: 10}, func(n int, w wireTurn) fakeAnswer {
+		if n == 1 {
+			return fakeAnswer{Tool: "create_booking", Args: `{}`}
+		}
+		got = w.ResultText
+		return fakeAnswer{Text: "ok"}
+	})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if want := "aaaaaaaaa\n[agent-harness: the tool result was 12 bytes; the first 9 are shown]"; got != want {
+		t.Errorf("the model got %q, want %q", got, want)
+	}
+	want := "the result of create_booking is 12 bytes; the model gets the first 9"
+	if !strings.Contains(r.stderr, want+"\n") || !slices.Contains(r.t.Notes, want) {
+		t.Errorf("stderr %q, notes %q; want %q in both", r.stderr, r.t.Notes, want)
+	}
 }

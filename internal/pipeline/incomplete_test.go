@@ -6,10 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/cuonztech/agent-harness/internal/canon"
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/fault"
-	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
 	"github.com/cuonztech/agent-harness/internal/report"
 )
@@ -54,14 +52,7 @@ func TestF1NotConsumedByIncompleteResult(t *testing.T) {
 // is, so with the re-send that executed the operation is EXECUTION_UNKNOWN
 // and the run NOT_TESTED, never PASS (red-team finding 1).
 func TestIncompleteThenResendIsNotADuplicate(t *testing.T) {
-	p := New(Options{
-		Judge:  judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil)}),
-		Report: &bytesReport{}, Clock: newFakeClock(true),
-		Fatal: func(err error) { t.Fatal(err) },
-	})
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
+	p := judgedPipeline(t, nil)
 	for i, result := range []string{inputRequired, okResult} {
 		c := &relay.ToolCall{ID: int64(i + 1), Tool: "create_booking", Class: classify.Write, Arguments: json.RawMessage(`{"room":12}`)}
 		forward := func(context.Context) (relay.Response, error) {
@@ -71,23 +62,12 @@ func TestIncompleteThenResendIsNotADuplicate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := p.OnSessionEnd(); err != nil {
-		t.Fatal(err)
+	var run roundsRun
+	endRun(t, p, &run)
+	if run.verdict != report.VerdictNotTested || len(run.vs) != 0 {
+		t.Errorf("verdict %s violations %+v, want NOT_TESTED without violations", run.verdict, run.vs)
 	}
-	var file struct {
-		Verdict string `json:"verdict"`
-		Report  struct {
-			Operations []report.OperationInfo `json:"operations"`
-			Violations []report.Violation     `json:"violations"`
-		} `json:"report"`
-	}
-	if err := json.Unmarshal(p.ReportJSON(), &file); err != nil {
-		t.Fatal(err)
-	}
-	if file.Verdict != report.VerdictNotTested || len(file.Report.Violations) != 0 {
-		t.Errorf("verdict %s violations %+v, want NOT_TESTED without violations", file.Verdict, file.Report.Violations)
-	}
-	if ops := file.Report.Operations; len(ops) != 1 || ops[0].Executions != 1 || ops[0].Outcome != report.OperationExecutionUnknown {
+	if ops := run.ops; len(ops) != 1 || ops[0].Executions != 1 || ops[0].Outcome != report.OperationExecutionUnknown {
 		t.Errorf("operations %+v, want one EXECUTION_UNKNOWN operation executed once", ops)
 	}
 }

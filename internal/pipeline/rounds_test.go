@@ -47,15 +47,7 @@ type roundsRun struct {
 // (nil: none), then ends the session.
 func runRounds(t *testing.T, f fault.Fault, legs ...leg) roundsRun {
 	t.Helper()
-	p := New(Options{
-		Judge:  judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil)}),
-		Fault:  f,
-		Report: &bytesReport{}, Clock: newFakeClock(true),
-		Fatal: func(err error) { t.Fatal(err) },
-	})
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
+	p := judgedPipeline(t, f)
 	var run roundsRun
 	for i, l := range legs {
 		params := `{"name":"create_booking","arguments":` + l.args + l.extra + `}`
@@ -73,6 +65,31 @@ func runRounds(t *testing.T, f fault.Fault, legs ...leg) roundsRun {
 		run.answers = append(run.answers, string(r.Result))
 		run.forwarded = append(run.forwarded, fwd)
 	}
+	endRun(t, p, &run)
+	return run
+}
+
+// judgedPipeline is a started pipeline with the real judge (default key
+// fields), fault f (nil: none), an in-memory report and a clock that
+// fires at once: the set-up of the rounds, tasks and incomplete tests.
+func judgedPipeline(t *testing.T, f fault.Fault) *Pipeline {
+	t.Helper()
+	p := New(Options{
+		Judge:  judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil)}),
+		Fault:  f,
+		Report: &bytesReport{}, Clock: newFakeClock(true),
+		Fatal: func(err error) { t.Fatal(err) },
+	})
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// endRun ends p's session and reads the final report file's verdict,
+// operations and violations into run.
+func endRun(t *testing.T, p *Pipeline, run *roundsRun) {
+	t.Helper()
 	if err := p.OnSessionEnd(); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +104,6 @@ func runRounds(t *testing.T, f fault.Fault, legs ...leg) roundsRun {
 		t.Fatal(err)
 	}
 	run.verdict, run.ops, run.vs = file.Verdict, file.Report.Operations, file.Report.Violations
-	return run
 }
 
 // attemptOutcomes lists an operation's attemptLog outcomes (with the fault

@@ -6,10 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/cuonztech/agent-harness/internal/canon"
 	"github.com/cuonztech/agent-harness/internal/classify"
 	"github.com/cuonztech/agent-harness/internal/fault"
-	"github.com/cuonztech/agent-harness/internal/judge"
 	"github.com/cuonztech/agent-harness/internal/relay"
 	"github.com/cuonztech/agent-harness/internal/report"
 )
@@ -39,15 +37,7 @@ func taskMsg(method, body string) taskStep {
 // runTasks runs steps through a pipeline with the real judge and fault f.
 func runTasks(t *testing.T, f fault.Fault, steps ...taskStep) roundsRun {
 	t.Helper()
-	p := New(Options{
-		Judge:  judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil)}),
-		Fault:  f,
-		Report: &bytesReport{}, Clock: newFakeClock(true),
-		Fatal: func(err error) { t.Fatal(err) },
-	})
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
+	p := judgedPipeline(t, f)
 	var run roundsRun
 	n := int64(0)
 	for _, s := range steps {
@@ -72,20 +62,7 @@ func runTasks(t *testing.T, f fault.Fault, steps ...taskStep) roundsRun {
 		}
 		run.answers = append(run.answers, string(r.Result))
 	}
-	if err := p.OnSessionEnd(); err != nil {
-		t.Fatal(err)
-	}
-	var file struct {
-		Verdict string `json:"verdict"`
-		Report  struct {
-			Operations []report.OperationInfo `json:"operations"`
-			Violations []report.Violation     `json:"violations"`
-		} `json:"report"`
-	}
-	if err := json.Unmarshal(p.ReportJSON(), &file); err != nil {
-		t.Fatal(err)
-	}
-	run.verdict, run.ops, run.vs = file.Verdict, file.Report.Operations, file.Report.Violations
+	endRun(t, p, &run)
 	return run
 }
 

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/wire"
 )
 
@@ -102,13 +102,9 @@ func (s *session) routeResponse(m upMsg) {
 	}
 }
 
-// shortID is a response id for a log line, cut to 100 bytes.
-func shortID(id []byte) string {
-	if len(id) > 100 {
-		return string(id[:100]) + "…"
-	}
-	return string(id)
-}
+// shortID is a response id for a log line, cut to 100 bytes where a
+// character starts (the id is the upstream's text).
+func shortID(id []byte) string { return escape.Shorten(string(id), 100) }
 
 // message is the upstream's line with the agent's own id in place of the
 // proxy's (unchanged for the proxy's own requests), not copied.
@@ -288,13 +284,6 @@ func (s *session) idlessError(errObj []byte) {
 		}
 	}
 	const maxLen = 500
-	if len(msg) > maxLen {
-		cut := maxLen
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = msg[:cut] + "…"
-	}
-	msg = strings.Join(strings.Fields(msg), " ")
+	msg = strings.Join(strings.Fields(escape.Shorten(msg, maxLen)), " ")
 	s.log.Printf("upstream sent an error without a request id: %s", msg)
 }

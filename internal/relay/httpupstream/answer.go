@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/cuonztech/agent-harness/internal/escape"
 	"github.com/cuonztech/agent-harness/internal/mcpver"
 	"github.com/cuonztech/agent-harness/internal/relay"
 	"github.com/cuonztech/agent-harness/internal/wire"
@@ -133,13 +134,6 @@ func location(resp *http.Response) string {
 // as Go escapes (\x1b, \xff, \U000e0001) — plain text, which a JSON
 // answer then encodes as a string (appendJSONString).
 func short(v string) string {
-	if len(v) > maxLocation {
-		n := maxLocation
-		for n > 0 && !utf8.RuneStart(v[n]) {
-			n--
-		}
-		v = v[:n] + "…"
-	}
-	q := strconv.Quote(v)
+	q := strconv.Quote(escape.Shorten(v, maxLocation))
 	return q[1 : len(q)-1]
 }

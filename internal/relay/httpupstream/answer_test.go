@@ -66,6 +66,39 @@ func TestRetryAfterAnswerIsJSON(t *testing.T) {
 	}
 }
 
+// TestPeerTextCutAtCharacter: peer text in the Conn's own answer (here a
+// 429's Retry-After) is cut to 200 bytes where a character starts — a
+// character on the cut is left out whole, never split into bytes that
+// would show as \xc3 — and marked "…"; a value that fits is kept.
+func TestPeerTextCutAtCharacter(t *testing.T) {
+	d := strings.Repeat("1", 198)
+	for _, tc := range []struct{ name, ra, shown string }{
+		{"two-byte character on the cut", d + "1" + "é" + "99", d + "1" + "…"},
+		{"three-byte character on the cut", d + "€" + "99", d + "…"},
+		{"character just before the cut", d + "é" + "99", d + "é" + "…"},
+		{"fits", d + "é", d + "é"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, _ := callServer(t, func(_ int, _ string, w http.ResponseWriter, _ *http.Request) {
+				w.Header()["Retry-After"] = []string{tc.ra}
+				http.Error(w, "slow down", http.StatusTooManyRequests)
+			})
+			m := roundTrip(t, Options{URL: srv.URL + "/mcp"}, callMsg, 10*time.Second)
+			var got struct {
+				Result struct {
+					Content []struct{ Text string }
+				}
+			}
+			if err := json.Unmarshal([]byte(m), &got); err != nil || len(got.Result.Content) != 1 {
+				t.Fatalf("answer %s: %v", m, err)
+			}
+			if text, want := got.Result.Content[0].Text, "(Retry-After: "+tc.shown+")"; !strings.Contains(text, want) {
+				t.Errorf("text %q lacks %q", text, want)
+			}
+		})
+	}
+}
+
 // TestOwnAnswerNeverRaw (finding 3): should the Conn ever make an answer
 // the relay cannot parse, it is replaced by a fixed answer of unknown
 // outcome without peer text and without the not-executed mark (whose
