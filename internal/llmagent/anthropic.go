@@ -117,7 +117,7 @@ func (m *messagesModel) Call(ctx context.Context, req *Request) (*Response, erro
 	if err != nil {
 		var ae *anthropic.Error
 		if errors.As(err, &ae) {
-			return nil, &ProviderError{Status: ae.StatusCode, RetryAfter: retryAfter(ae.Response), Msg: escape.Shorten(oneLine(ae.RawJSON()), 300)}
+			return nil, &ProviderError{Status: ae.StatusCode, RetryAfter: retryAfter(ae.Response), Msg: escape.Shorten(escape.LineBreaks(ae.RawJSON()), 300)}
 		}
 		return nil, err
 	}

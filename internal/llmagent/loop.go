@@ -283,7 +283,7 @@ func toolArguments(s string) (json.RawMessage, error) {
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return nil, errors.New(oneLine(err.Error()))
+		return nil, errors.New(escape.LineBreaks(err.Error()))
 	}
 	if m == nil {
 		return nil, errors.New("null")
@@ -321,7 +321,7 @@ func (l *loop) callModel(ctx context.Context) (*Response, error) {
 			l.note(fmt.Sprintf("model call %d: interrupted", n))
 			return nil, ctx.Err()
 		}
-		msg := oneLine(err.Error())
+		msg := escape.LineBreaks(err.Error())
 		if timedOut {
 			msg = fmt.Sprintf("no answer within --model-timeout %s", l.o.ModelTimeout)
 		}
@@ -366,11 +366,11 @@ func (l *loop) note(s string) { l.t.Notes = append(l.t.Notes, s) }
 // problem is a note that is also one stderr line.
 func (l *loop) problem(s string) {
 	l.note(s)
-	fmt.Fprintf(l.o.Stderr, "[agent-harness] agent: %s\n", oneLine(s))
+	fmt.Fprintf(l.o.Stderr, "[agent-harness] agent: %s\n", escape.LineBreaks(s))
 }
 
 func (l *loop) say(format string, args ...any) {
-	fmt.Fprintln(l.o.Stdout, oneLine(fmt.Sprintf(format, args...)))
+	fmt.Fprintln(l.o.Stdout, escape.LineBreaks(fmt.Sprintf(format, args...)))
 }
 
 var (

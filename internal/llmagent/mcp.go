@@ -104,7 +104,7 @@ func callTool(ctx context.Context, cs *mcp.ClientSession, id, name string, args 
 		// The agent is stopping (a signal): the model never sees this.
 		return toolAnswer{text: "Error: interrupted before the MCP server answered.", isError: true, mcp: map[string]string{"error": "interrupted"}}
 	case err != nil:
-		msg := oneLine(err.Error())
+		msg := escape.LineBreaks(err.Error())
 		return toolAnswer{text: "Error: " + msg, isError: true, mcp: map[string]string{"error": msg}}
 	}
 	return toolAnswer{text: resultText(res), isError: res.IsError, mcp: res}
@@ -148,8 +148,4 @@ func capText(s string, limit int) (string, bool) {
 	}
 	cut := escape.Cut(s, limit)
 	return s[:cut] + fmt.Sprintf("\n[agent-harness: the tool result was %d bytes; the first %d are shown]", len(s), cut), true
-}
-
-func oneLine(s string) string {
-	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
 }

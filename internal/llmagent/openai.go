@@ -85,7 +85,7 @@ func (m *chatModel) Call(ctx context.Context, req *Request) (*Response, error) {
 	if err != nil {
 		var ae *openai.Error
 		if errors.As(err, &ae) {
-			return nil, &ProviderError{Status: ae.StatusCode, RetryAfter: retryAfter(ae.Response), Msg: escape.Shorten(oneLine(ae.RawJSON()), 300)}
+			return nil, &ProviderError{Status: ae.StatusCode, RetryAfter: retryAfter(ae.Response), Msg: escape.Shorten(escape.LineBreaks(ae.RawJSON()), 300)}
 		}
 		return nil, err
 	}
