@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -135,33 +136,56 @@ type Options struct {
 	// benchmark advances its run's fake clock by one jitter draw there. It
 	// may be called from several goroutines at once.
 	BeforeCall func()
+	// Only, when not nil, names the tools the server lists and serves
+	// (of create_booking, get_booking, find_bookings and cancel_booking;
+	// NoSearch still leaves find_bookings out): the benchmark serves the two
+	// its reference agents call, which keeps a run's listing small. Nil:
+	// every tool.
+	Only []string
 }
+
+// schemas are the tools' JSON schemas, inferred from the argument and
+// result types once for every server: the benchmark builds one server per
+// run, and inferring them again took about half of a run's time.
+var schemas = mcp.NewSchemaCache()
 
 // Server returns the MCP server of the backend with every tool.
 func (b *Backend) Server(version string) *mcp.Server { return b.ServerWith(version, Options{}) }
 
 // ServerWith returns the MCP server of the backend configured by o.
 func (b *Backend) ServerWith(version string, o Options) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "agent-harness-sample-bookings", Version: version}, nil)
-	b.addCreate(s, o)
-	mcp.AddTool(s, &mcp.Tool{
-		Name:        "get_booking",
-		Description: "Get one booking by its id.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
-	}, hooked(o.BeforeCall, b.get))
-	if !o.NoSearch {
+	s := mcp.NewServer(&mcp.Implementation{Name: "agent-harness-sample-bookings", Version: version},
+		&mcp.ServerOptions{SchemaCache: schemas})
+	if o.serves(CreateTool) {
+		b.addCreate(s, o)
+	}
+	if o.serves("get_booking") {
+		mcp.AddTool(s, &mcp.Tool{
+			Name:        "get_booking",
+			Description: "Get one booking by its id.",
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		}, hooked(o.BeforeCall, b.get))
+	}
+	if o.serves(FindTool) {
 		mcp.AddTool(s, &mcp.Tool{
 			Name:        FindTool,
 			Description: "Find bookings by guest name and optional date, without an id.",
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 		}, hooked(o.BeforeCall, b.find))
 	}
-	mcp.AddTool(s, &mcp.Tool{
-		Name:        "cancel_booking",
-		Description: "Cancel a booking by its id. Cancelling a cancelled booking changes nothing.",
-		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: ptr(true)},
-	}, hooked(o.BeforeCall, b.cancel))
+	if o.serves("cancel_booking") {
+		mcp.AddTool(s, &mcp.Tool{
+			Name:        "cancel_booking",
+			Description: "Cancel a booking by its id. Cancelling a cancelled booking changes nothing.",
+			Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: ptr(true)},
+		}, hooked(o.BeforeCall, b.cancel))
+	}
 	return s
+}
+
+// serves reports whether a server configured by o lists the tool name.
+func (o Options) serves(name string) bool {
+	return (o.Only == nil || slices.Contains(o.Only, name)) && !(o.NoSearch && name == FindTool)
 }
 
 // addCreate adds create_booking to s: with key replay, or, with

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -223,6 +224,43 @@ func TestBeforeCallRunsOncePerToolCall(t *testing.T) {
 				call(t, cs, st.tool, st.args)
 				if got := calls.Load(); got != st.want {
 					t.Errorf("after %s %v: BeforeCall ran %d times, want %d", st.tool, st.args, got, st.want)
+				}
+			}
+		})
+	}
+}
+
+// TestOnlyServesTheNamedTools: Options.Only lists and serves the named
+// tools and no other; NoSearch still leaves find_bookings out.
+func TestOnlyServesTheNamedTools(t *testing.T) {
+	tests := []struct {
+		name string
+		o    Options
+		want []string
+	}{
+		{"every tool", Options{}, []string{"cancel_booking", CreateTool, FindTool, "get_booking"}},
+		{"no search", Options{NoSearch: true}, []string{"cancel_booking", CreateTool, "get_booking"}},
+		{"the benchmark's two", Options{Only: []string{CreateTool, FindTool}}, []string{CreateTool, FindTool}},
+		{"only find, no search", Options{Only: []string{FindTool}, NoSearch: true}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := connectServer(t, New(nil).ServerWith("test", tc.o))
+			res, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, tl := range res.Tools {
+				got = append(got, tl.Name)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("listed %v, want %v", got, tc.want)
+			}
+			for _, name := range []string{"cancel_booking", CreateTool, FindTool, "get_booking"} {
+				_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+				if unknown := err != nil && strings.Contains(err.Error(), "unknown tool"); unknown == slices.Contains(tc.want, name) {
+					t.Errorf("calling %s: %v (listed: %v)", name, err, slices.Contains(tc.want, name))
 				}
 			}
 		})

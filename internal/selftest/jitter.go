@@ -21,9 +21,10 @@ const (
 )
 
 // newBackend returns one run's booking backend and its MCP server: the
-// sample server's (internal/sampleserver) with key replay off, so that every
+// sample server's (internal/sampleserver) with the two tools the reference
+// agents call, WriteTool and ReadTool, and key replay off, so that every
 // create_booking it receives executes and its count of bookings is the
-// ground truth the judge's report must match, and with every call advancing
+// ground truth beside the judge's report, and with every call advancing
 // clock by a random delay in [0, jitter] drawn from a generator seeded with
 // seed (no delay when jitter is zero).
 func newBackend(clock *Clock, jitter time.Duration, seed uint64) (*sampleserver.Backend, *mcp.Server) {
@@ -32,6 +33,7 @@ func newBackend(clock *Clock, jitter time.Duration, seed uint64) (*sampleserver.
 	return b, b.ServerWith(report.HarnessVersion, sampleserver.Options{
 		NoKeyReplay: true,
 		BeforeCall:  func() { clock.Advance(delay()) },
+		Only:        []string{WriteTool, ReadTool},
 	})
 }
 

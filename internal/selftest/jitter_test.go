@@ -2,6 +2,7 @@ package selftest
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -101,5 +102,22 @@ func TestBackendJitterIsSeededAndOnTheFakeClock(t *testing.T) {
 	}
 	if a <= 0 || a > 500*time.Millisecond {
 		t.Errorf("5 calls with jitter ≤ 100 ms advanced the clock by %v", a)
+	}
+}
+
+// TestBackendListsTheAgentsTools: a run's backend lists the write and the
+// read the reference agents call, and nothing else.
+func TestBackendListsTheAgentsTools(t *testing.T) {
+	_, srv := newBackend(NewClock(epoch), 0, 0)
+	res, err := connectBackend(t, srv).ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tl := range res.Tools {
+		got = append(got, tl.Name)
+	}
+	if want := []string{WriteTool, ReadTool}; !slices.Equal(got, want) {
+		t.Errorf("listed %v, want %v", got, want)
 	}
 }
