@@ -67,7 +67,7 @@ var (
 const (
 	w  = "create_booking"
 	wk = w + "+key"
-	r  = "search_bookings"
+	r  = "find_bookings"
 )
 
 // benchmarkAgents are the benchmark's agents, as selftest runs them.

@@ -1,7 +1,8 @@
 // Package sampleserver is the booking backend of `agent-harness
-// sample-server` (behaviour §9.5): a small go-sdk MCP server with one write that
-// creates, one idempotent write that cancels and two reads, which records
-// every execution as ground truth.
+// sample-server` (behaviour §9.5) and of `agent-harness benchmark` (behaviour
+// §10, in process, Options.NoKeyReplay): a small go-sdk MCP server with one
+// write that creates, one idempotent write that cancels and two reads, which
+// records every execution as ground truth.
 package sampleserver
 
 import (
@@ -10,9 +11,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Tool names of the backend that its clients call by name.
+const (
+	// CreateTool creates a booking; it is classified as a write by the
+	// default pattern create_* and accepts the key field idempotency_key.
+	CreateTool = "create_booking"
+	// FindTool finds bookings by guest and optional date, without a
+	// booking id.
+	FindTool = "find_bookings"
 )
 
 // Booking is one booking of the backend.
@@ -46,6 +58,15 @@ type IDArgs struct {
 	ID string `json:"booking_id" jsonschema:"the booking's id"`
 }
 
+// unreplayedCreateArgs are CreateArgs as a server with NoKeyReplay lists
+// them: the same fields, the key described as what it is there.
+type unreplayedCreateArgs struct {
+	Guest          string `json:"guest" jsonschema:"guest name"`
+	Date           string `json:"date" jsonschema:"arrival date, YYYY-MM-DD"`
+	Room           string `json:"room" jsonschema:"room type, e.g. double"`
+	IdempotencyKey string `json:"idempotency_key,omitempty" jsonschema:"optional client-chosen key, recorded with the booking; a repeated key books again"`
+}
+
 // FindArgs are the arguments of find_bookings.
 type FindArgs struct {
 	Guest string `json:"guest" jsonschema:"guest name"`
@@ -73,6 +94,7 @@ type Backend struct {
 	bookings []*Booking
 	byKey    map[string]*Booking
 	seq      int
+	counts   Counts    // the executions so far, as ReadCounts reads them from state
 	state    io.Writer // ground truth, one JSON line per execution; nil = none
 	stateErr error
 }
@@ -84,45 +106,118 @@ func New(state io.Writer) *Backend {
 	return &Backend{byKey: map[string]*Booking{}, state: state}
 }
 
+// Counts returns the executions so far, counted as ReadCounts counts the
+// state file's lines (an execution whose line could not be written
+// included).
+func (b *Backend) Counts() Counts {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.counts
+}
+
 // Options configure the MCP server of a backend. The zero value is the
-// full server.
+// full server of `agent-harness sample-server`.
 type Options struct {
 	// NoSearch leaves find_bookings out: a booking can only be read by its
 	// id with get_booking — the seed's "upstream not searchable by
 	// guest/date" condition, where an agent that lost the id to a timeout
 	// cannot check what happened (behaviour §9.5).
 	NoSearch bool
+	// NoKeyReplay makes create_booking book again for every call, a
+	// repeated idempotency_key too (the key is recorded with the booking,
+	// never looked up): the benchmark's deliberately non-idempotent
+	// backend, whose count of bookings is the ground truth the judge's
+	// report must match (behaviour §10). Zero: a repeated key returns the
+	// booking made with it.
+	NoKeyReplay bool
+	// BeforeCall, when not nil, runs at the start of every tool call the
+	// server handles (once the SDK has checked the arguments against the
+	// tool's input schema), before the backend's lock is taken: the
+	// benchmark advances its run's fake clock by one jitter draw there. It
+	// may be called from several goroutines at once.
+	BeforeCall func()
+	// Only, when not nil, names the tools the server lists and serves
+	// (of create_booking, get_booking, find_bookings and cancel_booking;
+	// NoSearch still leaves find_bookings out): the benchmark serves the two
+	// its reference agents call, which keeps a run's listing small. Nil:
+	// every tool.
+	Only []string
 }
+
+// schemas are the tools' JSON schemas, inferred from the argument and
+// result types once for every server: the benchmark builds one server per
+// run, and inferring them again took about half of a run's time.
+var schemas = mcp.NewSchemaCache()
 
 // Server returns the MCP server of the backend with every tool.
 func (b *Backend) Server(version string) *mcp.Server { return b.ServerWith(version, Options{}) }
 
 // ServerWith returns the MCP server of the backend configured by o.
 func (b *Backend) ServerWith(version string, o Options) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "agent-harness-sample-bookings", Version: version}, nil)
-	mcp.AddTool(s, &mcp.Tool{
-		Name: "create_booking",
-		Description: "Create a hotel booking. Not idempotent unless you send idempotency_key: " +
-			"every call without a key books again.",
-	}, b.create)
-	mcp.AddTool(s, &mcp.Tool{
-		Name:        "get_booking",
-		Description: "Get one booking by its id.",
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
-	}, b.get)
-	if !o.NoSearch {
+	s := mcp.NewServer(&mcp.Implementation{Name: "agent-harness-sample-bookings", Version: version},
+		&mcp.ServerOptions{SchemaCache: schemas})
+	if o.serves(CreateTool) {
+		b.addCreate(s, o)
+	}
+	if o.serves("get_booking") {
 		mcp.AddTool(s, &mcp.Tool{
-			Name:        "find_bookings",
+			Name:        "get_booking",
+			Description: "Get one booking by its id.",
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
+		}, hooked(o.BeforeCall, b.get))
+	}
+	if o.serves(FindTool) {
+		mcp.AddTool(s, &mcp.Tool{
+			Name:        FindTool,
 			Description: "Find bookings by guest name and optional date, without an id.",
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
-		}, b.find)
+		}, hooked(o.BeforeCall, b.find))
+	}
+	if o.serves("cancel_booking") {
+		mcp.AddTool(s, &mcp.Tool{
+			Name:        "cancel_booking",
+			Description: "Cancel a booking by its id. Cancelling a cancelled booking changes nothing.",
+			Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: ptr(true)},
+		}, hooked(o.BeforeCall, b.cancel))
+	}
+	return s
+}
+
+// serves reports whether a server configured by o lists the tool name.
+func (o Options) serves(name string) bool {
+	return (o.Only == nil || slices.Contains(o.Only, name)) && !(o.NoSearch && name == FindTool)
+}
+
+// addCreate adds create_booking to s: with key replay, or, with
+// o.NoKeyReplay, booking again for every call and listed as doing so.
+func (b *Backend) addCreate(s *mcp.Server, o Options) {
+	if o.NoKeyReplay {
+		mcp.AddTool(s, &mcp.Tool{
+			Name:        CreateTool,
+			Description: "Create a hotel booking. Not idempotent: every call books again, with or without idempotency_key.",
+		}, hooked(o.BeforeCall, func(_ context.Context, _ *mcp.CallToolRequest, a unreplayedCreateArgs) (*mcp.CallToolResult, CreateResult, error) {
+			return b.create(CreateArgs(a), false)
+		}))
+		return
 	}
 	mcp.AddTool(s, &mcp.Tool{
-		Name:        "cancel_booking",
-		Description: "Cancel a booking by its id. Cancelling a cancelled booking changes nothing.",
-		Annotations: &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: ptr(true)},
-	}, b.cancel)
-	return s
+		Name: CreateTool,
+		Description: "Create a hotel booking. Not idempotent unless you send idempotency_key: " +
+			"every call without a key books again.",
+	}, hooked(o.BeforeCall, func(_ context.Context, _ *mcp.CallToolRequest, a CreateArgs) (*mcp.CallToolResult, CreateResult, error) {
+		return b.create(a, true)
+	}))
+}
+
+// hooked returns h, run after before when before is not nil.
+func hooked[In, Out any](before func(), h mcp.ToolHandlerFor[In, Out]) mcp.ToolHandlerFor[In, Out] {
+	if before == nil {
+		return h
+	}
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		before()
+		return h(ctx, req, in)
+	}
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -131,7 +226,9 @@ func ptr[T any](v T) *T { return &v }
 // the ground truth must never silently miss an execution.
 var errState = errors.New("the state file cannot be written")
 
-func (b *Backend) create(_ context.Context, _ *mcp.CallToolRequest, a CreateArgs) (*mcp.CallToolResult, CreateResult, error) {
+// create books a; with replay, a repeated idempotency key returns the
+// booking made with it instead.
+func (b *Backend) create(a CreateArgs, replay bool) (*mcp.CallToolResult, CreateResult, error) {
 	if a.Guest == "" || a.Date == "" || a.Room == "" {
 		return nil, CreateResult{}, errors.New("invalid arguments: guest, date and room are required")
 	}
@@ -140,18 +237,18 @@ func (b *Backend) create(_ context.Context, _ *mcp.CallToolRequest, a CreateArgs
 	if b.stateErr != nil {
 		return nil, CreateResult{}, errState
 	}
-	if bk, ok := b.byKey[a.IdempotencyKey]; ok && a.IdempotencyKey != "" {
+	if bk, ok := b.byKey[a.IdempotencyKey]; ok && replay && a.IdempotencyKey != "" {
 		res := CreateResult{Booking: *bk, Replayed: true}
-		return nil, res, b.record("create_booking", a, res)
+		return nil, res, b.record(CreateTool, a, res)
 	}
 	bk := &Booking{ID: fmt.Sprintf("B-%04d", len(b.bookings)+1), Guest: a.Guest, Date: a.Date, Room: a.Room,
 		IdempotencyKey: a.IdempotencyKey, Status: "booked"}
 	b.bookings = append(b.bookings, bk)
-	if a.IdempotencyKey != "" {
+	if replay && a.IdempotencyKey != "" {
 		b.byKey[a.IdempotencyKey] = bk
 	}
 	res := CreateResult{Booking: *bk}
-	return nil, res, b.record("create_booking", a, res)
+	return nil, res, b.record(CreateTool, a, res)
 }
 
 func (b *Backend) get(_ context.Context, _ *mcp.CallToolRequest, a IDArgs) (*mcp.CallToolResult, Booking, error) {
@@ -195,9 +292,15 @@ func (b *Backend) cancel(_ context.Context, _ *mcp.CallToolRequest, a IDArgs) (*
 	return nil, Booking{}, fmt.Errorf("no booking %q", a.ID)
 }
 
-// record appends one execution to the state file; b.mu is held.
+// record counts one execution and appends it to the state file; b.mu is
+// held.
 func (b *Backend) record(tool string, args, result any) error {
 	b.seq++
+	replayed := false
+	if r, ok := result.(CreateResult); ok {
+		replayed = r.Replayed
+	}
+	b.counts.add(tool, replayed)
 	if b.state == nil {
 		return nil
 	}

@@ -61,14 +61,20 @@ func ReadCounts(path string) (Counts, error) {
 		if err := json.Unmarshal(line, &e); err != nil || e.Tool == "" {
 			return c, fmt.Errorf("state file %s: line %d is not an execution", path, n)
 		}
-		c.Executions++
-		switch {
-		case e.Tool == "create_booking" && e.Result.Replayed:
-			c.Replayed++
-		case e.Tool == "create_booking":
-			c.Bookings++
-		case e.Tool == "cancel_booking":
-			c.Cancellations++
-		}
+		c.add(e.Tool, e.Result.Replayed)
+	}
+}
+
+// add counts one execution of tool; replayed is a create_booking's
+// Replayed.
+func (c *Counts) add(tool string, replayed bool) {
+	c.Executions++
+	switch {
+	case tool == CreateTool && replayed:
+		c.Replayed++
+	case tool == CreateTool:
+		c.Bookings++
+	case tool == "cancel_booking":
+		c.Cancellations++
 	}
 }

@@ -1,7 +1,8 @@
 // Package selftest is the harness's self-test behind `agent-harness
 // benchmark` (docs/behaviour.md §10): two deterministic reference agents, CAREFUL and
 // NAIVE (internal/refagent), talk MCP through the same relay and pipeline a user runs, in front of
-// a simulated booking backend, once per scenario and run. The harness passes
+// a simulated booking backend (the sample server's, internal/sampleserver, with key replay
+// off: every create_booking executes), once per scenario and run. The harness passes
 // its self-test when every run gets the verdict expected for its agent.
 //
 // Everything runs in-process: the agents are go-sdk MCP clients connected to

@@ -179,7 +179,7 @@ func (j job) task(clock *Clock) refagent.Task {
 // runOne carries out one run and judges it.
 func runOne(ctx context.Context, opts Options, j job) (*RunResult, error) {
 	clock := NewClock(epoch.Add(time.Duration(j.index) * 24 * time.Hour))
-	backend := NewBackend(clock, opts.Jitter, jitterSeed(opts.Seed, j.index))
+	backend, server := newBackend(clock, opts.Jitter, jitterSeed(opts.Seed, j.index))
 	// The fault and the judge as `agent-harness proxy --scenario` composes
 	// them (internal/harness).
 	cfg := harness.Config{Scenario: j.scenario}
@@ -188,7 +188,7 @@ func runOne(ctx context.Context, opts Options, j job) (*RunResult, error) {
 		return nil, fmt.Errorf("run %s %s #%d: %w", j.agent.Name(), j.scenario, j.run, err)
 	}
 	jd := judge.New(cfg.JudgeConfig(name, harness.Extras{}, time.Time{}))
-	if err := session(ctx, cfg, clock, backend, f, feed(jd, opts.Break), func(ctx context.Context, c Caller) error {
+	if err := session(ctx, cfg, clock, server, f, feed(jd, opts.Break), func(ctx context.Context, c refagent.Caller) error {
 		return j.agent.Book(ctx, c, j.task(clock))
 	}); err != nil {
 		return nil, fmt.Errorf("run %s %s #%d: %w", j.agent.Name(), j.scenario, j.run, err)
@@ -196,7 +196,7 @@ func runOne(ctx context.Context, opts Options, j job) (*RunResult, error) {
 	r := &RunResult{
 		Agent: j.agent.Name(), Scenario: j.scenario, Run: j.run,
 		Expected:          Expected(j.agent.Name(), j.scenario),
-		BackendExecutions: len(backend.Bookings()),
+		BackendExecutions: backend.Counts().Bookings,
 	}
 	r.fill(jd)
 	return r, nil

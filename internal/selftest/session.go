@@ -15,6 +15,7 @@ import (
 	"github.com/cuonztech/agent-harness/internal/fault"
 	"github.com/cuonztech/agent-harness/internal/harness"
 	"github.com/cuonztech/agent-harness/internal/pipeline"
+	"github.com/cuonztech/agent-harness/internal/refagent"
 	"github.com/cuonztech/agent-harness/internal/relay"
 )
 
@@ -37,15 +38,15 @@ func (c pipelineClock) After(d time.Duration) <-chan time.Time {
 	return ch
 }
 
-// session runs one MCP session: the backend's go-sdk server as the
-// relay's in-process upstream, the relay with the pipeline (fault + judge)
+// session runs one MCP session: the backend's go-sdk server (newBackend) as
+// the relay's in-process upstream, the relay with the pipeline (fault + judge)
 // and the relay options as internal/harness composes them for `agent-harness
 // proxy` (cfg), and a go-sdk client on the agent side of the relay, handed
 // to drive. The session ends when drive returns: the client closes, the
 // relay sees EOF, the pipeline ends the session and the judge gets its end
 // event.
-func session(ctx context.Context, cfg harness.Config, clock *Clock, backend *Backend, f fault.Fault, j pipeline.Judge,
-	drive func(context.Context, Caller) error) error {
+func session(ctx context.Context, cfg harness.Config, clock *Clock, backend *mcp.Server, f fault.Fault, j pipeline.Judge,
+	drive func(context.Context, refagent.Caller) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -53,7 +54,7 @@ func session(ctx context.Context, cfg harness.Config, clock *Clock, backend *Bac
 	upRelay, upServer := net.Pipe()
 	srvDone := make(chan error, 1)
 	go func() {
-		srvDone <- backend.Server().Run(ctx, &mcp.IOTransport{Reader: upServer, Writer: upServer})
+		srvDone <- backend.Run(ctx, &mcp.IOTransport{Reader: upServer, Writer: upServer})
 	}()
 
 	// Agent: client ↔ relay, over two pipes.

@@ -2,19 +2,21 @@ package selftest
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cuonztech/agent-harness/internal/refagent"
+	"github.com/cuonztech/agent-harness/internal/sampleserver"
 )
 
-// connectBackend serves b in memory and returns a client session.
-func connectBackend(t *testing.T, b *Backend) *mcp.ClientSession {
+// connectBackend serves srv in memory and returns a client session.
+func connectBackend(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
 	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := b.Server().Connect(t.Context(), st, nil)
+	ss, err := srv.Connect(t.Context(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,8 +31,8 @@ func connectBackend(t *testing.T, b *Backend) *mcp.ClientSession {
 
 func TestBackendExecutesEveryWriteAndFindsByGuest(t *testing.T) {
 	clock := NewClock(epoch)
-	b := NewBackend(clock, 0, 0)
-	cs := connectBackend(t, b)
+	b, srv := newBackend(clock, 0, 0)
+	cs := connectBackend(t, srv)
 	task := refagent.Task{Guest: "Ada", Date: "2026-11-03", Room: "double", Key: "k"}
 	for range 2 { // not idempotent: the same key executes twice
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: WriteTool, Arguments: map[string]any{
@@ -39,7 +41,7 @@ func TestBackendExecutesEveryWriteAndFindsByGuest(t *testing.T) {
 			t.Fatalf("create_booking: %v %+v", err, res)
 		}
 	}
-	if got := len(b.Bookings()); got != 2 {
+	if got := b.Counts().Bookings; got != 2 {
 		t.Errorf("%d bookings, want 2", got)
 	}
 	tests := []struct {
@@ -60,7 +62,7 @@ func TestBackendExecutesEveryWriteAndFindsByGuest(t *testing.T) {
 				t.Fatalf("%s: %v %+v", ReadTool, err, res)
 			}
 			var body struct {
-				Bookings *[]Booking `json:"bookings"`
+				Bookings *[]sampleserver.Booking `json:"bookings"`
 			}
 			if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &body); err != nil || body.Bookings == nil {
 				t.Fatalf("%s answered %v: %v", ReadTool, res.Content, err)
@@ -82,7 +84,8 @@ func TestBackendExecutesEveryWriteAndFindsByGuest(t *testing.T) {
 func TestBackendJitterIsSeededAndOnTheFakeClock(t *testing.T) {
 	elapsed := func(seed uint64) time.Duration {
 		clock := NewClock(epoch)
-		cs := connectBackend(t, NewBackend(clock, 100*time.Millisecond, seed))
+		_, srv := newBackend(clock, 100*time.Millisecond, seed)
+		cs := connectBackend(t, srv)
 		for range 5 {
 			if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: ReadTool, Arguments: map[string]any{"guest": "g"}}); err != nil {
 				t.Fatal(err)
@@ -102,16 +105,19 @@ func TestBackendJitterIsSeededAndOnTheFakeClock(t *testing.T) {
 	}
 }
 
-func TestClockNeverRunsBackwards(t *testing.T) {
-	c := NewClock(epoch)
-	c.Advance(-time.Hour)
-	c.Advance(time.Second)
-	if got := c.Now().Sub(epoch); got != time.Second {
-		t.Errorf("clock at +%v, want +1s", got)
+// TestBackendListsTheAgentsTools: a run's backend lists the write and the
+// read the reference agents call, and nothing else.
+func TestBackendListsTheAgentsTools(t *testing.T) {
+	_, srv := newBackend(NewClock(epoch), 0, 0)
+	res, err := connectBackend(t, srv).ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	pc := pipelineClock{c}
-	<-pc.After(time.Minute)
-	if got := c.Now().Sub(epoch); got != time.Minute+time.Second {
-		t.Errorf("After did not advance the clock: +%v", got)
+	var got []string
+	for _, tl := range res.Tools {
+		got = append(got, tl.Name)
+	}
+	if want := []string{WriteTool, ReadTool}; !slices.Equal(got, want) {
+		t.Errorf("listed %v, want %v", got, want)
 	}
 }
