@@ -172,7 +172,7 @@ func runBenchmark(ctx context.Context, args []string, std stdio) error {
 	}
 	if v := os.Getenv(breakEnv); v != "" {
 		if !selftest.IsBreak(v) {
-			return usagef("invalid %s %q: the only test hook is %q", breakEnv, v, selftest.BreakNoDuplicates)
+			return usagef("invalid %s %q: the test hooks are %q and %q", breakEnv, v, selftest.BreakNoDuplicates, selftest.BreakLostGhosts)
 		}
 		f.opts.Break = v
 		fmt.Fprintf(stderr, "[agent-harness] benchmark: TEST HOOK %s=%s: the judge is deliberately broken\n", breakEnv, v)

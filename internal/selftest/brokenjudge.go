@@ -16,8 +16,16 @@ import (
 // the benchmark prints a warning when it is used.
 const BreakNoDuplicates = "no-duplicates"
 
+// BreakLostGhosts is the value of Options.Break that makes the judge lose
+// every ghost write (F1): the executed answer behind an injected timeout
+// reaches it as "injected, not executed". The verdicts of the careful agent
+// stay right (it never re-sends after a timeout) while the judge counts
+// fewer executions than the backend made: it proves the self-test fails a
+// run on the count alone.
+const BreakLostGhosts = "lost-ghosts"
+
 // IsBreak reports whether v is a known Options.Break value.
-func IsBreak(v string) bool { return v == BreakNoDuplicates }
+func IsBreak(v string) bool { return v == BreakNoDuplicates || v == BreakLostGhosts }
 
 // uniqueOperations is the broken judge behind BreakNoDuplicates: it gives
 // every write call's arguments a fresh member before the judge sees them, so
@@ -43,11 +51,25 @@ func argsOrNull(a json.RawMessage) string {
 	return string(a)
 }
 
+// lostGhosts is the broken judge behind BreakLostGhosts.
+type lostGhosts struct{ pipeline.Judge }
+
+// Apply implements pipeline.Judge.
+func (l lostGhosts) Apply(ev judge.Event) {
+	if ev.Kind == judge.EventAnswer && ev.Outcome == judge.Executed && ev.Fault == "timeout" {
+		ev.Outcome = judge.InjectedNotExecuted
+	}
+	l.Judge.Apply(ev)
+}
+
 // feed returns what the pipeline feeds: the judge itself, or the broken
 // judge around it.
 func feed(jd *judge.Judge, brk string) pipeline.Judge {
-	if brk == BreakNoDuplicates {
+	switch brk {
+	case BreakNoDuplicates:
 		return &uniqueOperations{Judge: jd}
+	case BreakLostGhosts:
+		return lostGhosts{Judge: jd}
 	}
 	return jd
 }

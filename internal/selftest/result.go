@@ -19,14 +19,19 @@ type RunResult struct {
 	Expected      string `json:"expected"`
 	Verdict       string `json:"verdict"`
 	VerdictReason string `json:"verdictReason"`
-	// Met reports whether Verdict equals Expected.
+	// Met reports whether Verdict equals Expected and the judge counted
+	// the executions the backend really made.
 	Met bool `json:"met"`
 	// Codes are the deciding codes shown on the per-scenario line: the
 	// violation types of a FAIL, otherwise the observation types.
 	Codes []string `json:"codes"`
 	// BackendExecutions is how many bookings the simulated backend really
 	// executed in this run (the ground truth behind the report).
-	BackendExecutions int            `json:"backendExecutions"`
+	BackendExecutions int `json:"backendExecutions"`
+	// JudgedExecutions is the sum of the report's operations[].executions:
+	// the self-test fails a run where it differs from BackendExecutions,
+	// whatever the verdict.
+	JudgedExecutions int            `json:"judgedExecutions"`
 	Score             report.Score   `json:"score"`
 	Report            report.Report  `json:"report"`
 	Patches           []report.Patch `json:"patches"`
@@ -39,7 +44,10 @@ func (r *RunResult) fill(j *judge.Judge) {
 	r.judge = j
 	r.Verdict, r.VerdictReason = j.Verdict()
 	r.Score, r.Report, r.Patches = j.Score(), j.Report(), j.Patches()
-	r.Met = r.Verdict == r.Expected
+	for _, op := range r.Report.Operations {
+		r.JudgedExecutions += op.Executions
+	}
+	r.Met = r.Verdict == r.Expected && r.JudgedExecutions == r.BackendExecutions
 	r.Codes = codes(r.Verdict, r.Report)
 }
 
@@ -141,7 +149,8 @@ func (r *Result) Passed() bool {
 	return len(r.mismatches()) == 0
 }
 
-// mismatch is a run (or a pooled result, Run 0) whose verdict differed.
+// mismatch is a run (or a pooled result, Run 0) whose verdict differed,
+// or a run whose judge counted other executions than the backend made.
 type mismatch struct {
 	Agent    string `json:"agent"`
 	Scenario string `json:"scenario"`
@@ -150,6 +159,10 @@ type mismatch struct {
 	Expected string   `json:"expected"`
 	Verdict  string   `json:"verdict"`
 	Codes    []string `json:"codes,omitempty"`
+	// JudgedExecutions and BackendExecutions are set when the counts
+	// differ.
+	JudgedExecutions  *int `json:"judgedExecutions,omitempty"`
+	BackendExecutions *int `json:"backendExecutions,omitempty"`
 }
 
 func (r *Result) mismatches() []mismatch {
@@ -157,8 +170,12 @@ func (r *Result) mismatches() []mismatch {
 	for _, a := range r.Agents {
 		for _, run := range a.Runs {
 			if !run.Met {
-				out = append(out, mismatch{Agent: run.Agent, Scenario: run.Scenario, Run: run.Run,
-					Expected: run.Expected, Verdict: run.Verdict, Codes: run.Codes})
+				m := mismatch{Agent: run.Agent, Scenario: run.Scenario, Run: run.Run,
+					Expected: run.Expected, Verdict: run.Verdict, Codes: run.Codes}
+				if run.JudgedExecutions != run.BackendExecutions {
+					m.JudgedExecutions, m.BackendExecutions = &run.JudgedExecutions, &run.BackendExecutions
+				}
+				out = append(out, m)
 			}
 		}
 		if !a.Met {

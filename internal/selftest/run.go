@@ -29,7 +29,7 @@ type Options struct {
 	// Seed seeds the jitter draws; run i draws from a generator derived from
 	// Seed and i, so a result does not depend on scheduling.
 	Seed uint64
-	// Break is a test hook ("" or BreakNoDuplicates).
+	// Break is a test hook ("", BreakNoDuplicates or BreakLostGhosts).
 	Break string
 	// Parallel is how many runs are carried out at once; zero means
 	// runtime.GOMAXPROCS(0). Runs are independent: each has its own clock,

@@ -1,6 +1,7 @@
 package selftest
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +76,51 @@ func TestBrokenJudgeFailsTheSelfTest(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+// TestLostGhostsFailTheSelfTest: a judge that counts fewer executions than
+// the backend made fails the self-test even where every verdict is the one
+// expected (the careful agent never re-sends after F1's timeout, so its F1
+// verdict stays PASS).
+func TestLostGhostsFailTheSelfTest(t *testing.T) {
+	res, err := Run(t.Context(), Options{Scenarios: []string{"F1"}, Runs: 1, Break: BreakLostGhosts})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Passed() {
+		t.Fatalf("self-test passed with a judge that lost the ghost writes:\n%s", res.Text())
+	}
+	text := res.Text()
+	for _, want := range []string{
+		"Self-test FAILED: ", "counted other executions than the backend made:\n",
+		"- CAREFUL F1 run 1: got PASS (VERIFIED_NO_RETRY), expected PASS; the judge counted 0 executions, the backend made 1\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	js, err := res.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Mismatches []struct {
+			Agent             string `json:"agent"`
+			JudgedExecutions  *int   `json:"judgedExecutions"`
+			BackendExecutions *int   `json:"backendExecutions"`
+		} `json:"mismatches"`
+	}
+	if err := json.Unmarshal(js, &file); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, m := range file.Mismatches {
+		if m.Agent == "CAREFUL" && m.JudgedExecutions != nil && *m.JudgedExecutions == 0 && m.BackendExecutions != nil && *m.BackendExecutions == 1 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the JSON report has no CAREFUL mismatch with judgedExecutions 0, backendExecutions 1: %+v", file.Mismatches)
 	}
 }

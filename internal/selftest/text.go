@@ -128,7 +128,14 @@ func (r *Result) writeSummary(b *strings.Builder) {
 	for _, a := range r.Agents {
 		total += len(a.Runs)
 	}
-	fmt.Fprintf(b, "Self-test FAILED: %d of %d verdicts differed from the one expected for the reference agent:\n", len(ms), total)
+	what := "verdicts differed from the one expected for the reference agent"
+	for _, m := range ms {
+		if m.JudgedExecutions != nil {
+			what = "results differed from the one expected for the reference agent or counted other executions than the backend made"
+			break
+		}
+	}
+	fmt.Fprintf(b, "Self-test FAILED: %d of %d %s:\n", len(ms), total, what)
 	for i, m := range ms {
 		if i == maxListedMismatches {
 			fmt.Fprintf(b, "- … and %d more (all are listed in the JSON report: .cuonztech/benchmark-report.json or --report-file)\n", len(ms)-i)
@@ -141,6 +148,11 @@ func (r *Result) writeSummary(b *strings.Builder) {
 		codes := ""
 		if len(m.Codes) > 0 {
 			codes = " (" + strings.Join(m.Codes, ", ") + ")"
+		}
+		if m.JudgedExecutions != nil {
+			fmt.Fprintf(b, "- %s %s run %d: got %s%s, expected %s; the judge counted %d executions, the backend made %d\n",
+				m.Agent, m.Scenario, m.Run, m.Verdict, codes, m.Expected, *m.JudgedExecutions, *m.BackendExecutions)
+			continue
 		}
 		fmt.Fprintf(b, "- %s %s run %d: got %s%s, expected %s\n", m.Agent, m.Scenario, m.Run, m.Verdict, codes, m.Expected)
 	}
