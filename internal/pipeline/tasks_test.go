@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cuonztech/agent-harness/internal/canon"
@@ -39,8 +40,16 @@ func taskMsg(method, body string) taskStep {
 // runTasks runs steps through a pipeline with the real judge and fault f.
 func runTasks(t *testing.T, f fault.Fault, steps ...taskStep) roundsRun {
 	t.Helper()
+	run, _ := runTasksScenario(t, "", f, steps...)
+	return run
+}
+
+// runTasksScenario is runTasks with the judge's scenario set; it also
+// returns the verdict reason.
+func runTasksScenario(t *testing.T, scenario string, f fault.Fault, steps ...taskStep) (roundsRun, string) {
+	t.Helper()
 	p := New(Options{
-		Judge:  judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil)}),
+		Judge:  judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil), Scenario: scenario}),
 		Fault:  f,
 		Report: &bytesReport{}, Clock: newFakeClock(true),
 		Fatal: func(err error) { t.Fatal(err) },
@@ -78,15 +87,16 @@ func runTasks(t *testing.T, f fault.Fault, steps ...taskStep) roundsRun {
 	var file struct {
 		Verdict string `json:"verdict"`
 		Report  struct {
-			Operations []report.OperationInfo `json:"operations"`
-			Violations []report.Violation     `json:"violations"`
+			VerdictReason string                 `json:"verdictReason"`
+			Operations    []report.OperationInfo `json:"operations"`
+			Violations    []report.Violation     `json:"violations"`
 		} `json:"report"`
 	}
 	if err := json.Unmarshal(p.ReportJSON(), &file); err != nil {
 		t.Fatal(err)
 	}
 	run.verdict, run.ops, run.vs = file.Verdict, file.Report.Operations, file.Report.Violations
-	return run
+	return run, file.Report.VerdictReason
 }
 
 const (
@@ -209,4 +219,19 @@ func TestTaskF1(t *testing.T) {
 			t.Errorf("attemptLog %q", got)
 		}
 	})
+}
+
+// TestTaskOpenAtEndF4Fired (issue 21 red team, behaviour §4.13): F4
+// passes a task-creating write whatever its outcome, as a write forwarded
+// without a task; a task still running at the session end is of unknown
+// outcome, so the NOT_TESTED reason says that, not "Scenario F4 never
+// fired (it was not applied to any call)", which sent the user looking for
+// a scenario that had applied.
+func TestTaskOpenAtEndF4Fired(t *testing.T) {
+	for _, params := range []string{taskParams2025, taskParams2026} {
+		run, reason := runTasksScenario(t, "F4", fault.NewPassTwice(), taskCall(params, handleFor("t-1")))
+		if want := "Whether the write operations were executed is unknown for all 1 of them"; run.verdict != report.VerdictNotTested || !strings.Contains(reason, want) {
+			t.Errorf("%s: verdict %s (%s), want NOT_TESTED: %s", params, run.verdict, reason, want)
+		}
+	}
 }
