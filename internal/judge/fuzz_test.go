@@ -86,6 +86,16 @@ func eventsFromBytes(data []byte) []Event {
 	return evs
 }
 
+// takesAsHandoff reports whether j would take ev as a handoff (or one
+// beyond maxHandoffs), as onDelivered decides.
+func (j *Judge) takesAsHandoff(ev Event) bool {
+	if ev.Kind != EventDelivered || ev.Fault == "" {
+		return false
+	}
+	pc := j.calls[ev.Call]
+	return pc != nil && pc.att != nil && !pc.done && pc.kind == callWrite
+}
+
 // eventPluginTest in eventsFromBytes's output is a plugin failure (Detail
 // "disabled": the disabling) for the fuzzed host status, not a judge event.
 const eventPluginTest EventKind = "test-plugin-failure"
@@ -108,23 +118,44 @@ func FuzzJudgeEvents(f *testing.F) {
 				cfg.State = StateConfig{Command: "probe", Map: map[string]string{"create_booking": "n", "pay": "missing"}}
 			}
 		}
-		var host fakePlugins
+		var host, host2 fakePlugins
 		cfg.PluginStatus = host.status
 		j := New(cfg)
+		// j2 judges the same events without the handoffs j took as ones
+		// (handoff.go): a handoff moves labels, never the verdict or an
+		// operation's outcome.
+		cfg2 := cfg
+		cfg2.PluginStatus = host2.status
+		j2 := New(cfg2)
 		for i, ev := range eventsFromBytes(data) {
 			if ev.Kind == eventPluginTest {
-				if ev.Detail == "disabled" {
-					host.disable("p", "disabled after 5 consecutive failures")
-				} else {
-					host.fail("p", "trap")
+				for _, h := range []*fakePlugins{&host, &host2} {
+					if ev.Detail == "disabled" {
+						h.disable("p", "disabled after 5 consecutive failures")
+					} else {
+						h.fail("p", "trap")
+					}
 				}
 				checkInvariants(t, j)
 				continue
+			}
+			if !j.takesAsHandoff(ev) {
+				j2.Apply(ev)
 			}
 			j.Apply(ev)
 			checkInvariants(t, j)
 			if i%4 == 0 {
 				_ = j.AppendFile(nil, report.FileMeta{}) // incremental encodings, as in the proxy
+			}
+		}
+		v, _ := j.Verdict()
+		if v2, reason2 := j2.Verdict(); v != v2 {
+			t.Fatalf("with its handoffs the verdict is %s, without them %s (%s)", v, v2, reason2)
+		}
+		ops, ops2 := j.Report().Operations, j2.Report().Operations
+		for k := range min(len(ops), len(ops2)) {
+			if ops[k].Outcome != ops2[k].Outcome {
+				t.Fatalf("with its handoffs %s is %s, without them %s", ops[k].ID, ops[k].Outcome, ops2[k].Outcome)
 			}
 		}
 		out := j.AppendFile(nil, report.FileMeta{})

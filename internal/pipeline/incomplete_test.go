@@ -52,7 +52,7 @@ func TestF1NotConsumedByIncompleteResult(t *testing.T) {
 // is, so with the re-send that executed the operation is EXECUTION_UNKNOWN
 // and the run NOT_TESTED, never PASS (red-team finding 1).
 func TestIncompleteThenResendIsNotADuplicate(t *testing.T) {
-	p := judgedPipeline(t, nil)
+	p := judgedPipeline(t, "", nil)
 	for i, result := range []string{inputRequired, okResult} {
 		c := &relay.ToolCall{ID: int64(i + 1), Tool: "create_booking", Class: classify.Write, Arguments: json.RawMessage(`{"room":12}`)}
 		forward := func(context.Context) (relay.Response, error) {

@@ -39,6 +39,7 @@ type roundsRun struct {
 	answers   []string
 	forwarded []bool
 	verdict   string
+	reason    string
 	ops       []report.OperationInfo
 	vs        []report.Violation
 }
@@ -47,7 +48,7 @@ type roundsRun struct {
 // (nil: none), then ends the session.
 func runRounds(t *testing.T, f fault.Fault, legs ...leg) roundsRun {
 	t.Helper()
-	p := judgedPipeline(t, f)
+	p := judgedPipeline(t, "", f)
 	var run roundsRun
 	for i, l := range legs {
 		params := `{"name":"create_booking","arguments":` + l.args + l.extra + `}`
@@ -72,10 +73,10 @@ func runRounds(t *testing.T, f fault.Fault, legs ...leg) roundsRun {
 // judgedPipeline is a started pipeline with the real judge (default key
 // fields), fault f (nil: none), an in-memory report and a clock that
 // fires at once: the set-up of the rounds, tasks and incomplete tests.
-func judgedPipeline(t *testing.T, f fault.Fault) *Pipeline {
+func judgedPipeline(t *testing.T, scenario string, f fault.Fault) *Pipeline {
 	t.Helper()
 	p := New(Options{
-		Judge:  judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil)}),
+		Judge:  judge.New(judge.Config{KeyFields: canon.ParseKeyFields(nil), Scenario: scenario}),
 		Fault:  f,
 		Report: &bytesReport{}, Clock: newFakeClock(true),
 		Fatal: func(err error) { t.Fatal(err) },
@@ -86,8 +87,8 @@ func judgedPipeline(t *testing.T, f fault.Fault) *Pipeline {
 	return p
 }
 
-// endRun ends p's session and reads the final report file's verdict,
-// operations and violations into run.
+// endRun ends p's session and reads the final report file's verdict, its
+// reason, operations and violations into run.
 func endRun(t *testing.T, p *Pipeline, run *roundsRun) {
 	t.Helper()
 	if err := p.OnSessionEnd(); err != nil {
@@ -96,14 +97,15 @@ func endRun(t *testing.T, p *Pipeline, run *roundsRun) {
 	var file struct {
 		Verdict string `json:"verdict"`
 		Report  struct {
-			Operations []report.OperationInfo `json:"operations"`
-			Violations []report.Violation     `json:"violations"`
+			VerdictReason string                 `json:"verdictReason"`
+			Operations    []report.OperationInfo `json:"operations"`
+			Violations    []report.Violation     `json:"violations"`
 		} `json:"report"`
 	}
 	if err := json.Unmarshal(p.ReportJSON(), &file); err != nil {
 		t.Fatal(err)
 	}
-	run.verdict, run.ops, run.vs = file.Verdict, file.Report.Operations, file.Report.Violations
+	run.verdict, run.reason, run.ops, run.vs = file.Verdict, file.Report.VerdictReason, file.Report.Operations, file.Report.Violations
 }
 
 // attemptOutcomes lists an operation's attemptLog outcomes (with the fault

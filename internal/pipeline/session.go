@@ -35,8 +35,12 @@ func (p *Pipeline) OnSessionEnd() error {
 		now := p.clock.Now()
 		for _, t := range sortedTasks(open) {
 			// No final status seen: the task may still run (behaviour
-			// §4.13).
-			p.judgeLocked(judge.Event{Kind: judge.EventAnswer, Time: now, Call: t.call, Outcome: judge.Unknown,
+			// §4.13). A scenario that passed the write (F4) applied to
+			// it whatever its outcome, as to a write forwarded without a
+			// task; F1's fault replaced a handle whose execution is
+			// unproven, so it did not fire (its proof is an executed
+			// final status).
+			p.judgeLocked(judge.Event{Kind: judge.EventAnswer, Time: now, Call: t.call, Outcome: judge.Unknown, Scenario: t.scenario,
 				Detail: "the task's final status was not known at the session end (its last status: " + t.status + ")"})
 		}
 		for _, l := range legs {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cuonztech/agent-harness/internal/classify"
@@ -37,7 +38,15 @@ func taskMsg(method, body string) taskStep {
 // runTasks runs steps through a pipeline with the real judge and fault f.
 func runTasks(t *testing.T, f fault.Fault, steps ...taskStep) roundsRun {
 	t.Helper()
-	p := judgedPipeline(t, f)
+	run, _ := runTasksScenario(t, "", f, steps...)
+	return run
+}
+
+// runTasksScenario is runTasks with the judge's scenario set; it also
+// returns the verdict reason.
+func runTasksScenario(t *testing.T, scenario string, f fault.Fault, steps ...taskStep) (roundsRun, string) {
+	t.Helper()
+	p := judgedPipeline(t, scenario, f)
 	var run roundsRun
 	n := int64(0)
 	for _, s := range steps {
@@ -63,7 +72,7 @@ func runTasks(t *testing.T, f fault.Fault, steps ...taskStep) roundsRun {
 		run.answers = append(run.answers, string(r.Result))
 	}
 	endRun(t, p, &run)
-	return run
+	return run, run.reason
 }
 
 const (
@@ -186,4 +195,19 @@ func TestTaskF1(t *testing.T) {
 			t.Errorf("attemptLog %q", got)
 		}
 	})
+}
+
+// TestTaskOpenAtEndF4Fired (issue 21 red team, behaviour §4.13): F4
+// passes a task-creating write whatever its outcome, as a write forwarded
+// without a task; a task still running at the session end is of unknown
+// outcome, so the NOT_TESTED reason says that, not "Scenario F4 never
+// fired (it was not applied to any call)", which sent the user looking for
+// a scenario that had applied.
+func TestTaskOpenAtEndF4Fired(t *testing.T) {
+	for _, params := range []string{taskParams2025, taskParams2026} {
+		run, reason := runTasksScenario(t, "F4", fault.NewPassTwice(), taskCall(params, handleFor("t-1")))
+		if want := "Whether the write operations were executed is unknown for all 1 of them"; run.verdict != report.VerdictNotTested || !strings.Contains(reason, want) {
+			t.Errorf("%s: verdict %s (%s), want NOT_TESTED: %s", params, run.verdict, reason, want)
+		}
+	}
 }

@@ -286,3 +286,56 @@ func TestReadHandoffOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestReadRefusesHandoffAnswerMismatch (issue 21 item 1, red team): the
+// pipeline settles a handed-over task with its final status — a ghost
+// write carries the very fault the agent was handed, without a retry_after
+// (only a forward-and-replace fault is handed over, and none has one), and
+// anything else carries no fault. An edited answer that executed with no
+// fault, another fault, or a 429's retry_after measured from the answer
+// instead of the handoff (an early re-send then looks on time: a wrong
+// PASS) is refused, naming the line and the rule.
+func TestReadRefusesHandoffAnswerMismatch(t *testing.T) {
+	lines := doubleBooking(t)
+	handoff := func(kind string) func(string) string {
+		return func(l string) string {
+			return strings.Replace(strings.Replace(l, `"t":5`, `"t":3.5`, 1), `"call":1}`, `"call":1,"fault":"`+kind+`"}`, 1)
+		}
+	}
+	// Lines in the handoff's order: call, forwarded, handoff (line 6), answer (line 7).
+	order := func(kind string, answer func(string) string) []string {
+		return edited(edited(pick(lines, 1, 2, 3, 4, 5, 7, 6, 8, 9, 10, 11), 6, handoff(kind)), 7, answer)
+	}
+	same := func(l string) string { return l }
+	for _, ok := range []struct {
+		name  string
+		trace []string
+	}{
+		{"the ghost write with the fault handed over", order("timeout", same)},
+		{"a failed task without a fault", order("timeout", replaced(`"outcome":"executed","scenario":"F1","fault":"timeout","responseDigest":"a"`, `"outcome":"upstream-rejected"`))},
+	} {
+		if _, err := Read(bytes.NewReader(joinLines(ok.trace))); err != nil {
+			t.Errorf("%s: refused: %v", ok.name, err)
+		}
+	}
+	const rule = "(rule: the answer after a handoff is executed with the fault handed over and no retry_after, or not executed without a fault)"
+	for _, tc := range []struct {
+		name  string
+		trace []string
+		want  string
+	}{
+		{"executed without a fault", order("timeout", replaced(`"scenario":"F1","fault":"timeout",`, ``)),
+			`line 7: call 1 was handed fault "timeout", its executed answer carries fault "" and retryAfterMs 0 ` + rule},
+		{"executed with another fault", order("timeout", replaced(`"fault":"timeout"`, `"fault":"truncated_json"`)),
+			`line 7: call 1 was handed fault "timeout", its executed answer carries fault "truncated_json" and retryAfterMs 0 ` + rule},
+		{"a 429 timed from the answer", order("rate_limit", replaced(`"fault":"timeout"`, `"fault":"rate_limit","retryAfterMs":1000`)),
+			`line 7: call 1 was handed fault "rate_limit", its executed answer carries fault "rate_limit" and retryAfterMs 1000 ` + rule},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Read(bytes.NewReader(joinLines(tc.trace)))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -37,6 +37,7 @@ const (
 	ruleResult      = "an executed answer's result is no isError result, an upstream-rejected one's is"
 	ruleTransport   = "a transport-level delivery only of an injected fault, over an HTTP agent side"
 	ruleRequestSeq  = "a session's request numbers are distinct"
+	ruleHandedOff   = "the answer after a handoff is executed with the fault handed over and no retry_after, or not executed without a fault"
 )
 
 // callFields are what a call line derives from its tool's listing.
@@ -88,6 +89,9 @@ type crossLines struct {
 	// (duplicate.resentBy reads both).
 	faulted     map[int64]bool
 	requestSeqs map[Session]map[int64]bool
+	// handedOff: the fault a delivered line handed over before the
+	// call's answer (a handoff).
+	handedOff map[int64]string
 	// per call: its tool and class; delisted: a listing after its call
 	// line lacked its tool (a follow-up of it may then be unknown-tool).
 	callTool  map[int64]string
@@ -97,7 +101,7 @@ type crossLines struct {
 
 func newCrossLines(h *Header) *crossLines {
 	c := &crossLines{header: h, allowed: map[string][]callFields{}, forwarded: map[int64]bool{}, lastT: map[int64]Millis{},
-		faulted: map[int64]bool{}, requestSeqs: map[Session]map[int64]bool{},
+		faulted: map[int64]bool{}, requestSeqs: map[Session]map[int64]bool{}, handedOff: map[int64]string{},
 		callTool: map[int64]string{}, callClass: map[int64]classify.Class{}, delisted: map[int64]bool{}}
 	s := h.Settings
 	// Version 1 traces were classified by older rules; a classifier
@@ -251,6 +255,9 @@ func sameDerived(a, b classify.Entry) bool {
 // delivered checks a transport-level delivery (duplicate.resentBy): only
 // the HTTP agent side delivers faults as HTTP, and only injected faults.
 func (c *crossLines) delivered(n int, l *Line) error {
+	if l.Fault != "" {
+		c.handedOff[l.Call] = l.Fault
+	}
 	agent := c.header.Transport.Agent
 	if agent == "" {
 		agent = "stdio" // older headers; report.Transport's empty fields are stdio
@@ -357,6 +364,14 @@ func (c *crossLines) answer(n int, l *Line) error {
 		return lineError(n, ruleNotExecuted, "call %d's outcome is upstream-not-executed, its result is not the proxy's answer for an HTTP status", l.Call)
 	case fwd && l.Fault != "" && l.Outcome != judge.Executed:
 		return lineError(n, ruleForwarded, "call %d was forwarded and answered with fault %q, its outcome is %s, not executed", l.Call, l.Fault, l.Outcome)
+	}
+	// The pipeline settles a handed-over task with its final status: a
+	// ghost write carries the fault the agent was handed (a forward-and-
+	// replace fault, which has no retry_after), anything else no fault
+	// (pipeline.TaskMessage). Another fault, or none on an execution,
+	// would let the judge read what the agent saw differently.
+	if h, ok := c.handedOff[l.Call]; ok && l.Outcome == judge.Executed && (l.Fault != h || l.RetryAfterMs != 0) {
+		return lineError(n, ruleHandedOff, "call %d was handed fault %q, its executed answer carries fault %q and retryAfterMs %d", l.Call, h, l.Fault, l.RetryAfterMs)
 	}
 	// The pipeline derives these two outcomes from the result's isError
 	// (pipeline.outcomeOf); the line holds the result.
