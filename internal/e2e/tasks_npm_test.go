@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,9 +17,7 @@ func taskRun(t *testing.T, settle func(p *peer, taskID string), flags ...string)
 	cmdline := npmServer(t, "server-everything")
 	report := filepath.Join(t.TempDir(), "report.json")
 	flags = append(append(npmProxyFlags(cmdline), "--write-tools", "simulate-research-query", "--report-file", report), flags...)
-	p := startProxy(t, nil, flags...)
-	p.request("0", "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e-agent","version":"0.0.1"}}`)
-	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p := startTaskSession(t, flags...)
 	// The task tools are registered after initialization.
 	p.waitFor(func(m []byte) bool { return strings.Contains(string(m), `"method":"notifications/tools/list_changed"`) })
 	var created struct {
@@ -41,26 +38,7 @@ func taskRun(t *testing.T, settle func(p *peer, taskID string), flags ...string)
 		}
 	}
 	settle(p, created.Result.Task.TaskID)
-	if code, _ := p.closeAndWait(); code != 0 {
-		t.Errorf("proxy exit %d; stderr:\n%s", code, p.stderr.String())
-	}
-	b, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep struct {
-		Verdict string `json:"verdict"`
-		Report  struct {
-			Operations []mrtrOp `json:"operations"`
-		} `json:"report"`
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Report.Operations) != 1 {
-		t.Fatalf("operations %+v, want one", rep.Report.Operations)
-	}
-	return rep.Verdict, rep.Report.Operations[0].outcomes()
+	return endTaskSession(t, p, report)
 }
 
 // TestProxyNPMTaskResearchQuery (behaviour §4.13): a real task-based tool.
