@@ -45,9 +45,11 @@ func taskRun(t *testing.T, settle func(p *peer, taskID string), flags ...string)
 // The agent's tasks/result tells the task's result: one attempt, executed,
 // PASS; polls are no attempts. A task the agent cancels has an unknown
 // outcome (NOT_TESTED), where the handle used to count as an execution at
-// once (PASS).
+// once (PASS). The subtests run in parallel: each has its own proxy and
+// server, and the tool takes about 5 s of its own timers per task.
 func TestProxyNPMTaskResearchQuery(t *testing.T) {
 	t.Run("result", func(t *testing.T) {
+		t.Parallel()
 		verdict, attempts := taskRun(t, func(p *peer, id string) {
 			p.request("2", "tasks/get", `{"taskId":"`+id+`"}`)
 			if r := p.request("3", "tasks/result", `{"taskId":"`+id+`"}`); !strings.Contains(string(r), "Research Report") {
@@ -62,6 +64,7 @@ func TestProxyNPMTaskResearchQuery(t *testing.T) {
 	// task again; the proxy polls the first task itself at the session end
 	// (it completes within --upstream-timeout): two executions.
 	t.Run("F1", func(t *testing.T) {
+		t.Parallel()
 		verdict, attempts := taskRun(t, func(p *peer, id string) {
 			if id != "" {
 				t.Fatalf("the agent got task %q, want the timeout", id)
@@ -84,6 +87,7 @@ func TestProxyNPMTaskResearchQuery(t *testing.T) {
 		}
 	})
 	t.Run("cancelled", func(t *testing.T) {
+		t.Parallel()
 		verdict, attempts := taskRun(t, func(p *peer, id string) {
 			if r := p.request("2", "tasks/cancel", `{"taskId":"`+id+`"}`); !strings.Contains(string(r), `"cancelled"`) {
 				t.Errorf("tasks/cancel answered %s", r)
