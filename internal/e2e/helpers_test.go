@@ -22,7 +22,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -59,16 +58,9 @@ var (
 	buildDir     string
 	buildDirErr  error
 
-	buildMu sync.Mutex
-	builds  = map[string]*buildJob{} // program name → its one build
+	buildMu    sync.Mutex
+	builtPaths = map[string]string{}
 )
-
-// buildJob is the one build of a program per test process.
-type buildJob struct {
-	once sync.Once
-	path string
-	err  error
-}
 
 // programs are the programs e2e tests run, by short name.
 var programs = map[string]string{
@@ -89,12 +81,7 @@ func TestMain(m *testing.M) {
 	if raceEnabled {
 		noRaceExitSleep()
 	}
-	flag.Parse()
-	if wholePackage() {
-		prebuild()
-	}
 	code := m.Run()
-	prebuilds.Wait()
 	printInteropSkips()
 	printSubsets()
 	if buildDir != "" {
@@ -117,102 +104,34 @@ func noRaceExitSleep() {
 }
 
 // built builds the named program once per test binary and returns its
-// path. The proxy is built with -race when the tests are. Different
-// programs build concurrently (prebuild); a test waits only for the one it
-// needs.
+// path. The proxy is built with -race when the tests are.
 func built(tb testing.TB, name string) string {
 	tb.Helper()
-	p, err := build(name)
-	if err != nil {
-		tb.Fatal(err)
+	buildDirOnce.Do(func() { buildDir, buildDirErr = os.MkdirTemp("", "agent-harness-e2e-") })
+	if buildDirErr != nil {
+		tb.Fatalf("create build dir: %v", buildDirErr)
 	}
-	return p
-}
-
-// build is built without a test: the one build of name, started by
-// whichever caller comes first.
-func build(name string) (string, error) {
-	if err := ensureBuildDir(); err != nil {
-		return "", err
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if p, ok := builtPaths[name]; ok {
+		return p
 	}
 	pkg, ok := programs[name]
 	if !ok {
-		return "", fmt.Errorf("no e2e program %q", name)
+		tb.Fatalf("no e2e program %q", name)
 	}
-	buildMu.Lock()
-	j := builds[name]
-	if j == nil {
-		j = &buildJob{}
-		builds[name] = j
+	out := filepath.Join(buildDir, name)
+	args := []string{"build", "-o", out}
+	if raceEnabled && name == "agent-harness" {
+		args = append(args, "-race")
 	}
-	buildMu.Unlock()
-	j.once.Do(func() {
-		out := filepath.Join(buildDir, name)
-		args := []string{"build", "-o", out}
-		if raceEnabled && name == "agent-harness" {
-			args = append(args, "-race")
-		}
-		cmd := exec.Command("go", append(args, pkg)...)
-		cmd.Dir = moduleRoot()
-		if b, err := cmd.CombinedOutput(); err != nil {
-			j.err = fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
-			return
-		}
-		j.path = out
-	})
-	return j.path, j.err
-}
-
-// ensureBuildDir creates the build directory once.
-func ensureBuildDir() error {
-	buildDirOnce.Do(func() { buildDir, buildDirErr = os.MkdirTemp("", "agent-harness-e2e-") })
-	if buildDirErr != nil {
-		return fmt.Errorf("create build dir: %w", buildDirErr)
+	cmd := exec.Command("go", append(args, pkg)...)
+	cmd.Dir = repoRoot(tb)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("go build %s: %v\n%s", pkg, err, b)
 	}
-	return nil
-}
-
-// prebuilds are prebuild's workers; TestMain waits for them before it
-// removes the build directory.
-var prebuilds sync.WaitGroup
-
-// prebuildOrder is the order prebuild builds the programs in: the proxy
-// first (the first tests need it), then the plain build, then the small
-// upstreams.
-var prebuildOrder = []string{"agent-harness", "agent-harness-plain", "sdkupstream", "upstream", "taskupstream", "byterelay", "httpupstream"}
-
-// prebuild starts the builds of every program in the background, two at a
-// time, so that on a 2-core machine a link runs beside the serial tests at
-// the start of the package instead of inside one after the other (each go
-// build's link is single-threaded). The tests wait for a program with
-// built as before; a build error is theirs to report.
-func prebuild() {
-	if ensureBuildDir() != nil {
-		return // the first test's built says why
-	}
-	names := make(chan string, len(prebuildOrder))
-	for _, n := range prebuildOrder {
-		names <- n
-	}
-	close(names)
-	for range 2 {
-		prebuilds.Go(func() {
-			for n := range names {
-				_, _ = build(n)
-			}
-		})
-	}
-}
-
-// wholePackage reports whether this test process runs the whole package
-// (no -run, -list or -short), the run whose tests need every program.
-func wholePackage() bool {
-	for _, name := range []string{"test.run", "test.list"} {
-		if f := flag.Lookup(name); f == nil || f.Value.String() != "" {
-			return false
-		}
-	}
-	return !testing.Short()
+	builtPaths[name] = out
+	return out
 }
 
 // repoRoot is the module root (two levels above this package,
@@ -222,16 +141,6 @@ func repoRoot(tb testing.TB) string {
 	wd, err := os.Getwd()
 	if err != nil {
 		tb.Fatal(err)
-	}
-	return filepath.Dir(filepath.Dir(wd))
-}
-
-// moduleRoot is repoRoot without a test ("" when the working directory is
-// unknown: go build then says what it misses).
-func moduleRoot() string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return ""
 	}
 	return filepath.Dir(filepath.Dir(wd))
 }
