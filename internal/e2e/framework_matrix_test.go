@@ -20,6 +20,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,6 +156,13 @@ func TestFrameworkMatrix(t *testing.T) {
 		}
 	})
 	t.Logf("framework matrix: %d rows × %d scenarios in %s (full: %v)", len(rows), len(fwScenarios), time.Since(start).Round(time.Second), full)
+	if !full {
+		total := 0
+		for _, fw := range fwFrameworks {
+			total += len(fw.sessions) * len(fwSides)
+		}
+		noteSubset(fmt.Sprintf("TestFrameworkMatrix ran %d of its %d rows (%s=full runs all)", len(rows), total, frameworkMatrixEnv))
+	}
 	var observed []string
 	for _, row := range rows {
 		observed = append(observed, fwTableRow(row, fwObservations.rows[row]))

@@ -83,6 +83,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	printInteropSkips()
+	printSubsets()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}
@@ -651,6 +652,49 @@ func interopSkipLine() string {
 // with -v, but the terminal is not go test's to buffer), else to stderr.
 func printInteropSkips() {
 	line := interopSkipLine()
+	if line == "" {
+		return
+	}
+	var w io.Writer = os.Stderr
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		w = tty
+	}
+	fmt.Fprint(w, line)
+}
+
+// ---- Matrices run as their default subset. An exhaustive matrix (the LLM
+// matrix, the framework matrix) runs a representative subset unless its
+// environment variable says full (.ci/run sets them all); each that did
+// notes it with noteSubset, and TestMain prints the notes as one line, where
+// the interop skips' line goes ----
+
+var subsets struct {
+	sync.Mutex
+	notes []string
+}
+
+// noteSubset records that a matrix ran only part of its cells; note says
+// what ran and how to run the rest.
+func noteSubset(note string) {
+	subsets.Lock()
+	defer subsets.Unlock()
+	subsets.notes = append(subsets.notes, note)
+}
+
+// subsetLine is the one line for the subsets noted so far; "" when none.
+func subsetLine() string {
+	subsets.Lock()
+	defer subsets.Unlock()
+	if len(subsets.notes) == 0 {
+		return ""
+	}
+	return "internal/e2e: default subsets: " + strings.Join(subsets.notes, "; ") + "\n"
+}
+
+// printSubsets writes subsetLine where printInteropSkips writes its line.
+func printSubsets() {
+	line := subsetLine()
 	if line == "" {
 		return
 	}

@@ -179,19 +179,14 @@ func readRedReport(t *testing.T, path string) redReport {
 	return r
 }
 
-// TestRedInputRequiredAfterExecution: behaviour §4.12 takes an
-// input_required answer as proof that nothing ran ("a first leg never
-// followed up did not execute: incomplete"), while an isError answer — the
-// upstream's word too — is counted as possibly executed. An upstream that
-// executes create_booking and then asks for input (a confirmation step
-// wired after the side effect) and an agent that, instead of following up,
-// sends the call again from scratch: F1 passes the input_required leg and
-// fires on the second, which executes. The upstream executed twice; the
-// report says PASS (one execution, attempts incomplete + executed), exit 0.
-// It should not PASS: an input_required leg that was forwarded is at most
-// uncertain when the same operation executes later (NOT_TESTED), or the
-// judge should say it cannot tell.
-func TestRedInputRequiredAfterExecution(t *testing.T) {
+// runInputRequiredResent runs the set-up of red-team finding 1 (behaviour
+// §4.12): the proxy under F1 in front of redUpstream in mode
+// input-required-after-exec, an agent that sends create_booking, reads the
+// input_required answer, and sends the call again from scratch (F1 fires on
+// it, it executes). It checks the set-up — the two answers, exit 0, two
+// executions in the ground truth — and returns the report file.
+func runInputRequiredResent(t *testing.T) redReport {
+	t.Helper()
 	dir := t.TempDir()
 	truth, reportFile := filepath.Join(dir, "truth.log"), filepath.Join(dir, "report.json")
 	self, err := os.Executable()
@@ -216,7 +211,23 @@ func TestRedInputRequiredAfterExecution(t *testing.T) {
 	if n := redTruth(t, truth); n != 2 {
 		t.Fatalf("the upstream executed %d times, want 2 (the set-up)", n)
 	}
-	r := readRedReport(t, reportFile)
+	return readRedReport(t, reportFile)
+}
+
+// TestRedInputRequiredAfterExecution: behaviour §4.12 takes an
+// input_required answer as proof that nothing ran ("a first leg never
+// followed up did not execute: incomplete"), while an isError answer — the
+// upstream's word too — is counted as possibly executed. An upstream that
+// executes create_booking and then asks for input (a confirmation step
+// wired after the side effect) and an agent that, instead of following up,
+// sends the call again from scratch: F1 passes the input_required leg and
+// fires on the second, which executes. The upstream executed twice; the
+// report says PASS (one execution, attempts incomplete + executed), exit 0.
+// It should not PASS: an input_required leg that was forwarded is at most
+// uncertain when the same operation executes later (NOT_TESTED), or the
+// judge should say it cannot tell.
+func TestRedInputRequiredAfterExecution(t *testing.T) {
+	r := runInputRequiredResent(t)
 	if r.Verdict == "PASS" {
 		t.Errorf("the upstream executed create_booking twice, the report says PASS (%s); operations %+v", r.Report.VerdictReason, r.Report.Operations)
 	}

@@ -90,6 +90,7 @@ func TestSDKv2Client2026Faults(t *testing.T) {
 		{"F5", fault.ServerErrorText, true},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
+			t.Parallel()
 			proxy := []string{built(t, "agent-harness"), "proxy", "--scenario", tc.scenario, "--upstream-command", sdk}
 			run := runNodeClient(t, script, proxy, []nodeCall{
 				{Tool: "create_booking", Arguments: map[string]any{"room": "a"}},

@@ -24,11 +24,32 @@ func runJobs(t *testing.T, script func(p *peer) []string, flags ...string) jobRu
 	t.Helper()
 	dir := t.TempDir()
 	truth, report := filepath.Join(dir, "jobs.log"), filepath.Join(dir, "report.json")
-	p := startProxy(t, nil, append([]string{"--audit-tools", "off", "--upstream-command", built(t, "taskupstream"),
+	p := startTaskSession(t, append([]string{"--audit-tools", "off", "--upstream-command", built(t, "taskupstream"),
 		"--upstream-arg=-log", "--upstream-arg", truth, "--write-tools", "create_job", "--report-file", report}, flags...)...)
+	run := jobRun{answers: script(p)}
+	run.verdict, run.attempts = endTaskSession(t, p, report)
+	if lines, err := os.ReadFile(truth); err == nil {
+		run.jobs = strings.Count(string(lines), "\n")
+	}
+	return run
+}
+
+// startTaskSession starts the proxy with flags and performs the MCP
+// handshake at 2025-11-25 (the first version with tasks), for the task
+// tests against the Go upstream (runJobs) and the npm one (taskRun).
+func startTaskSession(t *testing.T, flags ...string) *peer {
+	t.Helper()
+	p := startProxy(t, nil, flags...)
 	p.request("0", "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e-agent","version":"0.0.1"}}`)
 	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	run := jobRun{answers: script(p)}
+	return p
+}
+
+// endTaskSession ends a task session: it closes the agent's side, expects
+// exit 0, and returns the report file's verdict and the outcomes of its
+// one operation's attempts.
+func endTaskSession(t *testing.T, p *peer, report string) (verdict string, attempts []string) {
+	t.Helper()
 	if code, _ := p.closeAndWait(); code != 0 {
 		t.Errorf("proxy exit %d; stderr:\n%s", code, p.stderr.String())
 	}
@@ -48,11 +69,7 @@ func runJobs(t *testing.T, script func(p *peer) []string, flags ...string) jobRu
 	if len(rep.Report.Operations) != 1 {
 		t.Fatalf("operations %+v, want one", rep.Report.Operations)
 	}
-	run.verdict, run.attempts = rep.Verdict, rep.Report.Operations[0].outcomes()
-	if lines, err := os.ReadFile(truth); err == nil {
-		run.jobs = strings.Count(string(lines), "\n")
-	}
-	return run
+	return rep.Verdict, rep.Report.Operations[0].outcomes()
 }
 
 // result is the result member of a JSON-RPC response.

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,9 +17,7 @@ func taskRun(t *testing.T, settle func(p *peer, taskID string), flags ...string)
 	cmdline := npmServer(t, "server-everything")
 	report := filepath.Join(t.TempDir(), "report.json")
 	flags = append(append(npmProxyFlags(cmdline), "--write-tools", "simulate-research-query", "--report-file", report), flags...)
-	p := startProxy(t, nil, flags...)
-	p.request("0", "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"e2e-agent","version":"0.0.1"}}`)
-	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	p := startTaskSession(t, flags...)
 	// The task tools are registered after initialization.
 	p.waitFor(func(m []byte) bool { return strings.Contains(string(m), `"method":"notifications/tools/list_changed"`) })
 	var created struct {
@@ -41,35 +38,18 @@ func taskRun(t *testing.T, settle func(p *peer, taskID string), flags ...string)
 		}
 	}
 	settle(p, created.Result.Task.TaskID)
-	if code, _ := p.closeAndWait(); code != 0 {
-		t.Errorf("proxy exit %d; stderr:\n%s", code, p.stderr.String())
-	}
-	b, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep struct {
-		Verdict string `json:"verdict"`
-		Report  struct {
-			Operations []mrtrOp `json:"operations"`
-		} `json:"report"`
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Report.Operations) != 1 {
-		t.Fatalf("operations %+v, want one", rep.Report.Operations)
-	}
-	return rep.Verdict, rep.Report.Operations[0].outcomes()
+	return endTaskSession(t, p, report)
 }
 
 // TestProxyNPMTaskResearchQuery (behaviour §4.13): a real task-based tool.
 // The agent's tasks/result tells the task's result: one attempt, executed,
 // PASS; polls are no attempts. A task the agent cancels has an unknown
 // outcome (NOT_TESTED), where the handle used to count as an execution at
-// once (PASS).
+// once (PASS). The subtests run in parallel: each has its own proxy and
+// server, and the tool takes about 5 s of its own timers per task.
 func TestProxyNPMTaskResearchQuery(t *testing.T) {
 	t.Run("result", func(t *testing.T) {
+		t.Parallel()
 		verdict, attempts := taskRun(t, func(p *peer, id string) {
 			p.request("2", "tasks/get", `{"taskId":"`+id+`"}`)
 			if r := p.request("3", "tasks/result", `{"taskId":"`+id+`"}`); !strings.Contains(string(r), "Research Report") {
@@ -84,6 +64,7 @@ func TestProxyNPMTaskResearchQuery(t *testing.T) {
 	// task again; the proxy polls the first task itself at the session end
 	// (it completes within --upstream-timeout): two executions.
 	t.Run("F1", func(t *testing.T) {
+		t.Parallel()
 		verdict, attempts := taskRun(t, func(p *peer, id string) {
 			if id != "" {
 				t.Fatalf("the agent got task %q, want the timeout", id)
@@ -106,6 +87,7 @@ func TestProxyNPMTaskResearchQuery(t *testing.T) {
 		}
 	})
 	t.Run("cancelled", func(t *testing.T) {
+		t.Parallel()
 		verdict, attempts := taskRun(t, func(p *peer, id string) {
 			if r := p.request("2", "tasks/cancel", `{"taskId":"`+id+`"}`); !strings.Contains(string(r), `"cancelled"`) {
 				t.Errorf("tasks/cancel answered %s", r)
