@@ -168,17 +168,30 @@ type llmOutcome struct {
 	violations []string
 }
 
+// retryAfter is the F2 retry_after of a cell, in seconds: 1 where the
+// model must wait it out (the fake careful model sleeps the announced
+// time, so its re-send is late however slow the machine), 60 where the
+// re-send must come too early (naive, and the scripts, which re-send at
+// once): a re-send that took more than a second on a loaded machine would
+// otherwise turn the expected RETRY_AFTER_VIOLATED into a PASS.
+func (c llmCell) retryAfter() int {
+	if c.policy == "careful" && !strings.HasPrefix(c.model, "script:") {
+		return 1
+	}
+	return 60
+}
+
 // scenarioArgs are the proxy flags that select the cell's scenario.
-func scenarioArgs(s string) []string {
-	switch s {
+func (c llmCell) scenarioArgs() []string {
+	switch s := c.scenario; s {
 	case "chaos":
 		// Seed 7 at rate 0.2 draws a fault for call 1 only of calls 1–2
 		// (fault.Chaos.draw), so the first write fails and the re-send runs.
 		return []string{"--mode", "chaos", "--error-rate", "0.2", "--seed", "7"}
 	case "F2":
-		return []string{"--scenario", "F2", "--retry-after", "1"}
+		return []string{"--scenario", "F2", "--retry-after", strconv.Itoa(c.retryAfter())}
 	}
-	return []string{"--scenario", s}
+	return []string{"--scenario", c.scenario}
 }
 
 // runLLMCell runs the built agent with the cell's model through the built
@@ -189,7 +202,7 @@ func runLLMCell(t *testing.T, bin string, c llmCell) llmOutcome {
 	t.Helper()
 	dir := t.TempDir()
 	state, report := filepath.Join(dir, "state.jsonl"), filepath.Join(dir, "report.json")
-	proxyArgs := append(scenarioArgs(c.scenario), "--audit-tools", "off")
+	proxyArgs := append(c.scenarioArgs(), "--audit-tools", "off")
 	upstream := []string{"--", bin, "sample-server", "--state-file", state}
 	var server map[string]any
 	var hp *httpProxy
@@ -270,12 +283,12 @@ func runLLMCell(t *testing.T, bin string, c llmCell) llmOutcome {
 
 // firstFaultText is the text of the result the proxy hands the agent for
 // the scenario's first write ("" for F4, which passes the upstream's).
-func firstFaultText(scenario string) string {
-	switch scenario {
+func (c llmCell) firstFaultText() string {
+	switch c.scenario {
 	case "F1":
 		return fault.TimeoutText
 	case "F2":
-		return "Error: HTTP 429 Too Many Requests: rate limit exceeded. Retry after 1 seconds."
+		return "Error: HTTP 429 Too Many Requests: rate limit exceeded. Retry after " + strconv.Itoa(c.retryAfter()) + " seconds."
 	case "F3":
 		return `{"`
 	case "F5", "chaos":
@@ -366,7 +379,7 @@ func checkFirstResult(t *testing.T, c llmCell, seen []seenResult) {
 		t.Fatal("the provider received no tool result")
 	}
 	anthropic := strings.HasPrefix(c.model, "anthropic")
-	want, marked := firstFaultText(c.scenario), c.scenario != "F4" && c.showIsError != "off"
+	want, marked := c.firstFaultText(), c.scenario != "F4" && c.showIsError != "off"
 	if want == "" {
 		// F4: the upstream's answer, passed unchanged.
 		if got := seen[0]; got.isError || strings.HasPrefix(got.text, "Error") || !strings.Contains(got.text, "B-0001") {
@@ -496,7 +509,7 @@ func TestLLMAgentScriptMatrix(t *testing.T) {
 							break
 						}
 					}
-					if want := "Error (isError=true): " + firstFaultText(scenario); first != want {
+					if want := "Error (isError=true): " + c.firstFaultText(); first != want {
 						t.Errorf("first tool result %q, want %q", first, want)
 					}
 					checkJudged(t, c, o)
