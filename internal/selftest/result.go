@@ -32,9 +32,9 @@ type RunResult struct {
 	// the self-test fails a run where it differs from BackendExecutions,
 	// whatever the verdict.
 	JudgedExecutions int            `json:"judgedExecutions"`
-	Score             report.Score   `json:"score"`
-	Report            report.Report  `json:"report"`
-	Patches           []report.Patch `json:"patches"`
+	Score            report.Score   `json:"score"`
+	Report           report.Report  `json:"report"`
+	Patches          []report.Patch `json:"patches"`
 
 	judge *judge.Judge
 }
