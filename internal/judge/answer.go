@@ -118,7 +118,7 @@ func (j *Judge) executed(op *operation, a *attempt, ev Event, h *handoff) {
 		op.ghost.answered(ev.Fault, seq)
 		op.fail.hadInjected = true
 	}
-	op.dup.recordAt(a, ev, op.n.executed, seq, reads, h)
+	op.dup.record(a, ev, op.n.executed, seq, reads, h)
 	op.noteHands(a)
 	op.ghost.count(a)
 	if h != nil && ev.Fault != "" {

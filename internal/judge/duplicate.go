@@ -33,19 +33,7 @@ type dupDetails struct {
 	resent resentFold
 }
 
-// record adds the execution of attempt a, answered by ev as the n-th
-// execution of its operation at the judge's event number seq, with
-// readsOK successful reads completed so far.
-func (d *dupDetails) record(a *attempt, ev Event, n int, seq uint64, readsOK int) {
-	d.recordAt(a, ev, n, seq, readsOK, nil)
-}
-
-// recordAt is record for an attempt whose answer counts from its handoff
-// h (handoff.go) when h is not nil: seq and readsOK are then the
-// handoff's, and it overlapped another execution when one was answered
-// after it was sent and before the handoff, or was sent before the
-// handoff and answered after it.
-func (d *dupDetails) recordAt(a *attempt, ev Event, n int, seq uint64, readsOK int, h *handoff) {
+func (d *dupDetails) record(a *attempt, ev Event, n int, seq uint64, readsOK int, h *handoff) {
 	if a.keyed {
 		d.keyed++
 		if d.keyed == 1 {
