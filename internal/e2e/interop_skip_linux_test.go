@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -21,24 +22,12 @@ func TestInteropSkipsSayWhatAndHow(t *testing.T) {
 		missing = missingNode
 	}
 	run := func(require bool) (string, int) {
-		cmd := exec.Command(os.Args[0], "-test.run=^(TestCampaignTypeScriptSDKAgent|TestInspectorCLIStartsTheProxyWithoutDashes)$", "-test.count=1")
-		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, requireInteropEnv+"=") && !strings.HasPrefix(kv, nodeModulesEnv+"=") {
-				cmd.Env = append(cmd.Env, kv)
-			}
-		}
-		cmd.Env = append(cmd.Env, nodeModulesEnv+"="+t.TempDir())
+		env := []string{nodeModulesEnv + "=" + t.TempDir()}
 		if require {
-			cmd.Env = append(cmd.Env, requireInteropEnv+"=1")
+			env = append(env, requireInteropEnv+"=1")
 		}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // no controlling terminal
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		if _, ok := err.(*exec.ExitError); err != nil && !ok {
-			t.Fatal(err)
-		}
-		return out.String(), cmd.ProcessState.ExitCode()
+		return runSelf(t, "^(TestCampaignTypeScriptSDKAgent|TestInspectorCLIStartsTheProxyWithoutDashes)$",
+			[]string{requireInteropEnv, nodeModulesEnv}, env)
 	}
 
 	out, code := run(false)
@@ -63,23 +52,11 @@ func TestInteropSkipsSayWhatAndHow(t *testing.T) {
 // none.
 func TestMatrixSubsetsSayWhatAndHow(t *testing.T) {
 	run := func(full bool) (string, int) {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestLLMAgentMatrix$/^$", "-test.count=1")
-		for _, kv := range os.Environ() {
-			if !strings.HasPrefix(kv, llmMatrixEnv+"=") {
-				cmd.Env = append(cmd.Env, kv)
-			}
-		}
+		var env []string
 		if full {
-			cmd.Env = append(cmd.Env, llmMatrixEnv+"=full")
+			env = []string{llmMatrixEnv + "=full"}
 		}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // no controlling terminal
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		if _, ok := err.(*exec.ExitError); err != nil && !ok {
-			t.Fatal(err)
-		}
-		return out.String(), cmd.ProcessState.ExitCode()
+		return runSelf(t, "^TestLLMAgentMatrix$/^$", []string{llmMatrixEnv}, env)
 	}
 	out, code := run(false)
 	want := "internal/e2e: default subsets: TestLLMAgentMatrix ran 24 of its 48 cells (" + llmMatrixEnv + "=full runs all)\n"
@@ -90,4 +67,27 @@ func TestMatrixSubsetsSayWhatAndHow(t *testing.T) {
 	if code != 0 || strings.Contains(out, "default subsets") {
 		t.Errorf("with %s=full: exit %d, output:\n%s\nwant exit 0 and no subset line", llmMatrixEnv, code, out)
 	}
+}
+
+// runSelf runs the tests matching pattern in this test binary again, in a
+// new session (no controlling terminal), with the environment less the
+// variables named in drop, plus add; it returns the combined output and
+// the exit code.
+func runSelf(t *testing.T, pattern string, drop, add []string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run="+pattern, "-test.count=1")
+	for _, kv := range os.Environ() {
+		if !slices.ContainsFunc(drop, func(name string) bool { return strings.HasPrefix(kv, name+"=") }) {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, add...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // no controlling terminal
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return out.String(), cmd.ProcessState.ExitCode()
 }
