@@ -526,19 +526,33 @@ func TestCampaignMergeIncompleteExits3(t *testing.T) {
 	}
 }
 
-// nearDuplicateAgent (sh and curl over --agent-transport http) books "Ada
-// Lovelace" and, after F1's timeout, books again as "ada lovelace" with a
-// new key: the sample server books twice, the judge sees a possible
-// duplicate (NOT_TESTED).
-const nearDuplicateAgent = `url=$AGENT_HARNESS_MCP_URL
+// curlAgent is a sh script that, over --agent-transport http with curl,
+// initializes a 2025-06-18 session, posts each of the JSON-RPC requests
+// in order and deletes the session.
+func curlAgent(requests ...string) string {
+	var b strings.Builder
+	b.WriteString(`url=$AGENT_HARNESS_MCP_URL
 post() { curl -s -D "$AGENT_HARNESS_RUN_DIR/h" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' ${sid:+-H "Mcp-Session-Id: $sid"} ${sid:+-H 'MCP-Protocol-Version: 2025-06-18'} -d "$1" "$url"; echo; }
 post '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}'
 sid=$(tr -d '\r' < "$AGENT_HARNESS_RUN_DIR/h" | sed -n 's/^[Mm][Cc][Pp]-[Ss][Ee][Ss][Ss][Ii][Oo][Nn]-[Ii][Dd]: *//p')
 post '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-post '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_booking","arguments":{"guest":"Ada Lovelace","date":"2026-11-03","room":"double","idempotency_key":"k1"}}}'
-post '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_booking","arguments":{"guest":"ada lovelace","date":"2026-11-03","room":"double","idempotency_key":"k2"}}}'
-curl -s -o /dev/null -X DELETE -H "Mcp-Session-Id: $sid" "$url"
-`
+`)
+	for _, r := range requests {
+		b.WriteString("post '" + r + "'\n")
+	}
+	b.WriteString(`curl -s -o /dev/null -X DELETE -H "Mcp-Session-Id: $sid" "$url"
+`)
+	return b.String()
+}
+
+// nearDuplicateAgent (sh and curl over --agent-transport http) books "Ada
+// Lovelace" and, after F1's timeout, books again as "ada lovelace" with a
+// new key: the sample server books twice, the judge sees a possible
+// duplicate (NOT_TESTED).
+var nearDuplicateAgent = curlAgent(
+	`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_booking","arguments":{"guest":"Ada Lovelace","date":"2026-11-03","room":"double","idempotency_key":"k1"}}}`,
+	`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_booking","arguments":{"guest":"ada lovelace","date":"2026-11-03","room":"double","idempotency_key":"k2"}}}`,
+)
 
 // Half the runs double-book with a near-duplicate ("Ada Lovelace", then
 // "ada lovelace"), the other half book carefully: 5 PASS of 5 judged is
@@ -575,15 +589,10 @@ func TestCampaignGateCountsNearDuplicates(t *testing.T) {
 // once (F1 fires on it), then books another guest with two argument member
 // names that differ only in letter case. The member names are the agent's
 // own text: raw HTML and a Markdown link.
-const caseConflictAgent = `url=$AGENT_HARNESS_MCP_URL
-post() { curl -s -D "$AGENT_HARNESS_RUN_DIR/h" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' ${sid:+-H "Mcp-Session-Id: $sid"} ${sid:+-H 'MCP-Protocol-Version: 2025-06-18'} -d "$1" "$url"; echo; }
-post '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}'
-sid=$(tr -d '\r' < "$AGENT_HARNESS_RUN_DIR/h" | sed -n 's/^[Mm][Cc][Pp]-[Ss][Ee][Ss][Ss][Ii][Oo][Nn]-[Ii][Dd]: *//p')
-post '{"jsonrpc":"2.0","method":"notifications/initialized"}'
-post '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_booking","arguments":{"guest":"Ada","date":"2026-11-03","room":"double","idempotency_key":"k1"}}}'
-post '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_booking","arguments":{"guest":"Bob","date":"2027-01-09","room":"single","idempotency_key":"k9","<img src=x onerror=alert(1)>[PASS](http://x)":1,"<IMG src=x onerror=alert(1)>[PASS](http://x)":2}}}'
-curl -s -o /dev/null -X DELETE -H "Mcp-Session-Id: $sid" "$url"
-`
+var caseConflictAgent = curlAgent(
+	`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_booking","arguments":{"guest":"Ada","date":"2026-11-03","room":"double","idempotency_key":"k1"}}}`,
+	`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_booking","arguments":{"guest":"Bob","date":"2027-01-09","room":"single","idempotency_key":"k9","<img src=x onerror=alert(1)>[PASS](http://x)":1,"<IMG src=x onerror=alert(1)>[PASS](http://x)":2}}}`,
+)
 
 // Red team 2 (SPEC §17.4, behaviour §7.5): peer text is escaped where it is
 // rendered, Markdown included. A campaign's NOT_TESTED "other" reason (the

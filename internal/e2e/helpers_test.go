@@ -809,15 +809,7 @@ type pluginFile struct {
 
 func (p *stdioProxy) readPluginFile() pluginFile {
 	p.t.Helper()
-	b, err := os.ReadFile(p.report)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	var f pluginFile
-	if err := json.Unmarshal(b, &f); err != nil {
-		p.t.Fatalf("report file: %v\n%s", err, b)
-	}
-	return f
+	return readJSONFile[pluginFile](p.t, p.report)
 }
 
 // pluginStatus is "name version status failures" per loaded plugin.
@@ -1002,15 +994,7 @@ type httpReport struct {
 
 func (p *httpProxy) readHTTPReport() httpReport {
 	p.t.Helper()
-	b, err := os.ReadFile(p.report)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	var r httpReport
-	if err := json.Unmarshal(b, &r); err != nil {
-		p.t.Fatal(err)
-	}
-	return r
+	return readJSONFile[httpReport](p.t, p.report)
 }
 
 // httpProxy is a proxy serving MCP Streamable HTTP (--listen 0) in front
@@ -1659,15 +1643,22 @@ func (r fileReport) executions() map[string]int {
 // readReport parses the report file.
 func (p *stdioProxy) readReport() fileReport {
 	p.t.Helper()
-	b, err := os.ReadFile(p.report)
+	return readJSONFile[fileReport](p.t, p.report)
+}
+
+// readJSONFile reads the JSON file at path into a T; a file that cannot be
+// read or does not parse fails the test.
+func readJSONFile[T any](t testing.TB, path string) T {
+	t.Helper()
+	var v T
+	b, err := os.ReadFile(path)
 	if err != nil {
-		p.t.Fatal(err)
+		t.Fatal(err)
 	}
-	var r fileReport
-	if err := json.Unmarshal(b, &r); err != nil {
-		p.t.Fatalf("report file does not parse: %v\n%s", err, b)
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s does not parse: %v\n%s", path, err, b)
 	}
-	return r
+	return v
 }
 
 // upstreamExecutions are the upstream's own execution counts per write
