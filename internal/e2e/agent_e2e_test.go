@@ -32,6 +32,7 @@ func stateLines(t *testing.T, path string) []map[string]any {
 // The reference agent against the sample server behind the proxy (F1):
 // what it prints, and what the backend really executed.
 func TestReferenceAgentOnSampleServer(t *testing.T) {
+	t.Parallel()
 	bin := built(t, "agent-harness")
 	for _, c := range []struct {
 		behaviour   string
@@ -83,6 +84,7 @@ func TestReferenceAgentOnSampleServer(t *testing.T) {
 // The agent reaches a server through an HTTP entry of mcp.json, and the
 // sample server serves Streamable HTTP with --listen.
 func TestReferenceAgentHTTPEntry(t *testing.T) {
+	t.Parallel()
 	bin := built(t, "agent-harness")
 	dir := t.TempDir()
 	state := filepath.Join(dir, "state.jsonl")
@@ -115,6 +117,7 @@ func TestReferenceAgentHTTPEntry(t *testing.T) {
 }
 
 func TestAgentUsageErrors(t *testing.T) {
+	t.Parallel()
 	bin := built(t, "agent-harness")
 	for _, c := range []struct {
 		args []string

@@ -29,6 +29,7 @@ func total(p *int) int {
 }
 
 func TestBenchmarkDefault(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// An older report is overwritten.
 	if err := os.MkdirAll(filepath.Join(dir, ".cuonztech"), 0o755); err != nil {
@@ -89,6 +90,7 @@ func TestBenchmarkDefault(t *testing.T) {
 }
 
 func TestBenchmarkSubsetRunsJitter(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	stdout, stderr, code := runBuilt(t, dir, nil, "benchmark", "--scenarios", "F1,F3", "--runs", "3", "--jitter=50")
 	if code != 0 {
@@ -117,6 +119,7 @@ func TestBenchmarkSubsetRunsJitter(t *testing.T) {
 // TestBenchmarkBrokenJudgeFails proves the self-test can fail: the test
 // hook breaks the judge's duplicate detection.
 func TestBenchmarkBrokenJudgeFails(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	stdout, stderr, code := runBuilt(t, dir, []string{"AGENT_HARNESS_SELFTEST_BREAK=no-duplicates"}, "benchmark")
 	if code == 0 {
@@ -139,6 +142,7 @@ func TestBenchmarkBrokenJudgeFails(t *testing.T) {
 }
 
 func TestBenchmarkFlagErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		env  []string
@@ -183,6 +187,7 @@ func TestBenchmarkFlagErrors(t *testing.T) {
 }
 
 func TestBenchmarkHelp(t *testing.T) {
+	t.Parallel()
 	stdout, stderr, code := runBuilt(t, t.TempDir(), nil, "benchmark", "--help")
 	if code != 0 || !strings.HasPrefix(stdout, "Usage: agent-harness benchmark") || stderr != "" {
 		t.Errorf("exit %d stdout %q stderr %q", code, stdout, stderr)
@@ -190,6 +195,7 @@ func TestBenchmarkHelp(t *testing.T) {
 }
 
 func TestBenchmarkReportUnwritable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// A directory where the report file should be: exit 1, one stderr line.
 	if err := os.MkdirAll(filepath.Join(dir, ".cuonztech", "benchmark-report.json"), 0o755); err != nil {

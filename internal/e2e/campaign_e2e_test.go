@@ -94,6 +94,7 @@ func TestCampaignFlakyAgentPassRateNear70(t *testing.T) {
 }
 
 func TestCampaignCarefulPassesNaiveFails(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	careful := filepath.Join(dir, "careful")
 	r := runCampaign(t, careful, nil, sampleCampaignArgs(t, careful,
@@ -187,6 +188,7 @@ func TestCampaignCarefulPassesNaiveFails(t *testing.T) {
 // A variant pair with a clear difference: the agent reads its behaviour
 // from AGENT_HARNESS_BEHAVIOUR.
 func TestCampaignVariantsCompare(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "ab")
 	r := runCampaign(t, out, nil, sampleCampaignArgs(t, out, []string{"--runs", "8", "--scenarios", "F1", "--parallel", "2",
 		"--variant", "before:AGENT_HARNESS_BEHAVIOUR=naive", "--variant", "after:AGENT_HARNESS_BEHAVIOUR=careful"})...)
@@ -226,6 +228,7 @@ func TestCampaignVariantsCompare(t *testing.T) {
 // Interrupt a campaign after two finished runs, start it again: the
 // finished runs are kept, only the rest run, the statistics cover all.
 func TestCampaignResumeAfterSIGINT(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "resume")
 	args := sampleCampaignArgs(t, out, []string{"--runs", "6", "--scenarios", "F1"}, "--behaviour", "flaky:0.5")
 	cmd := exec.Command(built(t, "agent-harness"), append([]string{"campaign"}, args...)...)
@@ -293,6 +296,7 @@ func TestCampaignResumeAfterSIGINT(t *testing.T) {
 
 // Two shards merged give the statistics of the unsharded campaign.
 func TestCampaignShardsMergeLikeUnsharded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	flags := []string{"--runs", "5", "--scenarios", "F1,F3", "--seed", "7", "--quiet"}
 	agent := []string{"--behaviour", "flaky:0.5"}
@@ -383,6 +387,7 @@ func TestCampaignAgentNeverConnectsOrHangs(t *testing.T) {
 }
 
 func TestCampaignUsageErrors(t *testing.T) {
+	t.Parallel()
 	bin := built(t, "agent-harness")
 	dir := t.TempDir()
 	up := []string{"--upstream-command", bin, "--upstream-arg", "sample-server"}

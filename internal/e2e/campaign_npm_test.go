@@ -11,6 +11,7 @@ import (
 // finds its proxy through {mcp_config} and the environment, as a real
 // agent would.
 func TestCampaignTypeScriptSDKAgent(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		skipInterop(t, missingNode)

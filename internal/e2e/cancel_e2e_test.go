@@ -12,6 +12,7 @@ import (
 // the upstream's count) and not delivered to the agent, with
 // --on-cancel forward (the default) and swallow alike.
 func TestProxyCancelledWriteJudgedNotDelivered(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"forward", "swallow"} {
 		t.Run(mode, func(t *testing.T) {
 			p := startSession(t, "--audit-tools", "off", "--on-cancel", mode)

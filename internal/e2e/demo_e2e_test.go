@@ -80,6 +80,7 @@ type demoScore struct {
 }
 
 func TestDemoServerEveryTool(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cs, stderr := demoClient(t, dir)
 
@@ -211,6 +212,7 @@ func TestDemoServerEveryTool(t *testing.T) {
 // schema in tools/list uses $schema, pattern, format or propertyNames as a
 // keyword, and execute_call passes the injected F2 answer through unchanged.
 func TestDemoRawStdio(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(built(t, "agent-harness"))
 	cmd.Dir = t.TempDir()
 	cmd.Stdin = strings.NewReader(strings.Join([]string{
@@ -283,6 +285,7 @@ func TestDemoRawStdio(t *testing.T) {
 // time over raw stdio: execute_call passes the injected F2 answer through
 // byte for byte.
 func TestDemoInjectedAnswerBytes(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(built(t, "agent-harness"))
 	cmd.Dir = t.TempDir()
 	stdin, err := cmd.StdinPipe()
@@ -340,6 +343,7 @@ func TestDemoInjectedAnswerBytes(t *testing.T) {
 }
 
 func TestDemoUnknownArgument(t *testing.T) {
+	t.Parallel()
 	stdout, stderr, code := runBuilt(t, t.TempDir(), nil, "bogus")
 	if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("exit %d stdout %q stderr %q, want 2, nothing, one line", code, stdout, stderr)

@@ -96,6 +96,7 @@ func docExamples(file, text string) ([]docExample, error) {
 // TestDocsExamplesParse: the markers are read as documented, and a
 // misspelt one is an error.
 func TestDocsExamplesParse(t *testing.T) {
+	t.Parallel()
 	text := "intro\n\n<!-- needs: your own MCP server -->\n```sh\nnode server.js\n```\n\n" +
 		"<!-- exit: 3 -->\n<!-- stdout: NOT_TESTED -->\n\n```sh\nagent-harness report r.json\n```\n" +
 		"```json\n{}\n```\n```\nplain\n```\n```bash\ntrue\n```\n"

@@ -21,6 +21,7 @@ import (
 // naming the fault, the tool, the call's number and whether the upstream
 // executed the call — while the agent is still connected.
 func TestFeedbackFiredLine(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -75,6 +76,7 @@ func TestFeedbackFiredLine(t *testing.T) {
 // further execution of a duplicate; the exit summary
 // names verdict, score, reason and report file.
 func TestFeedbackViolationLive(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -149,6 +151,7 @@ func TestFeedbackViolationLive(t *testing.T) {
 // violation and summary lines; WARNING lines (of the table, of the audit
 // tools) and the upstream's own stderr stay.
 func TestFeedbackQuiet(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -192,6 +195,7 @@ func TestFeedbackQuiet(t *testing.T) {
 // WARNING that the agent can read the truth; without a scenario or with
 // --audit-tools off there is none.
 func TestFeedbackAuditWarning(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -227,6 +231,7 @@ func TestFeedbackAuditWarning(t *testing.T) {
 // CMD with its arguments as given — arguments that look like flags
 // included — and measures as with --upstream-command.
 func TestProxyCommandAfterDashes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -256,6 +261,7 @@ func TestProxyCommandAfterDashes(t *testing.T) {
 // TestCommandLineErrors: usage errors of §11.5 are one line on stderr,
 // nothing on stdout, exit 2, before anything starts.
 func TestCommandLineErrors(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -303,6 +309,7 @@ func TestCommandLineErrors(t *testing.T) {
 // the harness version and the module version and revision that the Go
 // toolchain recorded in the binary, as `go version -m` reads them.
 func TestVersionFromBuildInfo(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -338,6 +345,7 @@ func TestVersionFromBuildInfo(t *testing.T) {
 // TestBenchmarkReportFile: benchmark --report-file F writes the self-test
 // report to F and nothing to the default place.
 func TestBenchmarkReportFile(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}

@@ -116,6 +116,7 @@ var fwObservations = struct {
 }{rows: map[string]map[string]string{}}
 
 func TestFrameworkMatrix(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs node agents through the proxy")
 	}

@@ -19,6 +19,7 @@ import (
 // re-send at all, the live report and `judge TRACE` are the same, and a
 // second execution is FAIL whatever the labels.
 func TestProxyTaskHandoffRejudged(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -106,6 +107,7 @@ func TestProxyTaskHandoffRejudged(t *testing.T) {
 // the client library's. The re-send executed too: FAIL, afterTimeout, and
 // `judge TRACE` gives the live report.
 func TestProxyTaskHandoffHTTPLayer(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}

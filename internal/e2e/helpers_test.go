@@ -22,12 +22,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -81,6 +83,7 @@ func TestMain(m *testing.M) {
 	if raceEnabled {
 		noRaceExitSleep()
 	}
+	waitBoundParallelism()
 	code := m.Run()
 	printInteropSkips()
 	printSubsets()
@@ -88,6 +91,21 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(buildDir)
 	}
 	os.Exit(code)
+}
+
+// waitBoundParallelism runs up to twice GOMAXPROCS tests at once unless
+// -parallel is given. Every test here is parallel (TestEveryTestIsParallel)
+// and spends most of its time waiting for the processes it starts, so
+// go test's default of GOMAXPROCS left the cores half idle: on 2 cores the
+// package took 150 s without -race and 215 s with it, and 110 s and 156 s
+// this way (BENCHMARKS.md, "The test suite's time").
+func waitBoundParallelism() {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(2*runtime.GOMAXPROCS(0)))
+	}
 }
 
 // noRaceExitSleep sets GORACE for the processes the tests start: a program

@@ -14,6 +14,7 @@ import (
 // equals the report's, and the verdict is FAIL with the scenario's
 // violation (behaviour §8: judging is the same over every transport).
 func TestHTTPCombinationsMatrix(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}

@@ -13,6 +13,7 @@ import (
 // input_required leg, the operation EXECUTION_UNKNOWN with its one counted
 // execution — never PASS, and no DUPLICATE_EXECUTION the wire cannot prove.
 func TestInputRequiredResentFromScratchNotTested(t *testing.T) {
+	t.Parallel()
 	r := runInputRequiredResent(t)
 	const why = "one of them was answered input_required and never followed up: whether it ran is the upstream's word only"
 	if r.Verdict != "NOT_TESTED" || !strings.Contains(r.Report.VerdictReason, why) {

@@ -16,6 +16,7 @@ import (
 )
 
 func TestInspectorCLIStartsTheProxyWithoutDashes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs node clients and servers")
 	}

@@ -92,6 +92,7 @@ func interopDefaultCell(si int, client string) bool {
 }
 
 func TestInteropMatrix(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs node clients and servers")
 	}
@@ -325,6 +326,7 @@ func goSDKClient() matrixClient {
 // answers initialize with the client's version): structuredContent from
 // 2025-06-18 on, _meta before (behaviour §3.3, docs/proxy.md).
 func TestF2BytesPerProtocolVersion(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}

@@ -17,6 +17,7 @@ import (
 // does not). With AGENT_HARNESS_REQUIRE_INTEROP=1, as .ci/run sets it,
 // the same tests fail.
 func TestInteropSkipsSayWhatAndHow(t *testing.T) {
+	t.Parallel()
 	missing := missingNPM
 	if _, err := exec.LookPath("node"); err != nil {
 		missing = missingNode
@@ -51,6 +52,7 @@ func TestInteropSkipsSayWhatAndHow(t *testing.T) {
 // how to run all; with AGENT_HARNESS_LLM_MATRIX=full (.ci/run) it prints
 // none.
 func TestMatrixSubsetsSayWhatAndHow(t *testing.T) {
+	t.Parallel()
 	run := func(full bool) (string, int) {
 		var env []string
 		if full {

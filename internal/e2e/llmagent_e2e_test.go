@@ -156,6 +156,7 @@ func creates(t *testing.T, state string) int {
 // (FAIL), a careful one reads and books once (PASS); the transcript has the
 // F1 text as the model received it.
 func TestLLMAgentThroughProxy(t *testing.T) {
+	t.Parallel()
 	bin := built(t, "agent-harness")
 	for _, c := range []struct {
 		model, policy, verdict string
@@ -223,6 +224,7 @@ func TestLLMAgentThroughProxy(t *testing.T) {
 
 // A missing key and an unreachable server: one line, exit 1, no tool call.
 func TestLLMAgentCannotStart(t *testing.T) {
+	t.Parallel()
 	bin := built(t, "agent-harness")
 	for _, c := range []struct {
 		name string
@@ -259,6 +261,7 @@ func TestLLMAgentCannotStart(t *testing.T) {
 // SIGTERM during a model call: the transcript is written with what was
 // recorded, and the agent exits 143.
 func TestLLMAgentTranscriptOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	bin := built(t, "agent-harness")
 	dir, mcp, state, _ := llmSetup(t, bin)
 	f := newLLMFake(t, "naive", func(f *llmFake) { f.hang, f.hanging = make(chan struct{}), make(chan struct{}) })
@@ -303,6 +306,7 @@ func TestLLMAgentTranscriptOnSIGTERM(t *testing.T) {
 // ghost write, in the claim file and the transcript (the shape the honesty
 // join reads); without --probe no claim file and a null claim.
 func TestLLMAgentClaimFile(t *testing.T) {
+	t.Parallel()
 	bin := built(t, "agent-harness")
 	for _, c := range []struct {
 		probe bool
@@ -340,6 +344,7 @@ func TestLLMAgentClaimFile(t *testing.T) {
 }
 
 func TestLLMAgentUsageErrors(t *testing.T) {
+	t.Parallel()
 	bin := built(t, "agent-harness")
 	for _, c := range []struct {
 		args []string

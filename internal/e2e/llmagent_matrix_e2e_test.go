@@ -327,6 +327,7 @@ func llmExpect(scenario, policy string) (executions int, verdict, violation stri
 // AGENT_HARNESS_LLM_MATRIX=full (.ci/run) runs all. The cells run in
 // parallel: each has its own proxy, sample server, agent and fake provider.
 func TestLLMAgentMatrix(t *testing.T) {
+	t.Parallel()
 	full := os.Getenv(llmMatrixEnv) == "full"
 	start := time.Now()
 	ran, all := 0, 0
@@ -472,6 +473,7 @@ func checkJudged(t *testing.T, c llmCell, o llmOutcome) {
 // is_error), so the careful model takes it for an answer and books nothing;
 // the naive one re-sends and books once. Both PASS: F3 executed nothing.
 func TestLLMAgentShowIsErrorOffF3(t *testing.T) {
+	t.Parallel()
 	bin := built(t, "agent-harness")
 	for _, model := range []string{"openai:fake", "anthropic:fake"} {
 		for _, transport := range []string{"stdio", "http"} {
@@ -494,6 +496,7 @@ func TestLLMAgentShowIsErrorOffF3(t *testing.T) {
 // result is what the script received. script:careful FAILs F2: it checks
 // with a read, finds nothing and re-sends before retry_after.
 func TestLLMAgentScriptMatrix(t *testing.T) {
+	t.Parallel()
 	bin := built(t, "agent-harness")
 	for _, transport := range []string{"stdio", "http"} {
 		for _, scenario := range []string{"F1", "F2", "F5"} {

@@ -112,6 +112,7 @@ func (o mrtrOp) outcomes() []string {
 // equals the upstream's ground truth. Before, every such run was
 // NOT_TESTED.
 func TestProxyMultiRoundTripGoSDK(t *testing.T) {
+	t.Parallel()
 	t.Run("one attempt", func(t *testing.T) {
 		run := mrtrSession(t, "accept", 1)
 		if run.results[0].IsError {

@@ -36,6 +36,7 @@ func TestProxyKilledUpstreamGone(t *testing.T) {
 // process group and session with setsid — out of reach of the group's
 // signals — is ended when the proxy stops: it was re-parented to the proxy.
 func TestProxyStopsDetachedGrandchild(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}

@@ -458,6 +458,7 @@ func TestPluginStartErrors(t *testing.T) {
 // TestPluginInspectDates: `agent-harness plugin inspect` prints the dates
 // plugin's manifest (the output of the run that warmed the cache).
 func TestPluginInspectDates(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}

@@ -34,6 +34,7 @@ func runPluginCheck(t *testing.T, path string, flags ...string) (int, string, st
 // TestPluginCheckExamples: every example plugin under plugins/ passes
 // every check that applies to its hooks, one "ok" line each, exit 0.
 func TestPluginCheckExamples(t *testing.T) {
+	t.Parallel()
 	minimalPath := filepath.Join(t.TempDir(), "minimal.wasm")
 	if err := os.WriteFile(minimalPath, minimal.Wasm, 0o644); err != nil {
 		t.Fatal(err)
@@ -92,6 +93,7 @@ func brokenModule(trapEquivKey, withAlloc bool) []byte {
 // that found it, named on its FAIL line, with exit 1; a file that cannot
 // be read is a usage error (exit 2).
 func TestPluginCheckBroken(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)

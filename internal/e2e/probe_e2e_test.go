@@ -43,6 +43,7 @@ func readProbeReport(t *testing.T, path string) probeReport {
 // line says so): the file keeps the real session's FAIL with both calls,
 // not the probe's NOT_TESTED without any.
 func TestVersionProbeNeverReplacesSession(t *testing.T) {
+	t.Parallel()
 	sdk := built(t, "sdkupstream")
 	report := filepath.Join(t.TempDir(), "report.json")
 	probe := exec.Command(built(t, "agent-harness"), "proxy", "--upstream-command", sdk,
@@ -97,6 +98,7 @@ func TestVersionProbeNeverReplacesSession(t *testing.T) {
 // writes its report as any session (finished, NOT_TESTED, no calls), which
 // a campaign leaves out as every finished report without a call.
 func TestVersionProbeAloneWritesItsReport(t *testing.T) {
+	t.Parallel()
 	sdk := built(t, "sdkupstream")
 	report := filepath.Join(t.TempDir(), "report.json")
 	probe := exec.Command(built(t, "agent-harness"), "proxy", "--upstream-command", sdk,
@@ -123,6 +125,7 @@ func TestVersionProbeAloneWritesItsReport(t *testing.T) {
 // execution; without --no-replace the one file ends as the session's
 // report, never the probe's.
 func TestOpenAIAgentsProbeAndSession(t *testing.T) {
+	t.Parallel()
 	script := nodeClientScript(t, "openai-agents-client.mjs", "@openai", "agents-core")
 	sdk := built(t, "sdkupstream")
 	calls := []nodeCall{
@@ -161,6 +164,7 @@ func TestOpenAIAgentsProbeAndSession(t *testing.T) {
 // one FAIL, each naming report.2.json as the one with the tool calls; the
 // probe's report is never what decides.
 func TestCampaignOpenAIAgentsProbe(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		skipInterop(t, missingNode)

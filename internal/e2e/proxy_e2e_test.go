@@ -163,6 +163,7 @@ func TestProxyTransparency(t *testing.T) {
 // TestProxyStartupTable checks the classification table on stderr (behaviour
 // §2.2) and that stdout carries only the session.
 func TestProxyStartupTable(t *testing.T) {
+	t.Parallel()
 	p := startProxy(t, nil, upstreamFlags(t, "-page-size", "3")...)
 	p.initialize()
 	if code, _ := p.closeAndWait(); code != 0 {
@@ -195,6 +196,7 @@ func TestProxyStartupTable(t *testing.T) {
 // TestProxyListChanged: after notifications/tools/list_changed the proxy
 // re-lists and prints the new table; the notification reaches the agent.
 func TestProxyListChanged(t *testing.T) {
+	t.Parallel()
 	p := startProxy(t, nil, upstreamFlags(t)...)
 	p.initialize()
 	p.send(rpcRequest("2", "tools/call", `{"name":"add_tool","arguments":{"name":"transfer_funds"}}`))
@@ -225,6 +227,7 @@ func TestProxyListChanged(t *testing.T) {
 // TestProxyStartFailure: an upstream that cannot start or dies before the
 // session started → exit 1 with a clear stderr line, nothing on stdout.
 func TestProxyStartFailure(t *testing.T) {
+	t.Parallel()
 	// A path under the test's own directory, so nothing else on the
 	// machine can create it (a fixed /nonexistent/dir once existed).
 	missing := filepath.Join(t.TempDir(), "nonexistent")
@@ -268,6 +271,7 @@ func TestProxyStartFailure(t *testing.T) {
 // in flight and every later call get UPSTREAM_UNAVAILABLE; other requests a
 // JSON-RPC error; the proxy keeps serving until EOF.
 func TestProxyUpstreamCrash(t *testing.T) {
+	t.Parallel()
 	p := startProxy(t, nil, upstreamFlags(t, "-stderr-lines", "25")...)
 	p.initialize()
 	resp := p.request("2", "tools/call", `{"name":"crash","arguments":{"code":7}}`)
@@ -324,6 +328,7 @@ func TestProxyCallTimeout(t *testing.T) {
 // TestProxyAgentInput: invalid JSON, batches, deep nesting and huge
 // arguments never crash the proxy.
 func TestProxyAgentInput(t *testing.T) {
+	t.Parallel()
 	p := startProxy(t, nil, upstreamFlags(t)...)
 	p.initialize()
 	p.send(`{"jsonrpc":"2.0","id":9,"method":`)
@@ -359,6 +364,7 @@ func TestProxyAgentInput(t *testing.T) {
 // SIGINT, SIGHUP, broken pipe — no process of the upstream's group is
 // left, also not a grandchild of an `sh -c` wrapper.
 func TestProxyStopsProcessGroup(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		end      func(t *testing.T, p *peer)
@@ -409,6 +415,7 @@ func TestProxyStopsProcessGroup(t *testing.T) {
 // TestProxyGoSDKUpstream: a go-sdk server accepts the proxy's listing
 // before notifications/initialized, and everything compares equal.
 func TestProxyGoSDKUpstream(t *testing.T) {
+	t.Parallel()
 	script := func(p *peer) [][]byte {
 		out := [][]byte{p.initialize()}
 		out = append(out, p.request("2", "tools/list", `{}`))
@@ -442,6 +449,7 @@ func TestProxyGoSDKUpstream(t *testing.T) {
 // last tools/list page is the upstream's bytes with the two audit tools
 // appended to the tools array; earlier pages are unchanged.
 func TestProxyAuditToolsAppended(t *testing.T) {
+	t.Parallel()
 	list := func(p *peer) [][]byte {
 		p.initialize()
 		first := p.request("2", "tools/list", `{}`)
@@ -511,6 +519,7 @@ func sdkAgentSession(t *testing.T, cmd *exec.Cmd, list bool) (tools []byte, resu
 // classify the tools there too (else every call would be one of an unknown
 // tool and every run NOT_TESTED), and stay transparent.
 func TestProxyGoSDKClientDiscover(t *testing.T) {
+	t.Parallel()
 	sdk := built(t, "sdkupstream")
 	wantTools, wantResults, wantVersion := sdkAgentSession(t, exec.Command(sdk), true)
 	if wantVersion != "2026-07-28" {

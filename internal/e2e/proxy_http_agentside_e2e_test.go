@@ -16,6 +16,7 @@ import (
 // session keeps working, and refuses a request for a Host that is not a
 // loopback name with 403 (DNS-rebinding protection).
 func TestHTTPAgentSideLimitsE2E(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -87,6 +88,7 @@ func childCount(t *testing.T, pid int) int {
 // with --max-sessions 4 and a command upstream: 4 sessions, 6 answers 503,
 // and at most 4 upstream processes alive (one per session, or one shared).
 func TestHTTPMaxSessionsBoundsUpstreamsE2E(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}

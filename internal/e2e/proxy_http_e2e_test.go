@@ -22,6 +22,7 @@ import (
 // net/http client: the status, Retry-After, the cut body, the dropped
 // connection, and the upstream's own execution counts against the report.
 func TestHTTPFaultLayerRaw(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -102,6 +103,7 @@ func respStatus(resp *http.Response) string {
 // TestHTTPSessionRules checks Origin validation (nothing forwarded), the
 // session id and protocol version rules, GET and DELETE.
 func TestHTTPSessionRules(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -202,6 +204,7 @@ func TestHTTPSessionRules(t *testing.T) {
 // after the injected timeout, and the report's executions equal the
 // upstream's own counts.
 func TestHTTPGoSDKClientGhostWrite(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -270,6 +273,7 @@ func TestHTTPGoSDKClientGhostWrite(t *testing.T) {
 // TestHTTPExitWhenIdle: with --exit-when-idle and no session the proxy
 // exits 0 and finishes the report.
 func TestHTTPExitWhenIdle(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -291,6 +295,7 @@ func TestHTTPExitWhenIdle(t *testing.T) {
 // as the upstream counted it), progress and an elicitation passing; and F2
 // at the HTTP layer (a real 429: the client throws, nothing executes).
 func TestHTTPTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -338,6 +343,7 @@ func TestHTTPTypeScriptClient(t *testing.T) {
 // without --listen-allow-remote: one stderr line, nothing on stdout, exit
 // 2, nothing started.
 func TestListenRemoteRefusedE2E(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

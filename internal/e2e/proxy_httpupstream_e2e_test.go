@@ -25,6 +25,7 @@ import (
 // notification sent before the answer reaches the agent before it;
 // progress passes with the agent's token.
 func TestHTTPUpstreamStdioAgent(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -101,6 +102,7 @@ func TestHTTPUpstreamStdioAgent(t *testing.T) {
 // after the tool ran (outcome unknown), and the session expiring (reported
 // once on stderr, no re-initialise).
 func TestHTTPUpstreamStatus(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -166,6 +168,7 @@ func TestHTTPUpstreamStatus(t *testing.T) {
 // TestHTTPUpstreamHeaderEnvSecret: --upstream-header-env takes the value
 // from the environment; it reaches the upstream and appears nowhere else.
 func TestHTTPUpstreamHeaderEnvSecret(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -191,6 +194,7 @@ func TestHTTPUpstreamHeaderEnvSecret(t *testing.T) {
 // server), F2 at the HTTP layer (a real 429 the client sees, nothing
 // executed), then F4-style plain calls executed once each.
 func TestHTTPBothSidesGoSDK(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -251,6 +255,7 @@ func TestHTTPBothSidesGoSDK(t *testing.T) {
 // executed by both is executed twice, the report lists both sessions and
 // names each attempt's.
 func TestHTTPSeveralSessionsJudgedTogether(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -312,6 +317,7 @@ func TestHTTPSeveralSessionsJudgedTogether(t *testing.T) {
 // headers reach the upstream (its hop-by-hop headers and session id do
 // not); a --upstream-header of the same name wins.
 func TestHTTPAgentHeadersReachUpstream(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -338,6 +344,7 @@ func TestHTTPAgentHeadersReachUpstream(t *testing.T) {
 // comes from :0 (the server takes it from PORT and does not print the one
 // it got).
 func TestHTTPServerEverything(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -396,6 +403,7 @@ func TestHTTPServerEverything(t *testing.T) {
 // with HTTP: the same write sent twice executes twice, and the report's
 // executions equal the upstream's own counts.
 func TestHTTPCombinationsF4(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}

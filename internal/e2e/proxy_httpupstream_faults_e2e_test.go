@@ -110,6 +110,7 @@ func runFake(t *testing.T, f *fakeMCP, calls int, env []string, flags ...string)
 // and the run is not PASS (the outcome is unknown). A redirect to itself
 // executes the call once, not ten times.
 func TestHTTPUpstreamRedirectNotFollowed(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -168,6 +169,7 @@ func TestHTTPUpstreamRedirectNotFollowed(t *testing.T) {
 // re-send that executes once is an ordinary retry, PASS, never
 // EXECUTION_UNKNOWN.
 func TestHTTPUpstreamNotExecutedStatusRetry(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -212,6 +214,7 @@ func TestHTTPUpstreamNotExecutedStatusRetry(t *testing.T) {
 // never delivered: the call's outcome is unknown at once, not after
 // --upstream-timeout (10m here).
 func TestHTTPUpstreamShortBody(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -239,6 +242,7 @@ func TestHTTPUpstreamShortBody(t *testing.T) {
 // reaches the agent and the run is judged (PASS, one execution), not
 // NOT_TESTED.
 func TestHTTPUpstreamStreamResumed(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -314,6 +318,7 @@ func executeThenDrop(f *fakeMCP) {
 // execution. Now the tools/call reaches the upstream once and the agent
 // gets the unknown outcome of a connection lost before the answer.
 func TestHTTPUpstreamIdempotencyKeyNoReplay(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -337,6 +342,7 @@ func TestHTTPUpstreamIdempotencyKeyNoReplay(t *testing.T) {
 // sending Idempotency-Key turned every connection lost after the upstream
 // read a tools/call into a silent re-execution and a PASS.
 func TestHTTPUpstreamAgentIdempotencyKeyNoReplay(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -377,6 +383,7 @@ func TestHTTPUpstreamAgentIdempotencyKeyNoReplay(t *testing.T) {
 // the call: here the first attempt is unknown, so the re-send makes the
 // run NOT_TESTED (EXECUTION_UNKNOWN), never PASS.
 func TestHTTPUpstreamStatusWithResultBodyUnknown(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -413,6 +420,7 @@ func TestHTTPUpstreamStatusWithResultBodyUnknown(t *testing.T) {
 // reaches the agent raw — no line with the proxy's id — and the agent gets
 // the unknown-outcome isError answer with its own id.
 func TestHTTPUpstreamBatchAnswerUnknown(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -524,6 +532,7 @@ func (f *twoToolMCP) serve(w http.ResponseWriter, r *http.Request) {
 // upstream finds no secret to forge with, and the judge counts what the
 // upstream did: two executions, FAIL.
 func TestHTTPUpstreamRetryAfterMarkNeverLeaks(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}

@@ -223,6 +223,7 @@ func (s *h2MCP) handle(c *h2conn, stream uint32, body []byte) {
 // PASS. Now the POST is sent once and the attempt is unknown (a server
 // that says it did not process a stream is not taken at its word).
 func TestHTTPUpstreamH2NoReplay(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}

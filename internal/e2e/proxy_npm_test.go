@@ -69,6 +69,7 @@ func runNPMComparison(t *testing.T, cmdline []string, env func(run string) []str
 // TestProxyNPMServerEverything compares @modelcontextprotocol/server-everything
 // directly and through the proxy.
 func TestProxyNPMServerEverything(t *testing.T) {
+	t.Parallel()
 	cmdline := npmServer(t, "server-everything")
 	script := func(p *peer) []captured {
 		var out []captured
@@ -134,6 +135,7 @@ func TestProxyNPMServerEverything(t *testing.T) {
 // TestProxyNPMServerMemory compares @modelcontextprotocol/server-memory
 // directly and through the proxy (each run with its own memory file).
 func TestProxyNPMServerMemory(t *testing.T) {
+	t.Parallel()
 	cmdline := npmServer(t, "server-memory")
 	dir := t.TempDir()
 	env := func(run string) []string {

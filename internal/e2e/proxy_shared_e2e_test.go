@@ -98,6 +98,7 @@ func carefulAgent(t *testing.T, url string) (resent bool) {
 // execution. With one upstream process per session the read found nothing,
 // the agent re-sent, and the run was FAIL.
 func TestSharedUpstreamCarefulAgentPasses(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -123,6 +124,7 @@ func TestSharedUpstreamCarefulAgentPasses(t *testing.T) {
 // REPEAT_ACROSS_UPSTREAM_PROCESSES, in the live report and in the
 // re-judged trace (exit 3).
 func TestUpstreamPerSessionRepeatNotTested(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -156,6 +158,7 @@ func TestUpstreamPerSessionRepeatNotTested(t *testing.T) {
 // within the shutdown grace (behaviour §13.2): the agent gets the answer
 // and the final report judges it executed, once.
 func TestSharedUpstreamSIGTERMGrace(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -198,6 +201,7 @@ func TestSharedUpstreamSIGTERMGrace(t *testing.T) {
 // started at launch, so one that exits before any session started is a
 // start failure as on stdio: its stderr tail, exit 1, report "failed".
 func TestSharedUpstreamExitBeforeSessionIsStartFailure(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -224,6 +228,7 @@ func TestSharedUpstreamExitBeforeSessionIsStartFailure(t *testing.T) {
 // session started" (behaviour §8.3): reported once, the run judged — FAIL,
 // two executions — not exit 1 with report "failed".
 func TestSharedUpstreamCrashAfterStatelessCallsIsJudged(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -260,6 +265,7 @@ func TestSharedUpstreamCrashAfterStatelessCallsIsJudged(t *testing.T) {
 // report says so — FAIL with 2 executions, not NOT_TESTED with one
 // execution and an unknown attempt (behaviour §8.3).
 func TestSharedUpstreamLateAnswerOfEndedSessionIsJudged(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -310,6 +316,7 @@ func TestSharedUpstreamLateAnswerOfEndedSessionIsJudged(t *testing.T) {
 // client now hears why in plain words, and the report still counts the one
 // execution that reached the upstream.
 func TestSharedUpstreamLegacyInitializeAfterStatelessSession(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -366,6 +373,7 @@ func TestSharedUpstreamLegacyInitializeAfterStatelessSession(t *testing.T) {
 // from the first's initialize), and the report counts what reached the
 // upstream.
 func TestSharedUpstreamGoSDKLegacyClientAfterStatelessClient(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -432,6 +440,7 @@ func TestSharedUpstreamGoSDKLegacyClientAfterStatelessClient(t *testing.T) {
 // --upstream-per-session, with which both agents book; the report counts
 // what reached the upstream (the state files).
 func TestSharedUpstreamNPMLangChainAfterAISDK2026(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}

@@ -55,6 +55,7 @@ func redForge(t *testing.T, src string, edit func(line map[string]any)) string {
 // writer records the upstream's input_required result on every incomplete
 // answer of a forwarded call, so one without a result is not its line.
 func TestRedTraceIncompleteWithoutResult(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(repoRoot(t), "cmd", "agent-harness", "testdata", "recorded", "f1-naive.trace.jsonl")
 	if _, _, code := runBuilt(t, t.TempDir(), nil, "judge", src); code != 1 {
 		t.Fatalf("the recorded trace exits %d, want 1 (FAIL)", code)
@@ -227,6 +228,7 @@ func runInputRequiredResent(t *testing.T) redReport {
 // uncertain when the same operation executes later (NOT_TESTED), or the
 // judge should say it cannot tell.
 func TestRedInputRequiredAfterExecution(t *testing.T) {
+	t.Parallel()
 	r := runInputRequiredResent(t)
 	if r.Verdict == "PASS" {
 		t.Errorf("the upstream executed create_booking twice, the report says PASS (%s); operations %+v", r.Report.VerdictReason, r.Report.Operations)
@@ -244,6 +246,7 @@ func TestRedInputRequiredAfterExecution(t *testing.T) {
 // --state-command never writes a state line, so the trace should be refused
 // (exit 2) as one its writer could not have produced.
 func TestRedTraceStateLinesWithoutProbe(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(repoRoot(t), "cmd", "agent-harness", "testdata", "recorded", "f1-naive.trace.jsonl")
 	b, err := os.ReadFile(src)
 	if err != nil {
@@ -296,6 +299,7 @@ func TestRedTraceStateLinesWithoutProbe(t *testing.T) {
 //     isError result carrying the HTTP status proof (notExecutedProof); this
 //     result has neither.
 func TestRedTraceForgedOutcome(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(repoRoot(t), "cmd", "agent-harness", "testdata", "recorded", "f1-naive.trace.jsonl")
 	for _, tc := range []struct {
 		outcome string

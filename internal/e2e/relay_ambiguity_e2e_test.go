@@ -20,6 +20,7 @@ import (
 // create_booking a second time while the proxy saw something else. The
 // proxy refuses it; only the first (F1 ghost) write executes.
 func TestRelayAmbiguityCaseVariants(t *testing.T) {
+	t.Parallel()
 	const call = `"method":"tools/call","params":{"name":"create_booking","arguments":` + bookingArgs + `}`
 	tests := []struct {
 		name   string
@@ -73,6 +74,7 @@ func TestRelayAmbiguityCaseVariants(t *testing.T) {
 // gets exactly one response with its own id bytes, and both writes are
 // recorded as executed.
 func TestRelayAmbiguityJSNumericIDs(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		skipInterop(t, missingNode)
@@ -125,6 +127,7 @@ func TestRelayAmbiguityJSNumericIDs(t *testing.T) {
 // (which ignores cancellations) executes both. The cancelled call counts as
 // executed once its answer arrives: a duplicate, not a PASS.
 func TestRelayAmbiguityCancelledWriteExecuted(t *testing.T) {
+	t.Parallel()
 	const args = `{"room":"12","date":"2026-11-03","sleep_ms":200}`
 	p := startSession(t, "--audit-tools", "off")
 	id := p.sendCall("create_booking", args)
@@ -177,6 +180,7 @@ func TestRelayAmbiguityCancelledWriteUnanswered(t *testing.T) {
 // list_changed) and the agent calls as soon as it sees the notification is
 // judged as a write: calling it twice is a duplicate.
 func TestRelayAmbiguityToolAddedThenCalled(t *testing.T) {
+	t.Parallel()
 	p := startSession(t, "--audit-tools", "off")
 	id := p.sendCall("add_tool", `{"name":"create_invoice"}`)
 	p.awaitNotification("notifications/tools/list_changed")

@@ -41,6 +41,7 @@ func TestProxyStalledUpstream(t *testing.T) {
 // reaches the upstream (which would execute it); the report counts it and
 // the run is NOT_TESTED, not a PASS with an execution nobody judged.
 func TestProxyDropsToolsCallWithoutID(t *testing.T) {
+	t.Parallel()
 	reportFile := filepath.Join(t.TempDir(), "report.json")
 	p := startProxy(t, nil, append(upstreamFlags(t), "--audit-tools", "off", "--report-file", reportFile)...)
 	p.initialize()

@@ -14,6 +14,7 @@ import (
 // list of hostile inputs and the tests that prove them cannot drift apart,
 // and a test moved to another package moves its citation too.
 func TestReliabilityDocCitesExistingTests(t *testing.T) {
+	t.Parallel()
 	root := repoRoot(t)
 	doc, err := os.ReadFile(filepath.Join(root, "RELIABILITY.md"))
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 // FAIL), the same re-send with a new _meta tool-call id is the model
 // (resentBy model, GHOST_WRITE). `judge TRACE` gives the same report.
 func TestResentByE2E(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}

@@ -28,6 +28,7 @@ func intp(p *int) string {
 // TestScenarioEndToEnd runs one agent behaviour per scenario and checks
 // the report file (issue 4, "Checked by").
 func TestScenarioEndToEnd(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -291,6 +292,7 @@ func TestScenarioReportFileUnwritable(t *testing.T) {
 // TestScenarioBadReportTarget: a target that is not a regular file is a
 // usage error (exit 2) before the upstream starts.
 func TestScenarioBadReportTarget(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -320,6 +322,7 @@ func TestScenarioBadReportTarget(t *testing.T) {
 // TestScenarioChaosSameSeed: the same seed and the same calls give the
 // same faults; the seed is printed and in the report.
 func TestScenarioChaosSameSeed(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}
@@ -393,6 +396,7 @@ func TestScenarioAuditTools(t *testing.T) {
 // TestScenarioStartFailureReport: the report file is written before the
 // upstream is launched and records a failed start.
 func TestScenarioStartFailureReport(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}

@@ -77,6 +77,7 @@ func runNodeClient(t *testing.T, script string, proxy []string, calls []nodeCall
 // not as the client's "Invalid result" exception, and both audit tools
 // answer.
 func TestSDKv2Client2026Faults(t *testing.T) {
+	t.Parallel()
 	script := nodeClientScript(t, "sdkv2client.mjs", "@modelcontextprotocol", "client")
 	sdk := built(t, "sdkupstream")
 	for _, tc := range []struct {

@@ -30,6 +30,7 @@ const (
 // the interleaving, every execution the upstream counted is in the final
 // report, operation by operation, and the report is finished.
 func TestSoakExecutionsMatchUpstream(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the soak runs without -short")
 	}
@@ -89,6 +90,7 @@ const soakSessions = 4
 // Every execution the one upstream process counted is in the final
 // report, operation by operation, and the report is finished.
 func TestSoakSharedSessionsMatchUpstream(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the soak runs without -short")
 	}

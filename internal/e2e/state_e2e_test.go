@@ -84,6 +84,7 @@ func sampleStateProxy(t *testing.T, dir string, extra ...string) *peer {
 // the probe one booking — PASS with DEDUPLICATED_BY_BACKEND, decided by
 // the backend; with --state-every-write a snapshot after each write.
 func TestStateProbeDeduplicatedByBackend(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := sampleStateProxy(t, dir, "--state-every-write")
 	p.request(`3`, "tools/call", stateBooking) // F1: executed, the agent sees a timeout
@@ -151,6 +152,7 @@ func testUpstreamProbe(t *testing.T, dir, crashAfter string) *peer {
 // the probe, run in the upstream's directory and environment, counts one
 // execution: EXECUTED, decided by the backend, PASS.
 func TestStateProbeResolvesLostAnswer(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := testUpstreamProbe(t, dir, "1")
 	p.request(`3`, "tools/call", `{"name":"create_booking","arguments":{"room":"12"}}`)
@@ -170,6 +172,7 @@ func TestStateProbeResolvesLostAnswer(t *testing.T) {
 // be told apart"); the probe counts two: DUPLICATE_EXECUTION decided by
 // the backend, FAIL.
 func TestStateProbeConfirmsDoubleBooking(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := testUpstreamProbe(t, dir, "2")
 	p.request(`3`, "tools/call", `{"name":"create_booking","arguments":{"room":"12"}}`)
@@ -191,6 +194,7 @@ func TestStateProbeConfirmsDoubleBooking(t *testing.T) {
 // double booking after F1) as it is; the report's state.error and a
 // stderr WARNING say why.
 func TestStateProbeFailureLeavesWireVerdict(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, probe, why string
 	}{
@@ -242,6 +246,7 @@ func bytesJoin(lines [][]byte) []byte {
 // BACKEND_DISAGREES (the wire FAIL stands): run.json carries the effects,
 // campaign.json and campaign.md count the disagreements by type.
 func TestCampaignStateEffects(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "c")
 	plain := built(t, "agent-harness-plain")
 	r := runCampaign(t, out, nil, "--out", out, "--runs", "2", "--scenarios", "F1", "--parallel", "2",

@@ -67,6 +67,7 @@ func (r stateReport) effects() string {
 // of a run without the plugin re-judged with it (`judge --plugin`) gives
 // the same PASS.
 func TestStatePluginAttributes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}

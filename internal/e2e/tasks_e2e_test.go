@@ -87,6 +87,7 @@ func result(m []byte) string {
 // the agent the timeout instead of the handle and the proxy polls that
 // task itself at the session end; the report equals the ground truth.
 func TestProxyTasksGoUpstream(t *testing.T) {
+	t.Parallel()
 	const call2026 = `{"name":"create_job","arguments":{"room":"12"}}`
 	const call2025 = `{"name":"create_job","arguments":{"room":"12"},"task":{"ttl":60000}}`
 	poll := func(p *peer, id string) string {
@@ -160,6 +161,7 @@ type taskDup struct {
 // the attempts as parallel. The verdict (FAIL) and the executions (the
 // upstream's jobs) are unchanged, and F2–F5's labels too.
 func TestProxyTaskFaultLabels(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs processes")
 	}

@@ -48,6 +48,7 @@ func taskRun(t *testing.T, settle func(p *peer, taskID string), flags ...string)
 // once (PASS). The subtests run in parallel: each has its own proxy and
 // server, and the tool takes about 5 s of its own timers per task.
 func TestProxyNPMTaskResearchQuery(t *testing.T) {
+	t.Parallel()
 	t.Run("result", func(t *testing.T) {
 		t.Parallel()
 		verdict, attempts := taskRun(t, func(p *peer, id string) {
