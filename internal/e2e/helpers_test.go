@@ -94,11 +94,12 @@ func TestMain(m *testing.M) {
 }
 
 // waitBoundParallelism runs up to twice GOMAXPROCS tests at once unless
-// -parallel is given. Every test here is parallel (TestEveryTestIsParallel)
-// and spends most of its time waiting for the processes it starts, so
-// go test's default of GOMAXPROCS left the cores half idle: on 2 cores the
-// package took 150 s without -race and 215 s with it, and 110 s and 156 s
-// this way (BENCHMARKS.md, "The test suite's time").
+// -parallel is given. Every test here but six is parallel
+// (TestEveryTestIsParallel) and spends most of its time waiting for the
+// processes it starts, so go test's default of GOMAXPROCS left the cores
+// half idle: on 2 cores the package took 150 s without -race and 215 s with
+// it, and 110 s and 156 s this way (BENCHMARKS.md, "All end-to-end tests
+// parallel").
 func waitBoundParallelism() {
 	flag.Parse()
 	given := false
